@@ -1,0 +1,104 @@
+/**
+ * What each page parser returns: the part of an endpoint's response that comes from the page.
+ * Request-level fields (`marketplace`, `query`, `sort`, `count`, …) are added by the route.
+ */
+import { z } from "zod";
+import {
+  BestSellerItem,
+  Category,
+  DealItem,
+  DealProductItem,
+  Identifiers,
+  Image,
+  Offer,
+  PriceWithList,
+  ProductItem,
+  Promotion,
+  Review,
+  ReviewSummary,
+  SellerProfile,
+  SingleReview,
+} from "./resources.ts";
+
+/** Search results; also category browse, seller storefront listings and GTIN lookups. */
+export const SearchPage = z.object({
+  page: z.int().min(1),
+  results: z.array(ProductItem),
+  has_next_page: z.boolean(),
+  total_results: z.int(),
+});
+export type SearchPage = z.infer<typeof SearchPage>;
+
+export const ProductPage = z.object({
+  url: z.string(),
+  asin: z.string(),
+  brand: z.string(),
+  price: PriceWithList.nullable(),
+  title: z.string(),
+  images: z.array(Image),
+  rating: z.number(),
+  in_stock: z.boolean(),
+  merchant: z.string(),
+  variations: z.object({ parent_asin: z.string() }),
+  availability: z.string(),
+  product_facts: z.record(z.string(), z.string()),
+  reviews_count: z.int(),
+  feature_bullets: z.array(z.string()),
+});
+export type ProductPage = z.infer<typeof ProductPage>;
+
+export const IdentifiersPage = z.object({ asin: z.string(), identifiers: Identifiers });
+export type IdentifiersPage = z.infer<typeof IdentifiersPage>;
+
+export const OffersPage = z.object({ asin: z.string(), offers: z.array(Offer) });
+export type OffersPage = z.infer<typeof OffersPage>;
+
+export const ReviewsPage = z.object({
+  asin: z.string(),
+  reviews: z.array(Review),
+  summary: ReviewSummary,
+  has_next_page: z.boolean(),
+});
+export type ReviewsPage = z.infer<typeof ReviewsPage>;
+
+export const SingleReviewPage = z.object({ asin: z.string(), review: SingleReview });
+export type SingleReviewPage = z.infer<typeof SingleReviewPage>;
+
+export const BestsellersPage = z.object({
+  page: z.int().min(1),
+  category: z.string(),
+  results: z.array(BestSellerItem),
+});
+export type BestsellersPage = z.infer<typeof BestsellersPage>;
+
+export const CategoriesPage = z.object({ categories: z.array(Category) });
+export type CategoriesPage = z.infer<typeof CategoriesPage>;
+
+export const DealsPage = z.object({ results: z.array(DealItem) });
+export type DealsPage = z.infer<typeof DealsPage>;
+
+export const DealProductsPage = z.object({ deal_id: z.string(), results: z.array(DealProductItem) });
+export type DealProductsPage = z.infer<typeof DealProductsPage>;
+
+export const SellerProfilePage = SellerProfile;
+export type SellerProfilePage = z.infer<typeof SellerProfilePage>;
+
+export const PromotionPage = Promotion;
+export type PromotionPage = z.infer<typeof PromotionPage>;
+
+/** Page types the detector can name; `blocked` pages are never parsed into data. */
+export const PAGE_TYPES = [
+  "search",
+  "product",
+  "offers",
+  "reviews",
+  "review",
+  "bestsellers",
+  "categories",
+  "deals",
+  "deal_products",
+  "seller_profile",
+  "seller_products",
+  "promotion",
+] as const;
+export type PageType = typeof PAGE_TYPES[number];

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { amountOf, currencyOf, parsePrice } from "../parsers/price.ts";
+
+Deno.test("parsePrice() reads every marketplace's notation", () => {
+  const cases: [string, string, number, string][] = [
+    ["$1,234.56", "US", 1234.56, "USD"],
+    ["£1,234.56", "UK", 1234.56, "GBP"],
+    ["1.234,56 €", "DE", 1234.56, "EUR"],
+    ["1\u202f234,56\u00a0€", "FR", 1234.56, "EUR"],
+    ["1 234,56 €", "FR", 1234.56, "EUR"],
+    ["￥1,234", "JP", 1234, "JPY"],
+    ["¥ 98,000", "JP", 98000, "JPY"],
+    ["₹1,23,456.00", "IN", 123456, "INR"],
+    ["R$ 1.234,56", "BR", 1234.56, "BRL"],
+    ["AED 1,234.00", "AE", 1234, "AED"],
+    ["CDN$ 12.99", "CA", 12.99, "CAD"],
+    ["$12.99", "CA", 12.99, "CAD"],
+    ["$12.99", "DE", 12.99, "USD"],
+    ["EUR 7,50", "ES", 7.5, "EUR"],
+    ["12,5 €", "IT", 12.5, "EUR"],
+    ["1.299 €", "DE", 1299, "EUR"],
+  ];
+  for (const [input, mp, amount, currency] of cases) {
+    const p = parsePrice(input, mp);
+    assert.ok(p, input);
+    assert.equal(p.amount, amount, input);
+    assert.equal(p.currency, currency, input);
+  }
+});
+
+Deno.test("parsePrice() keeps the display text and refuses text without a number", () => {
+  assert.equal(parsePrice("  $5.00\n", "US")?.display, "$5.00");
+  assert.equal(parsePrice("Currently unavailable.", "US"), null);
+  assert.equal(amountOf(""), null);
+  assert.equal(currencyOf("19,99", "DE"), "EUR");
+});
