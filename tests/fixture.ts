@@ -1,0 +1,40 @@
+/**
+ * Corpus pages for tests, read from tests/fixtures/ (gzipped copies of ../shared/corpus, so a
+ * clean clone tests without shared/). Names are the corpus paths: "product/amazon.de__x.html".
+ */
+import { decodeHtml } from "../parsers/decode.ts";
+
+const root = new URL("./fixtures/", import.meta.url);
+
+/** The raw bytes of a corpus page. */
+export async function fixtureBytes(name: string): Promise<Uint8Array> {
+  const file = await Deno.open(new URL(`${name}.gz`, root));
+  const stream = file.readable.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** A corpus page decoded to text the way the service decodes an upstream body. */
+export async function fixture(name: string): Promise<string> {
+  return decodeHtml(await fixtureBytes(name));
+}
+
+/** Every corpus page name under a folder ("product", "search", …), sorted. */
+export function fixtureNames(folder: string): string[] {
+  const names: string[] = [];
+  for (const e of Deno.readDirSync(new URL(`${folder}/`, root))) {
+    if (e.name.endsWith(".html.gz")) names.push(`${folder}/${e.name.slice(0, -3)}`);
+  }
+  return names.sort();
+}
+
+/** The marketplace code of a corpus page, from its host in the file name. */
+export function fixtureMarketplace(name: string): string {
+  const host = name.split("/").pop()!.split("__")[0];
+  const byHost: Record<string, string> = {
+    "amazon.com": "US", "amazon.co.uk": "UK", "amazon.de": "DE", "amazon.fr": "FR",
+    "amazon.it": "IT", "amazon.es": "ES", "amazon.ca": "CA", "amazon.co.jp": "JP",
+    "amazon.in": "IN", "amazon.com.au": "AU", "amazon.ae": "AE", "amazon.sa": "SA",
+    "amazon.com.br": "BR", "amazon.nl": "NL",
+  };
+  return byHost[host];
+}
