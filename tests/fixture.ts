@@ -3,6 +3,7 @@
  * clean clone tests without shared/). Names are the corpus paths: "product/amazon.de__x.html".
  */
 import { decodeHtml } from "../parsers/decode.ts";
+import { marketplaceForHost } from "../schemas/marketplaces.ts";
 
 const root = new URL("./fixtures/", import.meta.url);
 
@@ -30,11 +31,7 @@ export function fixtureNames(folder: string): string[] {
 /** The marketplace code of a corpus page, from its host in the file name. */
 export function fixtureMarketplace(name: string): string {
   const host = name.split("/").pop()!.split("__")[0];
-  const byHost: Record<string, string> = {
-    "amazon.com": "US", "amazon.co.uk": "UK", "amazon.de": "DE", "amazon.fr": "FR",
-    "amazon.it": "IT", "amazon.es": "ES", "amazon.ca": "CA", "amazon.co.jp": "JP",
-    "amazon.in": "IN", "amazon.com.au": "AU", "amazon.ae": "AE", "amazon.sa": "SA",
-    "amazon.com.br": "BR", "amazon.nl": "NL",
-  };
-  return byHost[host];
+  const m = marketplaceForHost(host);
+  if (!m) throw new RangeError(`Cannot name the marketplace of fixture '${name}': unknown host ${host}`);
+  return m.code;
 }
