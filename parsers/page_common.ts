@@ -1,0 +1,78 @@
+/**
+ * Helpers shared by the merchandising and seller parsers (best sellers, categories, deals,
+ * deal products, seller profile, promotion): the ParseError-only guard, marketplace origin,
+ * ASIN links and the cheap region slice that keeps the DOM small.
+ */
+import { ParseError } from "./parse_error.ts";
+import { MARKETPLACES } from "../schemas/marketplaces.ts";
+
+/** Parser options every page parser takes. */
+export interface ParseOptions {
+  marketplace: string;
+  url?: string;
+}
+
+/**
+ * Runs a parser body so that it can only fail with ParseError: empty or non-HTML input and an
+ * unknown marketplace are refused up front, and any other exception (a selector engine bug, a
+ * truncated page tripping an assumption) becomes `unrecognised` instead of escaping.
+ */
+export function guardParse<T>(what: string, html: string, opts: ParseOptions, body: () => T): T {
+  if (typeof html !== "string" || html.trim() === "") {
+    throw new ParseError("empty", `Cannot parse ${what}: the page is empty`);
+  }
+  if (!html.includes("<")) throw new ParseError("empty", `Cannot parse ${what}: the body is not HTML`);
+  if (!MARKETPLACES.has(String(opts?.marketplace ?? "").toUpperCase())) {
+    throw new ParseError("unrecognised", `Cannot parse ${what}: unknown marketplace ${opts?.marketplace}`);
+  }
+  try {
+    return body();
+  } catch (e) {
+    if (e instanceof ParseError) throw e;
+    throw new ParseError("unrecognised", `Cannot parse ${what}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** `https://www.amazon.de` for "DE" (the code is checked by guardParse first). */
+export function originOf(marketplaceCode: string): string {
+  return `https://${MARKETPLACES.get(marketplaceCode.toUpperCase())!.host}`;
+}
+
+const ASIN_IN_PATH = /\/(?:dp|gp\/product|gp\/aw\/d|product-reviews)\/([A-Z0-9]{10})(?=[/?#&]|$)/;
+
+/** The ASIN a product link points at, or "" when it points at none. */
+export function asinFromHref(href: string): string {
+  return ASIN_IN_PATH.exec(href)?.[1] ?? "";
+}
+
+/** True for a ten-character ASIN or ISBN-10. */
+export function isAsin(value: string): boolean {
+  return /^[A-Z0-9]{10}$/.test(value);
+}
+
+/** The canonical product URL, `https://<host>/dp/<ASIN>`. */
+export function productUrl(origin: string, asin: string): string {
+  return `${origin}/dp/${asin}`;
+}
+
+/**
+ * The part of `html` from the start of the tag holding the earliest of `starts` up to the first
+ * of `ends` after it. Parsing only that region keeps the DOM (and every selector pass) small;
+ * when no start marker occurs the whole page is returned, so a moved marker costs speed only.
+ */
+export function regionOf(html: string, starts: string[], ends: string[] = []): string {
+  let from = -1;
+  for (const s of starts) {
+    const i = html.indexOf(s);
+    if (i >= 0 && (from < 0 || i < from)) from = i;
+  }
+  if (from < 0) return html;
+  const tagStart = html.lastIndexOf("<", from);
+  const begin = tagStart >= 0 ? tagStart : from;
+  let end = html.length;
+  for (const e of ends) {
+    const i = html.indexOf(e, from);
+    if (i >= 0 && i < end) end = i;
+  }
+  return html.slice(begin, end);
+}
