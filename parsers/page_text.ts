@@ -1,0 +1,79 @@
+/**
+ * Small readers shared by the offers and review parsers. dom.ts's `text()` includes the bodies
+ * of inline <script> and <style> elements, which Amazon scatters inside offers and reviews;
+ * these helpers read only what a visitor sees.
+ */
+import type { AnyNode, Element } from "./dom.ts";
+import { ParseError } from "./parse_error.ts";
+
+const INVISIBLE = new Set(["script", "style", "noscript", "template"]);
+
+/** Whitespace-collapsed text of `node` without script, style, noscript or template bodies. */
+export function visibleText(node: AnyNode | null | undefined, skip?: (e: Element) => boolean): string {
+  if (!node) return "";
+  const parts: string[] = [];
+  collect(node, parts, skip);
+  return parts.join("").replace(/\s+/g, " ").trim();
+}
+
+function collect(node: AnyNode, parts: string[], skip?: (e: Element) => boolean): void {
+  if (node.type === "text") {
+    parts.push((node as unknown as { data: string }).data);
+    return;
+  }
+  if (node.type !== "tag" && node.type !== "root") return;
+  const el = node as Element;
+  if (node.type === "tag" && (INVISIBLE.has(el.name) || skip?.(el))) return;
+  if (el.name === "br") parts.push(" ");
+  for (const child of el.children) collect(child, parts, skip);
+}
+
+/** A query parameter of a (possibly relative, possibly entity-decoded) link; "" when absent. */
+export function queryParam(href: string, name: string): string {
+  const m = new RegExp(`[?&]${name}=([^&#]*)`).exec(href);
+  if (!m) return "";
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
+
+/** An ASIN named by a product link or URL (/dp/X, /product-reviews/X, asin=X), or "". */
+export function asinFromUrl(url: string | undefined): string {
+  if (!url) return "";
+  const m = /\/(?:dp|gp\/product|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i.exec(url) ??
+    /[?&](?:asin|ASIN)=([A-Z0-9]{10})(?:[&#]|$)/.exec(url);
+  return m ? m[1].toUpperCase() : "";
+}
+
+/** Throws ParseError "blocked" when the body is a captcha, sign-in wall or throttling page. */
+export function rejectBlockedPage(html: string): void {
+  const head = html.slice(0, 200_000);
+  if (head.includes("/errors/validateCaptcha") || /<form[^>]+name=["']?signIn/i.test(head)) {
+    throw new ParseError("blocked", "Amazon answered with a captcha or sign-in page instead of the requested page");
+  }
+  if (/dogsofamazon|<title>\s*(?:Sorry! Something went wrong!|Tut uns Leid!?)\s*<\/title>/i.test(head) || head.includes("cs_503")) {
+    throw new ParseError("blocked", "Amazon answered with its 503 throttling page instead of the requested page");
+  }
+}
+
+/**
+ * Runs a parser so that whatever goes wrong inside surfaces as a ParseError: callers map only
+ * that type to an HTTP answer, so a stray TypeError on unforeseen markup must not escape.
+ */
+export function guarded<T>(what: string, run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof ParseError) throw e;
+    throw new ParseError("unrecognised", `Cannot read the ${what} page: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Rejects a body that holds no markup at all. */
+export function rejectEmpty(html: string, what: string): void {
+  if (typeof html !== "string" || !/<[a-zA-Z!]/.test(html.slice(0, 65_536))) {
+    throw new ParseError("empty", `Cannot read the ${what} page: the body is empty or not HTML`);
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The product-reviews page (/product-reviews/<asin>) to a ReviewsPage, and the rating summary
+ * of that page or of a product page. Reviews are read by their `data-hook` attributes, which
+ * Amazon keeps across locales and redesigns (2018–2025 in the corpus); visible wording is only
+ * used where no attribute carries the value (the date line, the helpful-vote sentence).
+ */
+import { absoluteUrl, all, attr, type Element, intFrom, one, parseHtml, ratingFrom } from "./dom.ts";
+import { ParseError } from "./parse_error.ts";
+import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
+import type { Review, ReviewSummary } from "../schemas/resources.ts";
+import type { ReviewsPage } from "../schemas/pages.ts";
+
+export interface ReviewOptions {
+  marketplace: string;
+  url?: string;
+}
+
+/** Everything the reviews page is read from, found in one pass over the document. */
+interface ReviewsParts {
+  reviews: Element[];
+  productLinks: Element[];
+  averageText: Element | null;
+  totalText: Element | null;
+  histograms: Element[];
+  pagination: Element | null;
+  reviewList: Element | null;
+  productAverage: Element | null;
+  productTotal: Element | null;
+}
+
+const PARTS_SELECTOR = [
+  "[data-hook=review]",
+  "[data-hook=product-link]",
+  "[data-hook=rating-out-of-text]",
+  "[data-hook=average-star-rating]",
+  "[data-hook=total-review-count]",
+  "#histogramTable",
+  "ul.a-pagination",
+  "#cm_cr-review_list",
+  "#acrPopover",
+  "#acrCustomerReviewText",
+].join(", ");
+
+export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
+  return guarded("reviews", () => {
+    rejectEmpty(html, "reviews");
+    const host = marketplaceHost(opts.marketplace);
+    const parts = findParts(html);
+    if (parts.reviews.length === 0 && !parts.reviewList && !parts.totalText) {
+      rejectBlockedPage(html);
+      throw new ParseError("unrecognised", "Cannot read the reviews page: it has no review list");
+    }
+    const reviews = parts.reviews.map((el) => readReview(el, host)).filter((r): r is Review => r !== null);
+    return {
+      asin: pageAsin(parts) || asinFromUrl(opts.url),
+      reviews,
+      summary: readSummary(parts),
+      has_next_page: hasNextPage(parts.pagination),
+    };
+  });
+}
+
+/** The rating summary of a reviews page or of a product page (#averageCustomerReviews, histogram). */
+export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSummary {
+  return guarded("review summary", () => {
+    rejectEmpty(html, "review summary");
+    marketplaceHost(opts.marketplace);
+    const parts = findParts(html);
+    if (!parts.averageText && !parts.totalText && parts.histograms.length === 0 && !parts.productAverage && !parts.productTotal) {
+      rejectBlockedPage(html);
+      throw new ParseError("unrecognised", "Cannot read the rating summary: the page shows none");
+    }
+    return readSummary(parts);
+  });
+}
+
+function marketplaceHost(code: string): string {
+  try {
+    return marketplace(code).host;
+  } catch {
+    throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+  }
+}
+
+function findParts(html: string): ReviewsParts {
+  const parts: ReviewsParts = {
+    reviews: [],
+    productLinks: [],
+    averageText: null,
+    totalText: null,
+    histograms: [],
+    pagination: null,
+    reviewList: null,
+    productAverage: null,
+    productTotal: null,
+  };
+  for (const el of all(parseHtml(html), PARTS_SELECTOR)) sortPart(el, parts);
+  return parts;
+}
+
+function sortPart(el: Element, parts: ReviewsParts): void {
+  const hook = el.attribs["data-hook"];
+  const id = el.attribs.id;
+  if (hook === "review") parts.reviews.push(el);
+  else if (hook === "product-link") parts.productLinks.push(el);
+  else if (hook === "rating-out-of-text" || hook === "average-star-rating") parts.averageText ??= el;
+  else if (hook === "total-review-count") parts.totalText ??= el;
+  else if (id === "histogramTable") parts.histograms.push(el);
+  else if (id === "cm_cr-review_list") parts.reviewList ??= el;
+  else if (id === "acrPopover") parts.productAverage ??= el;
+  else if (id === "acrCustomerReviewText") parts.productTotal ??= el;
+  else if (el.name === "ul") parts.pagination = el; // the last one sits under the review list
+}
+
+function pageAsin(parts: ReviewsParts): string {
+  // The reviewed product is the "product_top" link; the others are similar-item suggestions.
+  const top = parts.productLinks.find((a) => attr(a, "href").includes("product_top")) ?? parts.productLinks[0];
+  return asinFromUrl(attr(top, "href"));
+}
+
+function hasNextPage(pagination: Element | null): boolean {
+  if (!pagination) return false;
+  const last = one(pagination, "li.a-last");
+  return !!last && !/\ba-disabled\b/.test(attr(last, "class")) && !!one(last, "a[href]");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+
+function readSummary(parts: ReviewsParts): ReviewSummary {
+  return {
+    rating: averageRating(parts),
+    breakdown: readHistogram(parts.histograms),
+    total_ratings: intFrom(visibleText(parts.totalText ?? parts.productTotal)) ?? 0,
+  };
+}
+
+function averageRating(parts: ReviewsParts): number {
+  const fromText = ratingFrom(visibleText(parts.averageText));
+  if (fromText !== null) return fromText;
+  const popover = parts.productAverage;
+  return ratingFrom(attr(popover, "title")) ?? ratingFrom(visibleText(popover)) ?? 0;
+}
+
+const STAR_WORDS: Record<string, string> = { five: "5", four: "4", three: "3", two: "2", one: "1" };
+
+/** "5".."1" to the percentage shown; rows that show no percentage (pages without ratings) are left out. */
+function readHistogram(histograms: Element[]): Record<string, number> {
+  const breakdown: Record<string, number> = {};
+  // Pages nest two elements with this id, and browser-saved copies may leave the outer one empty.
+  const rows = histograms.length ? all(histograms, "tr.a-histogram-row, li") : [];
+  for (const row of rows) {
+    const star = rowStar(row);
+    const pct = rowPercent(row);
+    if (star && pct !== null && !(star in breakdown)) breakdown[star] = pct;
+  }
+  return breakdown;
+}
+
+function rowStar(row: Element): string {
+  const link = one(row, "a[href*=filterByStar]");
+  const word = /filterByStar=(\w+?)_star/.exec(attr(link, "href"))?.[1];
+  if (word && STAR_WORDS[word]) return STAR_WORDS[word];
+  // Rows start with their own label ("4 star", "4 stelle", "星4つ"): its digit is the star count.
+  return /([1-5])/.exec(rowText(row))?.[1] ?? "";
+}
+
+// 2024+ rows repeat every row's label and percentage in hidden "histogram-column-space" spans.
+function rowText(row: Element): string {
+  return visibleText(row, (e) => /histogram-column-space/.test(e.attribs.class ?? ""));
+}
+
+function rowPercent(row: Element): number | null {
+  const meter = attr(one(row, ".a-meter[aria-valuenow]"), "aria-valuenow");
+  if (/^\d+%?$/.test(meter)) return parseInt(meter, 10);
+  // Older tables show the percentage only as the row's last cell.
+  const m = /(\d{1,3})\s*%\s*$/.exec(rowText(row));
+  return m ? parseInt(m[1], 10) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One review: shared by this list parser and parsers/review.ts
+
+/**
+ * Reads one `div[data-hook=review]` (the list page's and the single review page's markup).
+ * Returns null for an element without a review id, which is a template rather than a review.
+ */
+export function readReview(el: Element, host: string): Review | null {
+  const id = reviewId(el);
+  if (!id) return null;
+  const profile = one(el, "a.a-profile, [data-hook=genome-widget] a[href*=profile]");
+  const { country, date } = splitDateLine(visibleText(one(el, "[data-hook=review-date]")));
+  return {
+    id,
+    url: `https://${host}/gp/customer-reviews/${id}`,
+    body: reviewBody(el),
+    date,
+    title: reviewTitle(el),
+    author: visibleText(one(el, ".a-profile-name")) || null,
+    images: reviewImages(el, host),
+    rating: reviewRating(el),
+    country,
+    variant: formatStrip(one(el, "[data-hook=format-strip]")),
+    author_id: profileId(attr(profile, "href")),
+    helpful_votes: helpfulVotes(visibleText(one(el, "[data-hook=helpful-vote-statement]"))),
+    verified_purchase: one(el, "[data-hook=avp-badge], [data-hook=avp-badge-linkless]") !== null,
+  };
+}
+
+function reviewId(el: Element): string {
+  const own = /^(?:customer_review-)?(R[A-Z0-9]{6,20})$/.exec(attr(el, "id"))?.[1];
+  if (own) return own;
+  const link = one(el, "a[href*='/customer-reviews/']");
+  return /\/customer-reviews\/(R[A-Z0-9]{6,20})/.exec(attr(link, "href"))?.[1] ?? "";
+}
+
+// The star icon's text ("5.0 out of 5 stars") sits inside the title link; the title is the rest.
+const isIcon = (e: Element) => e.name === "i" || /\ba-icon-alt\b/.test(e.attribs.class ?? "");
+
+function reviewTitle(el: Element): string {
+  return visibleText(one(el, "[data-hook=review-title]"), isIcon);
+}
+
+function reviewRating(el: Element): number {
+  const star = one(el, "[data-hook=review-star-rating], [data-hook=cmps-review-star-rating], i.review-rating");
+  const fromText = ratingFrom(visibleText(star));
+  if (fromText !== null) return fromText;
+  // Some layouts leave the icon's alt text empty; its class still says a-star-4 / a-star-4-5.
+  const cls = /\ba-star-(\d)(?:-(5))?\b/.exec(attr(star, "class"));
+  return cls ? Number(cls[1]) + (cls[2] ? 0.5 : 0) : 0;
+}
+
+function reviewBody(el: Element): string {
+  const body = one(el, "[data-hook=review-body]");
+  // Long reviews carry the full text in a collapsed span and a "Read more" control beside it.
+  const full = body && one(body, "[data-hook=review-collapsed]");
+  return visibleText(full ?? body, (e) => /\ba-expander-header\b|\bcr-translate\b/.test(e.attribs.class ?? ""));
+}
+
+function reviewImages(el: Element, host: string): string[] {
+  const urls: string[] = [];
+  for (const img of all(el, "img[data-hook=review-image-tile], img.review-image-tile")) {
+    const src = absoluteUrl(attr(img, "src"), `https://${host}`);
+    if (src && !urls.includes(src)) urls.push(src);
+  }
+  return urls;
+}
+
+/** "Size: 27-Inch | Style: Curved": the strip's parts, which the page separates with icons. */
+function formatStrip(strip: Element | null): string {
+  if (!strip) return "";
+  const link = one(strip, "a") ?? strip;
+  const parts: string[] = [];
+  let current = "";
+  for (const child of link.children) {
+    if (child.type === "tag" && (child as Element).name === "i") {
+      parts.push(current);
+      current = "";
+    } else current += " " + visibleText(child);
+  }
+  parts.push(current);
+  return parts.map((p) => p.replace(/\s+/g, " ").trim()).filter(Boolean).join(" | ");
+}
+
+/** amzn1.account.… from /gp/profile/amzn1.account.X/…, or the older /gp/pdp/profile/A1… id. */
+function profileId(href: string): string | null {
+  return /\/profile\/(amzn1\.account\.[A-Z0-9]+|A[A-Z0-9]{8,20})(?:[/?]|$)/.exec(href)?.[1] ?? null;
+}
+
+/**
+ * "42 people found this helpful" → 42. Every locale writes the singular without a digit
+ * ("One person…", "Una persona…", "Eén persoon…"), so a statement holding no number means 1.
+ */
+export function helpfulVotes(statement: string): number {
+  if (!statement) return 0;
+  return intFrom(statement) ?? 1;
+}
+
+// The page's own date line, per language: [pattern, index of country group, index of date group].
+const DATE_LINES: [RegExp, number, number][] = [
+  [/^Reviewed in (.+?) on (.+)$/i, 1, 2],
+  [/^Recensito in (.+?) (?:il |l'|l’)(.+)$/i, 1, 2],
+  [/^Beoordeeld in (.+?) op (.+)$/i, 1, 2],
+  [/^Rezension aus (.+?) vom (.+)$/i, 1, 2],
+  [/^Comment(?:é|e) (?:en |au |aux |à |a )?(.+?) le (.+)$/i, 1, 2],
+  [/^Revisado en (.+?) el (.+)$/i, 1, 2],
+  [/^Reseñado en (.+?) el (.+)$/i, 1, 2],
+  [/^Avaliado (?:no |na |nos |nas |em )?(.+?) em (.+)$/i, 1, 2],
+  [/^Recenserad i (.+?) den (.+)$/i, 1, 2],
+  [/^Zrecenzowano w (.+?) dnia (.+)$/i, 1, 2],
+  [/^(.+?)に(.+?)でレビュー済み$/, 2, 1],
+  [/^تمت المراجعة في (.+?) في (.+)$/, 1, 2],
+];
+
+/** "Reviewed in the United States on March 3, 2023" → country and date as the page writes them. */
+export function splitDateLine(line: string): { country: string; date: string } {
+  for (const [re, c, d] of DATE_LINES) {
+    const m = re.exec(line);
+    if (m) return { country: m[c].trim(), date: m[d].trim() };
+  }
+  // Older pages print only the date ("14 novembre 2018").
+  return { country: "", date: line };
+}
