@@ -1,0 +1,217 @@
+/**
+ * Offers of one product to an OffersPage, from either layout Amazon has served:
+ * - the all-offers display (AOD, 2021–2025): `#aod-pinned-offer` (the buy box) and `#aod-offer`
+ *   blocks, in the ajax "main" fragment, its "page N" fragments and the opened side panel;
+ * - the older /gp/offer-listing page (2015–2021): `div.olpOffer` rows.
+ */
+import { all, attr, type Element, one, parseHtml } from "./dom.ts";
+import { parsePrice } from "./price.ts";
+import { ParseError } from "./parse_error.ts";
+import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
+import type { Offer } from "../schemas/resources.ts";
+import type { OffersPage } from "../schemas/pages.ts";
+
+export interface OffersOptions {
+  marketplace: string;
+  url?: string;
+}
+
+// Amazon's own retail merchant ids: an offer whose only seller mark is a logo is Amazon's.
+const AMAZON_MERCHANTS = new Set([
+  "ATVPDKIKX0DER", // amazon.com
+  "A3P5ROKL5A1OLE", // amazon.co.uk
+  "A3JWKAKR8XB7XF", // amazon.de
+  "A1X6FK5RDHNB96", // amazon.fr
+  "A11IL2PNWYJU7H", // amazon.it
+  "A1AT7YVPFBWXBL", // amazon.es
+  "A3DWYIK6Y9EEQB", // amazon.ca
+  "AN1VRQENFRJN5", // amazon.co.jp
+]);
+
+const PARTS_SELECTOR = [
+  "#aod-pinned-offer",
+  "#aod-offer",
+  "div.olpOffer",
+  "#aod-container",
+  "#aod-offer-list",
+  "#olpOfferList",
+  "#olpOfferListColumn",
+  "input[name='items[0.base][asin]']",
+  "input[name=ASIN]",
+  "input[name^='metric-asin.']",
+].join(", ");
+
+interface OffersParts {
+  offers: Element[];
+  asinInputs: Element[];
+  isOffersPage: boolean;
+}
+
+export function parseOffers(html: string, opts: OffersOptions): OffersPage {
+  return guarded("offers", () => {
+    rejectEmpty(html, "offers");
+    const mp = marketplaceOf(opts.marketplace);
+    const parts = findParts(html);
+    if (!parts.isOffersPage && parts.offers.length === 0) {
+      rejectBlockedPage(html);
+      throw new ParseError("unrecognised", "Cannot read the offers page: it has neither AOD offers nor offer-listing rows");
+    }
+    const offers = parts.offers.map((el, i) => {
+      const offer = el.attribs.id ? readAodOffer(el, mp.code) : readOlpOffer(el, mp);
+      return { ...offer, position: i + 1 };
+    });
+    return { asin: pageAsin(parts.asinInputs) || asinFromUrl(opts.url), offers };
+  });
+}
+
+function marketplaceOf(code: string) {
+  try {
+    return marketplace(code);
+  } catch {
+    throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+  }
+}
+
+function findParts(html: string): OffersParts {
+  const parts: OffersParts = { offers: [], asinInputs: [], isOffersPage: false };
+  for (const el of all(parseHtml(html), PARTS_SELECTOR)) {
+    const id = el.attribs.id;
+    if (el.name === "input") parts.asinInputs.push(el);
+    else if (id === "aod-pinned-offer" || id === "aod-offer" || /\bolpOffer\b/.test(el.attribs.class ?? "")) {
+      parts.offers.push(el);
+    } else parts.isOffersPage = true;
+  }
+  // The pinned (buy box) offer comes first on the page already; keep document order.
+  return parts;
+}
+
+function pageAsin(inputs: Element[]): string {
+  for (const input of inputs) {
+    const name = attr(input, "name");
+    const value = name.startsWith("metric-asin.") ? name.slice("metric-asin.".length) : attr(input, "value");
+    if (/^[A-Z0-9]{10}$/.test(value)) return value;
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// AOD blocks
+
+type OfferFields = Omit<Offer, "position">;
+
+function readAodOffer(el: Element, mp: string): OfferFields {
+  const soldBy = one(el, "#aod-offer-soldBy");
+  const shipsFrom = one(el, "#aod-offer-shipsFrom");
+  const sellerLink = soldBy && one(soldBy, "a[href]");
+  const href = attr(sellerLink, "href");
+  const sellerName = aodSellerName(soldBy);
+  const shipsFromName = visibleText(shipsFrom && one(shipsFrom, ".a-col-right span.a-color-base, .a-col-right span"));
+  return {
+    price: parsePrice(aodPriceText(el), mp),
+    is_fba: queryParam(href, "isAmazonFulfilled") === "1" || /^Amazon\b/i.test(shipsFromName),
+    seller: { id: queryParam(href, "seller") || null, name: sellerName },
+    is_prime: aodIsPrime(el),
+    shipping: aodShipping(el),
+    condition: visibleText(one(el, "#aod-offer-heading")),
+    seller_rating: positivePercent(visibleText(one(el, "#aod-offer-seller-rating"))),
+  };
+}
+
+function aodSellerName(soldBy: Element | null): string {
+  if (!soldBy) return "";
+  const cell = one(soldBy, ".a-col-right") ?? soldBy;
+  const named = one(cell, "a[href], span.a-color-base, span[aria-label], span.a-size-small");
+  return visibleText(named);
+}
+
+/** The price to pay: the first `.a-price` that is not the struck-through list price. */
+function aodPriceText(el: Element): string {
+  const block = one(el, "#aod-offer-price, [id^=aod-price-]") ?? el;
+  const price = one(block, ".a-price:not(.a-text-price)");
+  if (!price) return "";
+  const offscreen = visibleText(one(price, ".a-offscreen"));
+  if (offscreen) return offscreen;
+  // 2025 fragments leave .a-offscreen empty and spell the price out in symbol/whole/fraction.
+  return visibleText(one(price, "[aria-hidden=true]")).replace(/\s+/g, "");
+}
+
+/**
+ * A Prime badge when the page shows one; signed-out 2025 fragments show none and instead offer
+ * Prime members a faster free delivery, which Amazon offers only on Prime-eligible offers.
+ */
+function aodIsPrime(el: Element): boolean {
+  if (one(el, "i.a-icon-prime, .aod-prime-badge")) return true;
+  return one(el, "[id$=SECONDARY_DELIVERY_MESSAGE_LARGE] a.prime-signup-ingress") !== null;
+}
+
+// "Details" and "Join Prime" links trail the delivery promise; they are controls, not copy.
+const isControl = (e: Element) =>
+  (e.name === "a" && /details|prime-signup/i.test(`${e.attribs.href ?? ""} ${e.attribs.class ?? ""}`)) ||
+  /\baok-hidden\b/.test(e.attribs.class ?? "");
+
+// Most specific first: the promise block also holds the secondary "Prime members get…" offer.
+const DELIVERY_PROMISES = ["[id$='-slot-PRIMARY_DELIVERY_MESSAGE_LARGE']", "#delivery-message", ".aod-delivery-promise"];
+
+function firstOf(root: Element, selectors: string[]): Element | null {
+  for (const selector of selectors) {
+    const found = one(root, selector);
+    if (found) return found;
+  }
+  return null;
+}
+
+function aodShipping(el: Element): string {
+  const charge = visibleText(one(el, "#aod_ship_charge_row, .aod-ship-charge"), isControl) ||
+    visibleText(one(el, "span.a-color-secondary.a-size-base"));
+  if (/\d/.test(charge)) return charge;
+  return visibleText(firstOf(el, DELIVERY_PROMISES), isControl).replace(/\s*\.\.\.\s*More$/, "").replace(/\s+([.,])/g, "$1");
+}
+
+/** "95% positive over last 12 months" / "88% positive" → 95 / 88; null when the page shows none. */
+function positivePercent(textValue: string): number | null {
+  const m = /(\d{1,3})\s*%/.exec(textValue);
+  return m ? Number(m[1]) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offer-listing rows
+
+function readOlpOffer(row: Element, mp: { code: string; host: string }): OfferFields {
+  const nameCell = one(row, ".olpSellerName");
+  const sellerLink = nameCell && one(nameCell, "a[href]");
+  const href = attr(sellerLink, "href");
+  const amazonSells = !sellerLink && isAmazonRow(row, nameCell);
+  return {
+    price: parsePrice(visibleText(one(row, ".olpOfferPrice")), mp.code),
+    is_fba: amazonSells || queryParam(href, "isAmazonFulfilled") === "1" ||
+      one(row, ".olpFbaPopoverTrigger, .olpBadge a") !== null,
+    seller: {
+      id: queryParam(href, "seller") || null,
+      name: visibleText(sellerLink) || attr(one(nameCell ?? row, "img[alt]"), "alt") ||
+        (amazonSells ? amazonName(mp.host) : ""),
+    },
+    is_prime: one(row, "i.a-icon-prime") !== null,
+    shipping: olpShipping(row),
+    condition: visibleText(one(row, ".olpCondition")),
+    seller_rating: positivePercent(visibleText(one(row, ".olpSellerColumn a[href*=olp_merch_rating] b, .olpSellerColumn b"))),
+  };
+}
+
+/** A row whose seller cell shows only a logo, with shipping links naming Amazon's merchant id. */
+function isAmazonRow(row: Element, nameCell: Element | null): boolean {
+  if (!nameCell || !one(nameCell, "img")) return false;
+  if (/^Amazon/i.test(attr(one(nameCell, "img[alt]"), "alt"))) return true;
+  return all(row, "a[href*='seller=']").some((a) => AMAZON_MERCHANTS.has(queryParam(attr(a, "href"), "seller")));
+}
+
+function amazonName(host: string): string {
+  return "Amazon" + host.replace(/^www\.amazon/, "");
+}
+
+/** "+ $3.99 shipping" or "FREE Shipping" as shown, without the estimated-tax note beside it. */
+function olpShipping(row: Element): string {
+  const info = one(row, ".olpShippingInfo");
+  const shown = visibleText(info, (e) => /\bolpEstimatedTaxText\b/.test(e.attribs.class ?? ""));
+  return shown.replace(/^&\s*/, "");
+}
