@@ -1,0 +1,71 @@
+/**
+ * The service as a Hono app over its dependencies. main.ts supplies real ones; tests supply a
+ * temporary KV file, an injected clock and a data source that answers or fails on demand.
+ */
+import { Hono } from "hono";
+import type { Clock } from "./metering/clock.ts";
+import type { Plans } from "./metering/plans.ts";
+import { AccountError, Accounts } from "./metering/accounts.ts";
+import { Meter } from "./metering/meter.ts";
+import type { DataSource } from "./upstream/data_source.ts";
+import { DATA_ENDPOINTS } from "./schemas/endpoints.ts";
+import { ApiError, errorResponse } from "./routes/api_error.ts";
+import { dataRoutes } from "./routes/data.ts";
+import { usageRoute } from "./routes/usage.ts";
+import { metaRoutes } from "./routes/meta.ts";
+import { adminRoutes } from "./routes/admin.ts";
+import { TooMuchContention } from "./metering/transact.ts";
+
+export interface Log {
+  error(message: string, detail?: unknown): void;
+}
+
+export interface Deps {
+  kv: Deno.Kv;
+  plans: Plans;
+  clock: Clock;
+  dataSource: DataSource;
+  accounts: Accounts;
+  meter: Meter;
+  log: Log;
+}
+
+export interface AppOptions {
+  kv: Deno.Kv;
+  plans: Plans;
+  clock: Clock;
+  dataSource: DataSource;
+  adminToken?: string;
+  log?: Log;
+}
+
+export const consoleLog: Log = {
+  error(message, detail) {
+    console.error(`[shelf] ${message}`, detail instanceof Error ? detail.message : detail ?? "");
+  },
+};
+
+export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
+  const accounts = new Accounts(opts.kv, opts.plans, opts.clock);
+  const meter = new Meter(opts.kv, opts.plans, opts.clock);
+  accounts.onChange = (id) => meter.forget(id);
+  const deps: Deps = { ...opts, accounts, meter, log: opts.log ?? consoleLog };
+
+  const app = new Hono();
+  metaRoutes(app);
+  usageRoute(app, deps);
+  dataRoutes(app, deps, DATA_ENDPOINTS);
+  if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);
+
+  app.notFound(() => errorResponse(new ApiError(404, "not_found", "No such endpoint; see GET /v1/ for the list.")));
+  app.onError((err) => {
+    if (err instanceof ApiError) return errorResponse(err);
+    if (err instanceof AccountError) return errorResponse(new ApiError(err.status, err.code, err.message));
+    if (err instanceof TooMuchContention) {
+      return errorResponse(new ApiError(503, "busy", "The account is busy; retry in a moment.", { "Retry-After": "1" }));
+    }
+    deps.log.error("unhandled error", err);
+    return errorResponse(new ApiError(503, "unavailable", "The service could not complete the request; retry shortly."));
+  });
+  return { app, deps };
+}

@@ -1,0 +1,24 @@
+/**
+ * Starts Shelf: `deno task start`. Runs unchanged on Deno Deploy (no KV_PATH, no file writes)
+ * and under `deno compile` (static imports only).
+ */
+import { createApp } from "./app.ts";
+import { loadConfig, openStore } from "./config.ts";
+import { systemClock } from "./metering/clock.ts";
+import { dataSourceFor } from "./upstream/select.ts";
+
+const config = loadConfig();
+const kv = await openStore(config.kvPath);
+const { app } = createApp({
+  kv,
+  plans: config.plans,
+  clock: systemClock,
+  dataSource: dataSourceFor(config.upstream),
+  adminToken: config.adminToken,
+});
+
+Deno.serve({
+  port: config.port,
+  hostname: config.host,
+  onListen: ({ hostname, port }) => console.log(`Shelf listening on http://${hostname}:${port}/`),
+}, app.fetch);

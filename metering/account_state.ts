@@ -1,0 +1,118 @@
+/**
+ * The account record (see kv_layout.ts) and the pure rules over it: credit periods, usage
+ * record, key views. Nothing here touches KV.
+ */
+import type { Plan } from "./plans.ts";
+import type { KeyMode } from "./api_key.ts";
+
+export const PERIOD_MS = 30 * 24 * 3600 * 1000;
+
+export interface KeyState {
+  id: string;
+  name: string;
+  mode: KeyMode;
+  prefix: string;
+  last4: string;
+  status: "active" | "revoked";
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  /** Fixed one-second rate window: the whole second (epoch seconds) and the calls admitted in it. */
+  win_sec: number;
+  win_count: number;
+}
+
+export interface AccountState {
+  id: string;
+  email: string;
+  plan: string;
+  status: "active" | "inactive";
+  created_at: number;
+  plan_started_at: number;
+  /** Start of the period `used` belongs to; an older one means `used` is stale and counts as 0. */
+  period_start: number;
+  used: number;
+  keys: Record<string, KeyState>;
+  /** Ids of the last commits that wrote the record, so a commit whose reply was lost can tell it landed. */
+  recent_batches: string[];
+}
+
+/** The credit period containing `now`: 30-day steps from the plan's start. */
+export function periodAt(planStartedAt: number, now: number): { start: number; end: number } {
+  const n = Math.max(0, Math.floor((now - planStartedAt) / PERIOD_MS));
+  const start = planStartedAt + n * PERIOD_MS;
+  return { start, end: start + PERIOD_MS };
+}
+
+/** Moves `state` into the period containing `now`, resetting usage when a new period began. */
+export function rollPeriod(state: AccountState, now: number): void {
+  const { start } = periodAt(state.plan_started_at, now);
+  if (start > state.period_start) {
+    state.period_start = start;
+    state.used = 0;
+  }
+}
+
+export function remaining(state: AccountState, plan: Plan | undefined): number {
+  return Math.max(0, (plan?.credits ?? 0) - state.used);
+}
+
+export interface UsageRecord {
+  plan: string;
+  interval: string;
+  status: string;
+  included_requests: number;
+  requests_used: number;
+  requests_remaining: number;
+  overage_requests: number;
+  rate_limit_per_sec: number;
+  period_start: string;
+  period_end: string;
+}
+
+/** SPEC.md's usage record of an account already rolled to `now`'s period. */
+export function usageRecord(state: AccountState, plan: Plan | undefined): UsageRecord {
+  const included = plan?.credits ?? 0;
+  return {
+    plan: state.plan,
+    interval: "month",
+    status: state.status,
+    included_requests: included,
+    requests_used: state.used,
+    requests_remaining: Math.max(0, included - state.used),
+    overage_requests: Math.max(0, state.used - included),
+    rate_limit_per_sec: plan?.rate_limit_per_sec ?? 0,
+    period_start: new Date(state.period_start).toISOString(),
+    period_end: new Date(state.period_start + PERIOD_MS).toISOString(),
+  };
+}
+
+/** A key as the admin API and dashboard show it: never its value. */
+export function keyView(k: KeyState) {
+  return {
+    id: k.id,
+    name: k.name,
+    mode: k.mode,
+    prefix: k.prefix,
+    last4: k.last4,
+    status: k.status,
+    created_at: new Date(k.created_at).toISOString(),
+    last_used_at: k.last_used_at === null ? null : new Date(k.last_used_at).toISOString(),
+    revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
+  };
+}
+
+export function accountView(a: AccountState) {
+  return {
+    id: a.id,
+    email: a.email,
+    plan: a.plan,
+    status: a.status,
+    created_at: new Date(a.created_at).toISOString(),
+    plan_started_at: new Date(a.plan_started_at).toISOString(),
+  };
+}
+
+export function activeKeyCount(a: AccountState): number {
+  return Object.values(a.keys).filter((k) => k.status === "active").length;
+}

@@ -1,0 +1,185 @@
+/**
+ * Accounts and keys as the admin API, the CLI and the dashboard change them. Every change goes
+ * through transact(), so it is atomic with the metering of calls on the same record.
+ */
+import { KV } from "./kv_layout.ts";
+import type { Clock } from "./clock.ts";
+import type { Plans } from "./plans.ts";
+import { type AccountState, activeKeyCount, type KeyState, rollPeriod } from "./account_state.ts";
+import { generateKey, hashKey, keyDisplayParts, type KeyMode, randomHex } from "./api_key.ts";
+import { readAccount, transact } from "./transact.ts";
+
+/** A refused change, with the HTTP status and code the admin API answers with. */
+export class AccountError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = "AccountError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export interface KeyLookup {
+  account_id: string;
+  key_id: string;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export class Accounts {
+  readonly #kv: Deno.Kv;
+  readonly #plans: Plans;
+  readonly #clock: Clock;
+  /** Hash → ids never changes once written, so every lookup after the first is free. */
+  readonly #lookups = new Map<string, KeyLookup>();
+  /** Told of every change this process makes, so caches elsewhere can drop the record. */
+  onChange: (accountId: string) => void = () => {};
+
+  constructor(kv: Deno.Kv, plans: Plans, clock: Clock) {
+    this.#kv = kv;
+    this.#plans = plans;
+    this.#clock = clock;
+  }
+
+  async create(email: string, planId = "free"): Promise<AccountState> {
+    const normalized = String(email ?? "").trim().toLowerCase();
+    if (!EMAIL.test(normalized)) throw new AccountError(422, "invalid_email", "email must be an email address");
+    this.#plan(planId);
+    const now = this.#clock.now();
+    const state: AccountState = {
+      id: `acc_${randomHex(8)}`,
+      email: normalized,
+      plan: planId,
+      status: "active",
+      created_at: now,
+      plan_started_at: now,
+      period_start: now,
+      used: 0,
+      keys: {},
+      recent_batches: [],
+    };
+    const r = await this.#kv.atomic()
+      .check({ key: KV.accountByEmail(normalized), versionstamp: null })
+      .check({ key: KV.account(state.id), versionstamp: null })
+      .set(KV.account(state.id), state)
+      .set(KV.accountByEmail(normalized), state.id)
+      .commit();
+    if (!r.ok) throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
+    return state;
+  }
+
+  async get(accountId: string): Promise<AccountState> {
+    const v = await readAccount(this.#kv, accountId);
+    if (!v) throw notFound("account", accountId);
+    rollPeriod(v.state, this.#clock.now());
+    return v.state;
+  }
+
+  async idByEmail(email: string): Promise<string | null> {
+    return (await this.#kv.get<string>(KV.accountByEmail(email.trim().toLowerCase()))).value;
+  }
+
+  /** Changes plan and/or status. A plan change starts a new period now; usage so far carries over. */
+  async update(accountId: string, change: { plan?: string; status?: string }): Promise<AccountState> {
+    if (change.plan !== undefined) this.#plan(change.plan);
+    if (change.status !== undefined && change.status !== "active" && change.status !== "inactive") {
+      throw new AccountError(422, "invalid_status", "status must be 'active' or 'inactive'");
+    }
+    const { result } = await transact(this.#kv, accountId, null, (s) => {
+      if (!s) throw notFound("account", accountId);
+      const now = this.#clock.now();
+      rollPeriod(s, now);
+      if (change.plan !== undefined && change.plan !== s.plan) {
+        s.plan = change.plan;
+        s.plan_started_at = now;
+        s.period_start = now;
+      }
+      if (change.status !== undefined) s.status = change.status as AccountState["status"];
+      return { next: s, result: s };
+    });
+    this.onChange(accountId);
+    return result;
+  }
+
+  /** Creates a key; its value is in the answer and nowhere else, ever. */
+  async createKey(
+    accountId: string,
+    opts: { mode?: string; name?: string } = {},
+  ): Promise<{ key: KeyState; value: string }> {
+    const mode = (opts.mode ?? "live") as KeyMode;
+    if (mode !== "live" && mode !== "test") throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
+    const name = String(opts.name ?? "").slice(0, 80);
+    const value = generateKey(mode);
+    const hash = hashKey(value);
+    const keyId = `key_${randomHex(8)}`;
+    const { result } = await transact(this.#kv, accountId, null, (s) => {
+      if (!s) throw notFound("account", accountId);
+      const plan = this.#plans.get(s.plan);
+      const max = plan?.max_keys ?? 0;
+      if (activeKeyCount(s) >= max) {
+        throw new AccountError(409, "key_limit_reached", `the ${s.plan} plan allows ${max} active key${max === 1 ? "" : "s"}; revoke one first`);
+      }
+      const key: KeyState = {
+        id: keyId,
+        name,
+        mode,
+        ...keyDisplayParts(value),
+        status: "active",
+        created_at: this.#clock.now(),
+        revoked_at: null,
+        last_used_at: null,
+        win_sec: 0,
+        win_count: 0,
+      };
+      s.keys[keyId] = key;
+      const lookup: KeyLookup = { account_id: accountId, key_id: keyId };
+      return {
+        next: s,
+        result: key,
+        extend: (op) =>
+          op.check({ key: KV.keyByHash(hash), versionstamp: null })
+            .set(KV.keyByHash(hash), lookup)
+            .set(KV.keyById(keyId), accountId),
+      };
+    });
+    this.onChange(accountId);
+    return { key: result, value };
+  }
+
+  async revokeKey(keyId: string): Promise<KeyState> {
+    const accountId = (await this.#kv.get<string>(KV.keyById(keyId))).value;
+    if (!accountId) throw notFound("key", keyId);
+    const { result } = await transact(this.#kv, accountId, null, (s) => {
+      const key = s?.keys[keyId];
+      if (!s || !key) throw notFound("key", keyId);
+      if (key.status === "revoked") return { next: null, result: key };
+      key.status = "revoked";
+      key.revoked_at = this.#clock.now();
+      return { next: s, result: key };
+    });
+    this.onChange(accountId);
+    return result;
+  }
+
+  /** The account and key a presented key value belongs to, or null for an unknown value. */
+  async lookupKey(value: string): Promise<KeyLookup | null> {
+    const hash = hashKey(value);
+    const cached = this.#lookups.get(hash);
+    if (cached) return cached;
+    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hash))).value;
+    if (found) this.#lookups.set(hash, found);
+    return found;
+  }
+
+  #plan(planId: string) {
+    const plan = this.#plans.get(planId);
+    if (!plan) throw new AccountError(422, "unknown_plan", `plan must be one of ${this.#plans.ids().join(", ")}`);
+    return plan;
+  }
+}
+
+function notFound(what: string, id: string): AccountError {
+  return new AccountError(404, "not_found", `no ${what} with id ${id}`);
+}

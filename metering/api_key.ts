@@ -1,0 +1,26 @@
+/**
+ * API key values: `shelf_live_` or `shelf_test_` + 48 lowercase hex (24 random bytes).
+ * Only the SHA-256 digest, the prefix and the last four characters are ever stored.
+ */
+import { createHash } from "node:crypto";
+
+export type KeyMode = "live" | "test";
+export const KEY_PATTERN = /^shelf_(live|test)_[0-9a-f]{48}$/;
+
+export function generateKey(mode: KeyMode): string {
+  return `shelf_${mode}_${randomHex(24)}`;
+}
+
+export function hashKey(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+/** What is shown of a key after creation: "shelf_live_1a2b" and "9f0e". */
+export function keyDisplayParts(value: string): { prefix: string; last4: string } {
+  return { prefix: value.slice(0, 15), last4: value.slice(-4) };
+}
+
+export function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,228 @@
+/**
+ * Admission and charging of calls. Calls of one account queue up, and each round of the queue
+ * is decided and committed as one batch: one atomic commit, checked against the versionstamp of
+ * the account record, admits, rate-counts and charges many concurrent calls. The record is kept
+ * in memory between rounds; a stale copy only costs a failed check and a re-read, so revocations
+ * and plan changes made elsewhere are seen by the very next call.
+ */
+import type { Clock } from "./clock.ts";
+import type { Plan, Plans } from "./plans.ts";
+import type { Group } from "../schemas/endpoints.ts";
+import { type AccountState, PERIOD_MS, remaining, rollPeriod, usageRecord, type UsageRecord } from "./account_state.ts";
+import { transact, type Versioned } from "./transact.ts";
+
+export type Refusal = "unauthorized" | "forbidden" | "rate_limited" | "invalid" | "quota_exhausted";
+
+/** What the response headers need to know after a decision. */
+export interface Snapshot {
+  remaining: number;
+  periodStart: number;
+  periodEnd: number;
+  rateLimit: number;
+  windowRemaining: number;
+}
+
+export interface CallResult {
+  outcome: "admitted" | Refusal;
+  charged: number;
+  snapshot: Snapshot | null;
+}
+
+export interface UsageResult {
+  outcome: "ok" | "unauthorized" | "forbidden";
+  usage: UsageRecord | null;
+  snapshot: Snapshot | null;
+}
+
+type Op =
+  | { kind: "call"; keyId: string; group: Group | null; cost: number; valid: boolean }
+  | { kind: "usage"; keyId: string }
+  | { kind: "charge"; cost: number }
+  | { kind: "refund"; periodStart: number; amount: number };
+
+type Result = CallResult | UsageResult | { ok: boolean; snapshot: Snapshot | null } | null;
+
+interface Pending {
+  op: Op;
+  resolve: (r: Result) => void;
+  reject: (e: unknown) => void;
+}
+
+const MAX_BATCH = 512;
+/** A free call (usage) refreshes last-used only when it is older than this, to spare a write. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+export class Meter {
+  readonly #kv: Deno.Kv;
+  readonly #plans: Plans;
+  readonly #clock: Clock;
+  readonly #cache = new Map<string, Versioned>();
+  readonly #queues = new Map<string, Pending[]>();
+
+  constructor(kv: Deno.Kv, plans: Plans, clock: Clock) {
+    this.#kv = kv;
+    this.#plans = plans;
+    this.#clock = clock;
+  }
+
+  /** Admits (rate window), then charges `cost` credits; `valid: false` takes a rate slot but no credit. */
+  call(accountId: string, keyId: string, opts: { group: Group | null; cost: number; valid: boolean }): Promise<CallResult> {
+    return this.#submit(accountId, { kind: "call", keyId, ...opts }) as Promise<CallResult>;
+  }
+
+  /** The usage record, for a free call that is neither rate-counted nor charged. */
+  usage(accountId: string, keyId: string): Promise<UsageResult> {
+    return this.#submit(accountId, { kind: "usage", keyId }) as Promise<UsageResult>;
+  }
+
+  /** Charges more credits to an admitted call (a further upstream page); false when too few are left. */
+  charge(accountId: string, cost: number): Promise<{ ok: boolean; snapshot: Snapshot | null }> {
+    return this.#submit(accountId, { kind: "charge", cost }) as Promise<{ ok: boolean; snapshot: Snapshot | null }>;
+  }
+
+  /** Gives back credits of a failed call, unless its period has ended meanwhile. */
+  async refund(accountId: string, periodStart: number, amount: number): Promise<void> {
+    if (amount > 0) await this.#submit(accountId, { kind: "refund", periodStart, amount });
+  }
+
+  /** Drops the cached record (the admin API changed it in this process). */
+  forget(accountId: string): void {
+    this.#cache.delete(accountId);
+  }
+
+  #submit(accountId: string, op: Op): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      let q = this.#queues.get(accountId);
+      if (!q) {
+        q = [];
+        this.#queues.set(accountId, q);
+        queueMicrotask(() => this.#drain(accountId, q!));
+      }
+      q.push({ op, resolve, reject });
+    });
+  }
+
+  async #drain(accountId: string, q: Pending[]): Promise<void> {
+    while (q.length) {
+      const batch = q.splice(0, MAX_BATCH);
+      try {
+        const { result, current } = await transact(
+          this.#kv,
+          accountId,
+          this.#cache.get(accountId) ?? null,
+          (state) => this.#decide(state, batch.map((p) => p.op)),
+        );
+        if (current) this.#cache.set(accountId, current);
+        else this.#cache.delete(accountId);
+        batch.forEach((p, i) => p.resolve(result[i]));
+      } catch (e) {
+        this.#cache.delete(accountId);
+        batch.forEach((p) => p.reject(e));
+      }
+    }
+    this.#queues.delete(accountId);
+  }
+
+  #decide(state: AccountState | null, ops: Op[]) {
+    if (!state) {
+      const none = ops.map((op): Result => refusedWithout(op));
+      return { next: null, result: none };
+    }
+    const now = this.#clock.now();
+    const plan = this.#plans.get(state.plan);
+    const periodBefore = state.period_start;
+    rollPeriod(state, now);
+    let changed = state.period_start !== periodBefore;
+    const sec = Math.floor(now / 1000);
+    const results = ops.map((op): Result => {
+      const r = decideOne(state, plan, op, now, sec);
+      changed ||= r.changed;
+      return r.result;
+    });
+    return { next: changed ? state : null, result: results };
+  }
+}
+
+function refusedWithout(op: Op): Result {
+  switch (op.kind) {
+    case "call":
+      return { outcome: "unauthorized", charged: 0, snapshot: null };
+    case "usage":
+      return { outcome: "unauthorized", usage: null, snapshot: null };
+    case "charge":
+      return { ok: false, snapshot: null };
+    case "refund":
+      return null;
+  }
+}
+
+function decideOne(
+  state: AccountState,
+  plan: Plan | undefined,
+  op: Op,
+  now: number,
+  sec: number,
+): { result: Result; changed: boolean } {
+  const snap = (keyId?: string) => snapshot(state, plan, keyId, sec);
+  switch (op.kind) {
+    case "call": {
+      const key = state.keys[op.keyId];
+      if (!key || key.status !== "active") {
+        return { result: { outcome: "unauthorized", charged: 0, snapshot: null }, changed: false };
+      }
+      if (state.status !== "active" || !plan || (op.group && !plan.groups.includes(op.group))) {
+        return { result: { outcome: "forbidden", charged: 0, snapshot: snap(op.keyId) }, changed: false };
+      }
+      if (key.win_sec !== sec) {
+        key.win_sec = sec;
+        key.win_count = 0;
+      }
+      if (key.win_count >= plan.rate_limit_per_sec) {
+        return { result: { outcome: "rate_limited", charged: 0, snapshot: snap(op.keyId) }, changed: false };
+      }
+      key.win_count++;
+      if (!op.valid) return { result: { outcome: "invalid", charged: 0, snapshot: snap(op.keyId) }, changed: true };
+      if (op.cost > remaining(state, plan)) {
+        return { result: { outcome: "quota_exhausted", charged: 0, snapshot: snap(op.keyId) }, changed: true };
+      }
+      state.used += op.cost;
+      key.last_used_at = now;
+      return { result: { outcome: "admitted", charged: op.cost, snapshot: snap(op.keyId) }, changed: true };
+    }
+    case "usage": {
+      const key = state.keys[op.keyId];
+      if (!key || key.status !== "active") {
+        return { result: { outcome: "unauthorized", usage: null, snapshot: null }, changed: false };
+      }
+      if (state.status !== "active") {
+        return { result: { outcome: "forbidden", usage: null, snapshot: snap(op.keyId) }, changed: false };
+      }
+      const stale = key.last_used_at === null || now - key.last_used_at >= LAST_USED_GRANULARITY_MS;
+      if (stale) key.last_used_at = now;
+      return { result: { outcome: "ok", usage: usageRecord(state, plan), snapshot: snap(op.keyId) }, changed: stale };
+    }
+    case "charge": {
+      if (op.cost > remaining(state, plan)) return { result: { ok: false, snapshot: snap() }, changed: false };
+      state.used += op.cost;
+      return { result: { ok: true, snapshot: snap() }, changed: true };
+    }
+    case "refund": {
+      if (state.period_start !== op.periodStart) return { result: null, changed: false };
+      state.used = Math.max(0, state.used - op.amount);
+      return { result: null, changed: true };
+    }
+  }
+}
+
+function snapshot(state: AccountState, plan: Plan | undefined, keyId: string | undefined, sec: number): Snapshot {
+  const key = keyId ? state.keys[keyId] : undefined;
+  const limit = plan?.rate_limit_per_sec ?? 0;
+  const used = key && key.win_sec === sec ? key.win_count : 0;
+  return {
+    remaining: remaining(state, plan),
+    periodStart: state.period_start,
+    periodEnd: state.period_start + PERIOD_MS,
+    rateLimit: limit,
+    windowRemaining: Math.max(0, limit - used),
+  };
+}

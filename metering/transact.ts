@@ -1,0 +1,81 @@
+/**
+ * Read-decide-commit on one account record, the only way the record changes. The commit checks
+ * the versionstamp the decision was made on; a conflict re-reads and decides again. Each write
+ * carries a fresh batch id (the record keeps the last few), so a commit whose answer was lost (a KV Connect client may
+ * retry or drop a reply) is recognised as landed instead of being applied twice.
+ */
+import { KV } from "./kv_layout.ts";
+import type { AccountState } from "./account_state.ts";
+
+export interface Versioned {
+  state: AccountState;
+  versionstamp: string;
+}
+
+export interface Decision<T> {
+  /** The record to write, or null when nothing changes. */
+  next: AccountState | null;
+  result: T;
+  /** Further mutations committed atomically with the record (indexes, outbox entries). */
+  extend?: (op: Deno.AtomicOperation) => void;
+}
+
+export class TooMuchContention extends Error {
+  constructor(accountId: string) {
+    super(`Cannot commit to account ${accountId}: too many concurrent writers`);
+    this.name = "TooMuchContention";
+  }
+}
+
+const MAX_ATTEMPTS = 64;
+const RECENT_BATCHES = 16;
+
+export async function readAccount(kv: Deno.Kv, accountId: string): Promise<Versioned | null> {
+  const e = await kv.get<AccountState>(KV.account(accountId));
+  return e.value && e.versionstamp ? { state: e.value, versionstamp: e.versionstamp } : null;
+}
+
+/**
+ * Decides on `known` (a possibly stale cached copy) or on a fresh read. A decision that writes
+ * nothing is trusted only when made on a fresh read, since a stale copy may wrongly refuse.
+ */
+export async function transact<T>(
+  kv: Deno.Kv,
+  accountId: string,
+  known: Versioned | null,
+  decide: (state: AccountState | null) => Decision<T>,
+): Promise<{ result: T; current: Versioned | null }> {
+  let cur = known;
+  let fresh = false;
+  if (!cur) {
+    cur = await readAccount(kv, accountId);
+    fresh = true;
+  }
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const d = decide(cur ? structuredClone(cur.state) : null);
+    if (!d.next) {
+      if (fresh) return { result: d.result, current: cur };
+      cur = await readAccount(kv, accountId);
+      fresh = true;
+      continue;
+    }
+    const batch = crypto.randomUUID();
+    d.next.recent_batches = [batch, ...(d.next.recent_batches ?? []).slice(0, RECENT_BATCHES - 1)];
+    const op = kv.atomic()
+      .check({ key: KV.account(accountId), versionstamp: cur?.versionstamp ?? null })
+      .set(KV.account(accountId), d.next);
+    d.extend?.(op);
+    let committed: Deno.KvCommitResult | Deno.KvCommitError | null = null;
+    try {
+      committed = await op.commit();
+    } catch {
+      committed = null; // outcome unknown: the re-read below tells
+    }
+    if (committed?.ok) return { result: d.result, current: { state: d.next, versionstamp: committed.versionstamp } };
+    cur = await readAccount(kv, accountId);
+    fresh = true;
+    if (cur?.state.recent_batches?.includes(batch)) return { result: d.result, current: cur };
+    if (attempt >= 4) await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
+  }
+  throw new TooMuchContention(accountId);
+}

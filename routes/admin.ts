@@ -1,0 +1,86 @@
+/**
+ * The operator's admin API (INTERFACE.md), present only when ADMIN_TOKEN is set. The token is
+ * compared in constant time. The CLI and the dashboard call the same Accounts functions.
+ */
+import type { Context, Hono } from "hono";
+import { timingSafeEqual } from "node:crypto";
+import { Buffer } from "node:buffer";
+import type { Deps } from "../app.ts";
+import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
+import { hashKey } from "../metering/api_key.ts";
+import { ApiError } from "./api_error.ts";
+
+export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
+  const expected = Buffer.from(hashKey(adminToken), "hex");
+  const { accounts, plans } = deps;
+
+  app.use("/admin/*", async (c, next) => {
+    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    const given = Buffer.from(hashKey(m?.[1] ?? ""), "hex");
+    if (!timingSafeEqual(given, expected)) {
+      throw new ApiError(401, "unauthorized", "The admin API needs Authorization: Bearer <ADMIN_TOKEN>.");
+    }
+    await next();
+  });
+
+  app.post("/admin/accounts", async (c) => {
+    const body = await jsonBody(c);
+    const a = await accounts.create(body.email as string, (body.plan as string) ?? "free");
+    return c.json(accountView(a), 201);
+  });
+
+  app.get("/admin/accounts/:id", async (c) => {
+    const a = await accounts.get(c.req.param("id"));
+    return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
+  });
+
+  app.patch("/admin/accounts/:id", async (c) => {
+    const body = await jsonBody(c);
+    const a = await accounts.update(c.req.param("id"), {
+      plan: body.plan as string | undefined,
+      status: body.status as string | undefined,
+    });
+    return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
+  });
+
+  app.post("/admin/accounts/:id/keys", async (c) => {
+    const body = await jsonBody(c);
+    const { key, value } = await accounts.createKey(c.req.param("id"), {
+      mode: body.mode as string | undefined,
+      name: body.name as string | undefined,
+    });
+    return c.json(createdKeyView(key, value), 201);
+  });
+
+  app.get("/admin/accounts/:id/keys", async (c) => {
+    const a = await accounts.get(c.req.param("id"));
+    return c.json({ keys: Object.values(a.keys).map(keyView) });
+  });
+
+  app.delete("/admin/keys/:key_id", async (c) => {
+    return c.json(keyView(await accounts.revokeKey(c.req.param("key_id"))));
+  });
+}
+
+/** The only place a key's value is ever returned. */
+export function createdKeyView(key: { id: string; prefix: string; last4: string; mode: string; name: string; created_at: number }, value: string) {
+  return {
+    id: key.id,
+    key: value,
+    prefix: key.prefix,
+    last4: key.last4,
+    mode: key.mode,
+    name: key.name,
+    created_at: new Date(key.created_at).toISOString(),
+  };
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === "object" && !Array.isArray(v)) return v;
+  } catch { /* answered below */ }
+  throw new ApiError(400, "invalid_json", "The request body must be a JSON object.");
+}

@@ -1,0 +1,36 @@
+/**
+ * Who is calling: the key from `x-api-key`, `Authorization: Bearer`, or (last resort) the
+ * `api_key` query parameter, resolved to its account. Missing, malformed and unknown keys all
+ * get the same 401; a revoked key gets it too, from the meter, with the same body.
+ */
+import type { Accounts } from "../metering/accounts.ts";
+import { KEY_PATTERN } from "../metering/api_key.ts";
+import { ApiError, UNAUTHORIZED_MESSAGE } from "./api_error.ts";
+
+export interface Caller {
+  accountId: string;
+  keyId: string;
+}
+
+export function presentedKey(req: Request, url: URL): string | null {
+  const header = req.headers.get("x-api-key");
+  if (header) return header.trim();
+  const auth = req.headers.get("authorization");
+  if (auth) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  return url.searchParams.get("api_key");
+}
+
+export async function authenticate(accounts: Accounts, req: Request, url: URL): Promise<Caller> {
+  const value = presentedKey(req, url);
+  if (!value || !KEY_PATTERN.test(value)) throw unauthorized();
+  const found = await accounts.lookupKey(value);
+  if (!found) throw unauthorized();
+  return { accountId: found.account_id, keyId: found.key_id };
+}
+
+export function unauthorized(): ApiError {
+  return new ApiError(401, "unauthorized", UNAUTHORIZED_MESSAGE);
+}

@@ -1,0 +1,78 @@
+/**
+ * The metered data endpoints: authenticate, admit and charge (one batched commit), validate,
+ * ask the data source, check the answer against the endpoint's schema. A call that fails after
+ * its charge is refunded, so no failed call costs a credit.
+ */
+import type { Hono } from "hono";
+import type { Deps } from "../app.ts";
+import type { Endpoint } from "../schemas/endpoints.ts";
+import { ApiError } from "./api_error.ts";
+import { authenticate } from "./authenticate.ts";
+import { meterHeaders } from "./meter_headers.ts";
+import { refusalError } from "./refusals.ts";
+import { validateQuery } from "./validate_query.ts";
+import type { Snapshot } from "../metering/meter.ts";
+
+export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
+  for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c.req.raw));
+}
+
+async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  const caller = await authenticate(deps.accounts, req, url);
+  const input = validateQuery(ep.params, url.searchParams);
+  const admitted = await deps.meter.call(caller.accountId, caller.keyId, {
+    group: ep.group,
+    cost: ep.cost,
+    valid: input.ok,
+  });
+  let snapshot = admitted.snapshot;
+  const headers = () => meterHeaders(snapshot, 0, deps.clock.now());
+  if (admitted.outcome === "invalid" || !input.ok) {
+    const detail = input.ok ? [] : input.detail;
+    return Response.json({ detail }, { status: 422, headers: headers() });
+  }
+  if (admitted.outcome !== "admitted") throw refusalError(admitted.outcome, headers());
+
+  const periodStart = admitted.snapshot!.periodStart;
+  let charged = admitted.charged;
+  try {
+    const body = await deps.dataSource.fetch({
+      endpoint: ep,
+      params: input.value,
+      chargePage: async () => {
+        const r = await deps.meter.charge(caller.accountId, 1);
+        if (r.ok) {
+          charged += 1;
+          snapshot = r.snapshot;
+        }
+        return r.ok;
+      },
+    });
+    const checked = ep.response.safeParse(body);
+    if (!checked.success) {
+      deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));
+      throw new ApiError(502, "upstream_error", "The upstream page did not yield a complete answer.");
+    }
+    return Response.json(checked.data, { headers: meterHeaders(snapshot, charged, deps.clock.now()) });
+  } catch (e) {
+    await refundQuietly(deps, caller.accountId, periodStart, charged);
+    const refunded: Snapshot | null = snapshot && { ...snapshot, remaining: snapshot.remaining + charged };
+    const err = e instanceof ApiError ? e : unexpected(deps, e);
+    err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
+    throw err;
+  }
+}
+
+async function refundQuietly(deps: Deps, accountId: string, periodStart: number, amount: number) {
+  try {
+    await deps.meter.refund(accountId, periodStart, amount);
+  } catch (e) {
+    deps.log.error(`refund of ${amount} credit(s) to ${accountId} failed`, e);
+  }
+}
+
+function unexpected(deps: Deps, e: unknown): ApiError {
+  deps.log.error("data source failed unexpectedly", e);
+  return new ApiError(502, "upstream_error", "The upstream request failed.");
+}

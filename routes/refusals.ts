@@ -1,0 +1,30 @@
+/** The meter's refusals as the spec's errors. */
+import { ApiError } from "./api_error.ts";
+import { unauthorized } from "./authenticate.ts";
+import type { Refusal } from "../metering/meter.ts";
+
+export function refusalError(refusal: Exclude<Refusal, "invalid">, headers: Record<string, string>): ApiError {
+  switch (refusal) {
+    case "unauthorized":
+      return unauthorized();
+    case "forbidden":
+      return new ApiError(
+        403,
+        "forbidden",
+        "This key's subscription is inactive or its plan does not include this endpoint group.",
+        headers,
+      );
+    case "rate_limited":
+      return new ApiError(429, "rate_limited", "Too many requests this second for this key; wait and retry.", {
+        ...headers,
+        "Retry-After": "1",
+      });
+    case "quota_exhausted":
+      return new ApiError(
+        429,
+        "quota_exhausted",
+        `The credits of this period are used up; they reset at ${headers["X-Credits-Reset"] ?? "the period's end"}.`,
+        headers,
+      );
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Query string → typed parameters, or the 422 `detail` list of SPEC.md (one entry per failing
+ * parameter, pydantic's `type`/`msg` vocabulary). The last value wins for a repeated parameter.
+ */
+import type { z } from "zod";
+import type { Param } from "../schemas/params.ts";
+
+export interface DetailEntry {
+  loc: ["query", string];
+  msg: string;
+  type: string;
+  input: unknown;
+}
+
+export type Validated =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; detail: DetailEntry[] };
+
+type Failure = { type: string; msg: string };
+
+const INT = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function validateQuery(params: Record<string, Param>, query: URLSearchParams): Validated {
+  const value: Record<string, unknown> = {};
+  const detail: DetailEntry[] = [];
+  for (const [name, param] of Object.entries(params)) {
+    const all = query.getAll(name);
+    const raw = all.length ? all[all.length - 1] : undefined;
+    const result = validateOne(param, raw);
+    if ("failure" in result) {
+      detail.push({ loc: ["query", name], msg: result.failure.msg, type: result.failure.type, input: raw ?? null });
+    } else if (result.value !== undefined) {
+      value[name] = result.value;
+    }
+  }
+  return detail.length ? { ok: false, detail } : { ok: true, value };
+}
+
+function validateOne(param: Param, raw: string | undefined): { value: unknown } | { failure: Failure } {
+  if (raw === undefined) {
+    if (param.required) return { failure: { type: "missing", msg: "Field required" } };
+    return parseWith(param.schema, undefined);
+  }
+  const converted = convert(param, raw);
+  if ("failure" in converted) return converted;
+  return parseWith(param.schema, converted.value);
+}
+
+function convert(param: Param, raw: string): { value: unknown } | { failure: Failure } {
+  switch (param.kind) {
+    case "int":
+      return INT.test(raw.trim()) ? { value: Number(raw.trim()) } : {
+        failure: { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" },
+      };
+    case "number":
+      return NUMBER.test(raw.trim()) && Number.isFinite(Number(raw)) ? { value: Number(raw.trim()) } : {
+        failure: { type: "float_parsing", msg: "Input should be a valid number, unable to parse string as a number" },
+      };
+    case "bool": {
+      const t = raw.trim().toLowerCase();
+      if (t === "true") return { value: true };
+      if (t === "false") return { value: false };
+      return { failure: { type: "bool_parsing", msg: "Input should be a valid boolean, unable to interpret input" } };
+    }
+    case "string":
+      return { value: param.upper ? raw.trim().toUpperCase() : raw.trim() };
+  }
+}
+
+function parseWith(schema: z.ZodType, input: unknown): { value: unknown } | { failure: Failure } {
+  const r = schema.safeParse(input);
+  if (r.success) return { value: r.data };
+  return { failure: describe(r.error.issues[0] as unknown as Record<string, unknown>) };
+}
+
+function describe(issue: Record<string, unknown>): Failure {
+  const isString = issue.origin === "string";
+  switch (issue.code) {
+    case "too_small":
+      return isString
+        ? { type: "string_too_short", msg: `String should have at least ${plural(issue.minimum, "character")}` }
+        : { type: "greater_than_equal", msg: `Input should be greater than or equal to ${issue.minimum}` };
+    case "too_big":
+      return isString
+        ? { type: "string_too_long", msg: `String should have at most ${plural(issue.maximum, "character")}` }
+        : { type: "less_than_equal", msg: `Input should be less than or equal to ${issue.maximum}` };
+    case "invalid_format":
+      return { type: "string_pattern_mismatch", msg: `String should match pattern '${patternText(issue.pattern)}'` };
+    case "invalid_value": {
+      const values = (issue.values as unknown[]).map((v) => `'${v}'`);
+      const list = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0];
+      return { type: "enum", msg: `Input should be ${list}` };
+    }
+    default:
+      return { type: "value_error", msg: String(issue.message ?? "Invalid value") };
+  }
+}
+
+function plural(n: unknown, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** zod reports a pattern as "/source/flags"; pydantic shows the bare source. */
+function patternText(pattern: unknown): string {
+  return String(pattern ?? "").replace(/^\/(.*)\/[a-z]*$/, "$1");
+}
