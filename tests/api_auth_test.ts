@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+
+const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
+
+Deno.test("a data call without a key gets 401 telling how to send one", async () => {
+  await using s = await startServer();
+  const r = await s.get(OFFERS);
+  assert.equal(r.status, 401);
+  const body = await r.json();
+  assert.equal(body.error.code, "unauthorized");
+  assert.equal(body.error.status, 401);
+  assert.match(body.error.message, /x-api-key/);
+  assert.match(body.error.message, /Bearer/);
+});
+
+Deno.test("the key is accepted as x-api-key, Bearer token and api_key query alike", async () => {
+  await using s = await startServer({ plans: undefined });
+  const { key } = await s.account("starter");
+  const viaHeader = await s.get(OFFERS, key);
+  assert.equal(viaHeader.status, 200);
+  await viaHeader.body?.cancel();
+  const viaBearer = await fetch(s.url + OFFERS, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(viaBearer.status, 200);
+  await viaBearer.body?.cancel();
+  const viaQuery = await fetch(`${s.url}${OFFERS}&api_key=${key}`);
+  assert.equal(viaQuery.status, 200);
+  await viaQuery.body?.cancel();
+});
+
+Deno.test("unknown, malformed and revoked keys get the same 401 body", async () => {
+  await using s = await startServer();
+  const { key, keyId } = await s.account("starter");
+  const unknown = await (await s.get(OFFERS, "shelf_live_" + "0".repeat(48))).json();
+  const malformed = await (await s.get(OFFERS, "hello")).json();
+  const ok = await s.get(OFFERS, key);
+  assert.equal(ok.status, 200);
+  await ok.body?.cancel();
+  await s.accounts.revokeKey(keyId);
+  const revoked = await s.get(OFFERS, key);
+  assert.equal(revoked.status, 401);
+  assert.deepEqual(await revoked.json(), unknown);
+  assert.deepEqual(malformed, unknown);
+});
+
+Deno.test("a revocation made by another process is seen by the very next call", async () => {
+  await using s = await startServer();
+  const { key, keyId } = await s.account("starter");
+  const first = await s.get(OFFERS, key);
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  // A second store handle on the same file stands for the CLI or another instance.
+  const other = await Deno.openKv(s.kvPath);
+  const { Accounts } = await import("../metering/accounts.ts");
+  const { builtinPlans } = await import("../metering/plans.ts");
+  const { systemClock } = await import("../metering/clock.ts");
+  await new Accounts(other, builtinPlans(), systemClock).revokeKey(keyId);
+  other.close();
+  const next = await s.get(OFFERS, key);
+  assert.equal(next.status, 401);
+  await next.body?.cancel();
+});
+
+Deno.test("GET /v1/ needs no key and an unknown path is 404 not_found without one", async () => {
+  await using s = await startServer();
+  const index = await s.get("/v1/");
+  assert.equal(index.status, 200);
+  const body = await index.json();
+  assert.ok(body.endpoints.some((e: { path: string }) => e.path === "/v1/products/search"));
+  const missing = await s.get("/v1/nope");
+  assert.equal(missing.status, 404);
+  assert.deepEqual((await missing.json()).error.code, "not_found");
+});
