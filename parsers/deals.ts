@@ -1,0 +1,76 @@
+/**
+ * Today's Deals (`/deals`, `/gp/goldbox`): the grid of deal cards.
+ *
+ * NOT YET VERIFIED ON A REAL PAGE: the corpus holds no deals page. The selectors follow the markup
+ * public scrapers read (`data-testid="deal-card"` / `grid-deal-card` cards carrying
+ * `data-deal-id`, `DealCard-module__…` classes, `a-price` prices, badge and percent-off copy) and
+ * are tested on a hand-built page in that shape only.
+ */
+import { absoluteUrl, all, attr, type Element, one, parseHtml, text } from "./dom.ts";
+import { parsePrice } from "./price.ts";
+import { ParseError } from "./parse_error.ts";
+import type { DealsPage } from "../schemas/pages.ts";
+import type { DealItem } from "../schemas/resources.ts";
+import { asinFromHref, guardParse, isAsin, originOf, type ParseOptions, productUrl } from "./page_common.ts";
+import { outermost } from "./dom_tree.ts";
+
+const CARD = '[data-testid="deal-card"], [data-testid="grid-deal-card"], [data-deal-id], [class*="DealCard-module__card"]';
+const TITLE = '[data-testid="deal-title"], [class*="DealContent-module__truncate"], [class*="DealTitle"], .a-truncate-full';
+const BADGE = '[data-testid="deal-badge-label"], [class*="BadgeAutomatedLabel"], [class*="dealBadge"]';
+const DISCOUNT = '[data-testid="deal-percent-off"], [class*="savingsPercentage"], [class*="BadgeAutomated-module__badgeOneLineContainer"] > span:first-child';
+const PERCENT_OFF = /-?\d{1,3}\s?%(?:\s?(?:off|Rabatt|de réduction|di sconto|de descuento|de desconto))?/i;
+const DEAL_LINK = /\/deal\/([A-Za-z0-9]+)/;
+
+export function parseDeals(html: string, opts: ParseOptions): DealsPage {
+  return guardParse("deals page", html, opts, () => {
+    const doc = parseHtml(html);
+    const cards = outermost(all(doc, CARD));
+    if (cards.length === 0 && !/id=["']grid-main-container["']|data-testid=["']grid-deals-container["']/.test(html)) {
+      throw new ParseError("unrecognised", "Cannot parse deals page: no deal cards");
+    }
+    const origin = originOf(opts.marketplace);
+    const results: DealItem[] = [];
+    for (const card of cards) {
+      const item = readCard(card, origin, opts.marketplace);
+      if (item) results.push(item);
+    }
+    return { results };
+  });
+}
+
+function readCard(card: Element, origin: string, marketplace: string): DealItem | null {
+  const link = one(card, 'a[href*="/dp/"], a[href*="/gp/product/"]');
+  const dealLink = one(card, 'a[href*="/deal/"]');
+  const asin = cardAsin(card, attr(link, "href"));
+  const dealId = attr(card, "data-deal-id") || attr(one(card, "[data-deal-id]"), "data-deal-id") ||
+    (DEAL_LINK.exec(attr(dealLink, "href"))?.[1] ?? "");
+  // A multi-product deal links to its deal page instead of a product.
+  const url = asin ? productUrl(origin, asin) : absoluteUrl(attr(dealLink, "href").split("?")[0], origin);
+  if (!url) return null;
+  const priceText = text(one(card, ".a-price:not(.a-text-price) .a-offscreen"));
+  return {
+    url,
+    asin,
+    badge: text(one(card, BADGE)) || null,
+    image: attr(one(card, "img"), "src") || null,
+    price: priceText ? parsePrice(priceText, marketplace) : null,
+    title: text(one(card, TITLE)) || null,
+    deal_id: dealId || null,
+    discount: discountOf(card),
+  };
+}
+
+function cardAsin(card: Element, href: string): string {
+  for (const node of [card, one(card, "[data-asin]")]) {
+    const v = attr(node, "data-asin");
+    if (isAsin(v)) return v;
+  }
+  return asinFromHref(href);
+}
+
+/** The card's own percent-off element, else the first "NN% off" copy anywhere in the card. */
+function discountOf(card: Element): string {
+  const own = text(one(card, DISCOUNT));
+  if (PERCENT_OFF.test(own)) return own;
+  return PERCENT_OFF.exec(text(card))?.[0] ?? "";
+}

@@ -1,0 +1,67 @@
+/**
+ * A promotion page (`/promotion/psp/<promo_id>`): title, schedule, terms and the eligible items.
+ *
+ * NOT YET VERIFIED ON A REAL PAGE: the corpus holds no promotion page. The selectors follow what
+ * public scrapers read on it (`#promotionTitle`, `#promotionSchedule`, products as `[data-asin]`
+ * tiles) and are tested on a hand-built page in that shape only; the terms box id is the least
+ * certain of them.
+ */
+import { absoluteUrl, all, attr, type Document, one, parseHtml, text } from "./dom.ts";
+import { ParseError } from "./parse_error.ts";
+import type { PromotionPage } from "../schemas/pages.ts";
+import { guardParse, isAsin, originOf, type ParseOptions } from "./page_common.ts";
+
+const PROMO_ID = /\/promotion\/psp\/([A-Za-z0-9]+)/;
+const TERMS = "#promotionTerms, #termsAndConditions, #promotionDescription";
+// "From … to …" in the page's language; the dates stay the page's own text.
+const RANGE = /^(?:from|de|vom|von|du|desde|dal)\s+(.+?)\s+(?:to|until|até|bis|au|hasta|al)\s+(.+?)\.?$/i;
+const ENDS = /^(?:ends?(?: on)?|expires?(?: on)?|expira em|endet am|termine le|finaliza el|scade il)\s*:?\s+(.+?)\.?$/i;
+const DISCOUNT = /\d+(?:[.,]\d+)?\s?%|(?:US\$|R\$|[$€£₹¥])\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|zł|kr)/;
+
+export function parsePromotion(html: string, opts: ParseOptions): PromotionPage {
+  return guardParse("promotion page", html, opts, () => {
+    const promoId = promoIdOf(html, opts.url);
+    if (!/id=["']promotionTitle["']/.test(html) && !promoId) {
+      throw new ParseError("unrecognised", "Cannot parse promotion page: no promotion markup");
+    }
+    const doc = parseHtml(html);
+    const origin = originOf(opts.marketplace);
+    const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));
+    const { starts_at, ends_at } = schedule(text(one(doc, "#promotionSchedule")));
+    return {
+      url: opts.url ? absoluteUrl(opts.url, origin) : promoId ? `${origin}/promotion/psp/${promoId}` : "",
+      terms: text(one(doc, TERMS)),
+      title,
+      ends_at,
+      discount: DISCOUNT.exec(title)?.[0] ?? "",
+      promo_id: promoId,
+      starts_at,
+      marketplace: opts.marketplace.toUpperCase(),
+      eligible_items: eligibleItems(doc),
+    };
+  });
+}
+
+function schedule(s: string): { starts_at: string | null; ends_at: string | null } {
+  const range = RANGE.exec(s);
+  if (range) return { starts_at: range[1], ends_at: range[2] };
+  const ends = ENDS.exec(s);
+  return { starts_at: null, ends_at: ends ? ends[1] : null };
+}
+
+/** Every ASIN a product tile names, once, in page order. */
+function eligibleItems(doc: Document): string[] {
+  const seen = new Set<string>();
+  for (const el of all(doc, "[data-asin]")) {
+    const asin = attr(el, "data-asin");
+    if (isAsin(asin)) seen.add(asin);
+  }
+  return [...seen];
+}
+
+function promoIdOf(html: string, url?: string): string {
+  const fromUrl = PROMO_ID.exec(url ?? "")?.[1];
+  if (fromUrl) return fromUrl;
+  const canonical = /<link[^>]+rel=["']?canonical["']?[^>]*>/i.exec(html)?.[0] ?? "";
+  return PROMO_ID.exec(canonical)?.[1] ?? "";
+}

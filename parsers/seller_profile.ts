@@ -1,0 +1,95 @@
+/**
+ * Seller profile (`/sp?seller=<id>`): name, logo, "About Seller", the twelve-month feedback
+ * summary and the "Detailed Seller Information" box.
+ *
+ * NOT YET VERIFIED ON A REAL PAGE: the corpus holds no seller profile. The selectors follow what
+ * public scrapers read on it (`#seller-name`, `#seller-logo-column img`,
+ * `#seller-info-feedback-summary`, `#spp-expander-about-seller`, `#page-section-detail-seller-info`
+ * rows of `.a-text-bold` label + value, address lines in `.indent-left` rows) and are tested on a
+ * hand-built page in that shape only.
+ */
+import { absoluteUrl, all, attr, type Document, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import { ParseError } from "./parse_error.ts";
+import type { SellerProfilePage } from "../schemas/pages.ts";
+import { guardParse, originOf, type ParseOptions } from "./page_common.ts";
+
+const MARKERS = /id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/;
+
+export function parseSellerProfile(html: string, opts: ParseOptions): SellerProfilePage {
+  return guardParse("seller profile", html, opts, () => {
+    if (!MARKERS.test(html)) throw new ParseError("unrecognised", "Cannot parse seller profile: no seller markup");
+    const doc = parseHtml(html);
+    const origin = originOf(opts.marketplace);
+    const sellerId = sellerIdOf(doc, opts.url);
+    const summary = one(doc, "#seller-info-feedback-summary");
+    const summaryText = text(summary);
+    return {
+      url: opts.url ? absoluteUrl(opts.url, origin) : sellerId ? `${origin}/sp?seller=${sellerId}` : "",
+      logo: absoluteUrl(attr(one(doc, "#seller-logo-column img, #sellerLogo, img.seller-logo-img"), "src"), origin),
+      name: text(one(doc, "#seller-name")),
+      about: aboutOf(doc),
+      rating: ratingFrom(text(one(summary ?? doc, ".a-icon-alt"))) ??
+        ratingFrom(text(one(doc, "#effective-timeperiod-rating-year-description"))) ?? 0,
+      seller_id: sellerId,
+      positive_pct: intFrom(/(\d{1,3})\s?%/.exec(summaryText)?.[1] ?? "") ?? 0,
+      ratings_count: ratingsCountOf(summaryText, doc),
+      business_details: businessDetails(doc),
+    };
+  });
+}
+
+/** The expanded "About Seller" text when the page carries it, else the visible part. */
+function aboutOf(doc: Document): string {
+  const box = one(doc, "#spp-expander-about-seller, #page-section-about-seller");
+  if (!box) return "";
+  return text(one(box, ".spp-expander-more-content")) || text(one(box, ".spp-expander-less-content")) || text(box);
+}
+
+/** "(1,234 ratings)" in the summary, else the twelve-month count of the ratings table. */
+function ratingsCountOf(summaryText: string, doc: Document): number {
+  const inSummary = /\(([\d.,\s\u00a0]+)[^)]*\)/.exec(summaryText)?.[1];
+  return intFrom(inSummary ?? "") ?? intFrom(text(one(doc, "#rating-365d-num .ratings-reviews-count"))) ?? 0;
+}
+
+/** The seller id of the requested URL, else of the page's storefront or feedback links. */
+function sellerIdOf(doc: Document, url?: string): string {
+  const fromUrl = /[?&]seller=([A-Z0-9]+)/.exec(url ?? "")?.[1];
+  if (fromUrl) return fromUrl;
+  for (const a of all(doc, 'a[href*="seller="], a[href*="me="]')) {
+    const m = /[?&](?:seller|me)=([A-Z0-9]{8,})/.exec(attr(a, "href"));
+    if (m) return m[1];
+  }
+  return "";
+}
+
+/**
+ * Label → value of "Detailed Seller Information". A label row holds a bold label and maybe its
+ * value; the `.indent-left` rows after it are further lines of the same value (the address).
+ */
+function businessDetails(doc: Document): Record<string, string> {
+  const details: Record<string, string> = {};
+  const box = one(doc, "#page-section-detail-seller-info");
+  if (!box) return details;
+  let key = "";
+  for (const row of all(box, ".a-row")) {
+    const label = one(row, ".a-text-bold");
+    if (label) {
+      key = text(label).replace(/\s*[:：]\s*$/, "");
+      addLine(details, key, valueAfterLabel(row, label));
+    } else if (key && /\bindent-left\b/.test(attr(row, "class"))) {
+      addLine(details, key, text(row));
+    }
+  }
+  for (const k of Object.keys(details)) if (!details[k]) delete details[k];
+  return details;
+}
+
+function valueAfterLabel(row: Element, label: Element): string {
+  return all(row, "span").filter((s) => s !== label && !label.children.includes(s)).map(text).filter(Boolean).join(" ");
+}
+
+function addLine(details: Record<string, string>, key: string, line: string) {
+  if (!key) return;
+  const prev = details[key] ?? "";
+  details[key] = prev && line ? `${prev}, ${line}` : prev || line;
+}

@@ -1,0 +1,41 @@
+// NOT YET VERIFIED ON A REAL PAGE: the corpus has no /deal/<id> page; these tests read a
+// hand-built page that follows the octopus deal-landing markup public scrapers document.
+import assert from "node:assert/strict";
+import { parseDealProducts } from "../parsers/deal_products.ts";
+import { ParseError } from "../parsers/parse_error.ts";
+import { DealProductsPage } from "../schemas/pages.ts";
+import { fixture } from "./fixture.ts";
+import { DEAL_PRODUCTS_PAGE } from "./handbuilt_pages.ts";
+import { assertRobust } from "./robustness.ts";
+
+Deno.test("parseDealProducts() reads each product of the deal with its list price", () => {
+  const page = DealProductsPage.parse(parseDealProducts(DEAL_PRODUCTS_PAGE, { marketplace: "US" }));
+  assert.equal(page.deal_id, "e5f6a7b8");
+  assert.equal(page.results.length, 2);
+  assert.deepEqual(page.results[0], {
+    url: "https://www.amazon.com/dp/B07QXV6N1B",
+    asin: "B07QXV6N1B",
+    image: "https://m.media-amazon.com/images/I/81wYzPhzSSL._AC_SY200_.jpg",
+    price: { amount: 29.99, display: "$29.99", currency: "USD", list_price: 49.99 },
+    title: "Rubbermaid Brilliance Food Storage Containers, 10-Piece Set",
+    rating: 4.7,
+    reviews_count: 48106,
+  });
+  assert.deepEqual(page.results[1].price, { amount: 12.74, display: "$12.74", currency: "USD", list_price: null });
+  assert.equal(page.results[1].rating, 0);
+  assert.equal(page.results[1].reviews_count, 0);
+});
+
+Deno.test("parseDealProducts() takes the deal id from the requested URL first", () => {
+  const page = parseDealProducts(DEAL_PRODUCTS_PAGE, { marketplace: "US", url: "https://www.amazon.com/deal/ffff0000?ref=x" });
+  assert.equal(page.deal_id, "ffff0000");
+});
+
+Deno.test("parseDealProducts() refuses a page without a deal product list", async () => {
+  const product = await fixture("product/amazon.com__webapis-B004OA758C.html");
+  assert.throws(() => parseDealProducts(product, { marketplace: "US" }), ParseError);
+});
+
+Deno.test("parseDealProducts() gives a valid page or ParseError on truncated and junk input", () => {
+  assertRobust(parseDealProducts, DealProductsPage, DEAL_PRODUCTS_PAGE, "US");
+});

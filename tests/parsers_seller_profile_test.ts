@@ -1,0 +1,50 @@
+// NOT YET VERIFIED ON A REAL PAGE: the corpus has no /sp?seller= page; these tests read a
+// hand-built page that follows the seller profile markup public scrapers document.
+import assert from "node:assert/strict";
+import { parseSellerProfile } from "../parsers/seller_profile.ts";
+import { ParseError } from "../parsers/parse_error.ts";
+import { SellerProfilePage } from "../schemas/pages.ts";
+import { fixture } from "./fixture.ts";
+import { SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
+import { assertRobust } from "./robustness.ts";
+
+Deno.test("parseSellerProfile() reads name, logo, about, feedback and business details", () => {
+  const url = "https://www.amazon.com/sp?ie=UTF8&seller=A1EXAMPLE7SELLER";
+  const profile = SellerProfilePage.parse(parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US", url }));
+  assert.deepEqual(profile, {
+    url,
+    logo: "https://m.media-amazon.com/images/S/seller-logo/acme.png",
+    name: "ACME Direct",
+    about: "ACME Direct sells hardware and tools. We ship within one business day.",
+    rating: 4.5,
+    seller_id: "A1EXAMPLE7SELLER",
+    positive_pct: 93,
+    ratings_count: 1234,
+    business_details: {
+      "Business Name": "ACME Direct LLC",
+      "Business Address": "100 Main Street, Springfield, IL, US",
+    },
+  });
+});
+
+Deno.test("parseSellerProfile() takes the seller id from the storefront link without a URL", () => {
+  const profile = parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US" });
+  assert.equal(profile.seller_id, "A1EXAMPLE7SELLER");
+  assert.equal(profile.url, "https://www.amazon.com/sp?seller=A1EXAMPLE7SELLER");
+});
+
+Deno.test("parseSellerProfile() leaves absent parts empty", () => {
+  const bare = '<html><body><h1 id="seller-name">Solo</h1></body></html>';
+  assert.deepEqual(parseSellerProfile(bare, { marketplace: "DE" }), {
+    url: "", logo: "", name: "Solo", about: "", rating: 0, seller_id: "", positive_pct: 0, ratings_count: 0, business_details: {},
+  });
+});
+
+Deno.test("parseSellerProfile() refuses a page without seller markup", async () => {
+  const search = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  assert.throws(() => parseSellerProfile(search, { marketplace: "US" }), ParseError);
+});
+
+Deno.test("parseSellerProfile() gives a valid page or ParseError on truncated and junk input", () => {
+  assertRobust(parseSellerProfile, SellerProfilePage, SELLER_PROFILE_PAGE, "US");
+});
