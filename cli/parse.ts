@@ -1,0 +1,95 @@
+/**
+ * `deno task parse [--type T] [--marketplace M] FILE`: parses one saved page and prints the JSON
+ * the matching parser returns. Exit 1 with a one-line reason for a blocked, missing or
+ * unrecognised page; exit 2 for a usage error.
+ */
+import { decodeHtml } from "../parsers/decode.ts";
+import { detectPage } from "../parsers/detect.ts";
+import { PARSERS } from "../parsers/mod.ts";
+import { ParseError } from "../parsers/parse_error.ts";
+import { PAGE_TYPES, type PageType } from "../schemas/pages.ts";
+import { MARKETPLACES, marketplaceForHost } from "../schemas/marketplaces.ts";
+
+interface Args {
+  type?: PageType;
+  marketplace?: string;
+  file: string;
+}
+
+const USAGE = "usage: deno task parse [--type T] [--marketplace M] FILE";
+
+function fail(code: number, line: string): never {
+  console.error(line.replace(/\s+/g, " ").trim());
+  Deno.exit(code);
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Partial<Args> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [flag, inline] = a.startsWith("--") ? a.split(/=(.*)/s, 2) : [a, undefined];
+    const value = () => inline ?? argv[++i] ?? fail(2, `${flag} needs a value; ${USAGE}`);
+    if (flag === "--type") {
+      const t = value();
+      if (!(PAGE_TYPES as readonly string[]).includes(t)) fail(2, `unknown --type ${t}; one of ${PAGE_TYPES.join(", ")}`);
+      args.type = t as PageType;
+    } else if (flag === "--marketplace") {
+      const m = value().toUpperCase();
+      if (!MARKETPLACES.has(m)) fail(2, `unknown --marketplace ${m}; one of ${[...MARKETPLACES.keys()].join(", ")}`);
+      args.marketplace = m;
+    } else if (flag === "--help" || flag === "-h") {
+      fail(0, USAGE);
+    } else if (a.startsWith("--") || args.file) {
+      fail(2, `unexpected argument ${a}; ${USAGE}`);
+    } else {
+      args.file = a;
+    }
+  }
+  if (!args.file) fail(2, USAGE);
+  return args as Args;
+}
+
+/** The page's canonical URL, when it declares one. */
+function canonicalOf(html: string): string | undefined {
+  const tag = /<link[^>]+rel=["']?canonical["']?[^>]*>/i.exec(html)?.[0];
+  return tag ? /href=["']([^"']+)["']/i.exec(tag)?.[1] : undefined;
+}
+
+/** The marketplace of the canonical link, else of the first Amazon storefront URL, else US. */
+function marketplaceOf(html: string, canonical?: string): string {
+  const hosts = [canonical, /https?:\/\/(www\.amazon\.[a-z.]+)\//i.exec(html)?.[1]];
+  for (const h of hosts) {
+    if (!h) continue;
+    const host = /^https?:\/\//.test(h) ? URL.parse(h)?.hostname : h;
+    const m = host ? marketplaceForHost(host) : undefined;
+    if (m) return m.code;
+  }
+  return "US";
+}
+
+function main() {
+  const args = parseArgs(Deno.args);
+  let bytes: Uint8Array;
+  try {
+    bytes = Deno.readFileSync(args.file);
+  } catch (e) {
+    fail(1, `cannot read ${args.file}: ${e instanceof Error ? e.message : e}`);
+  }
+  const html = decodeHtml(bytes);
+  const detected = detectPage(html);
+  if (detected.kind === "blocked") fail(1, `blocked page (${detected.reason}): ${args.file}`);
+  if (detected.kind === "not_found") fail(1, `Amazon's "page not found" page: ${args.file}`);
+  const type = args.type ?? (detected.kind === "page" ? detected.type : undefined);
+  if (!type) fail(1, `unrecognised page, no --type given: ${args.file}`);
+  const canonical = canonicalOf(html);
+  const marketplace = args.marketplace ?? marketplaceOf(html, canonical);
+  try {
+    const result = PARSERS[type](html, { marketplace, url: canonical });
+    console.log(JSON.stringify(result, null, 2));
+  } catch (e) {
+    if (e instanceof ParseError) fail(1, `${e.reason}: ${e.message}`);
+    fail(1, `parser failed: ${e instanceof Error ? e.message : e}`);
+  }
+}
+
+if (import.meta.main) main();

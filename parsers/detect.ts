@@ -1,0 +1,103 @@
+/**
+ * Names a page from its raw HTML with string and regex checks only (no DOM): cheap enough to
+ * run on every upstream body before choosing a parser.
+ *
+ * The page's own type comes first, from Amazon's page-type token (`ue_pty`, `pageType=` in the
+ * location modal) or, for fragments and pages without one, from markup ids that only that page
+ * type has. Block pages are looked for only after that: their phrases ("Something went wrong",
+ * "sign in") also occur in the scripts of ordinary pages.
+ */
+import type { PageType } from "../schemas/pages.ts";
+
+export type BlockReason = "robot_check" | "captcha" | "signin" | "service_unavailable";
+export type Detection =
+  | { kind: "page"; type: PageType }
+  | { kind: "blocked"; reason: BlockReason }
+  | { kind: "not_found" }
+  | { kind: "unknown" };
+
+export function detectPage(html: string): Detection {
+  if (typeof html !== "string" || !html.includes("<")) return { kind: "unknown" };
+  const type = typeFromToken(html) ?? typeFromMarkup(html);
+  if (type) return { kind: "page", type };
+  const reason = blockReason(html);
+  if (reason) return { kind: "blocked", reason };
+  if (isNotFound(html)) return { kind: "not_found" };
+  return { kind: "unknown" };
+}
+
+// `ue_pty='Detail'`, `pageType: "Search"`, `pageType=Search` / `pageType&#x3D;Search` in URLs.
+const PAGE_TOKEN =
+  /(?:\bue_pty\s*=\s*|\bpageType\s*:\s*)["'](Detail|Search|OfferListing|CustomerReviews|zeitgeist)["']|\bpageType(?:=|&#x3D;|&#61;)(Detail|Search|OfferListing|CustomerReviews|zeitgeist)\b/;
+
+function typeFromToken(html: string): PageType | null {
+  const m = PAGE_TOKEN.exec(html);
+  if (!m) return null;
+  switch (m[1] ?? m[2]) {
+    case "Detail":
+      return "product";
+    case "OfferListing":
+      return "offers";
+    case "zeitgeist":
+      return "bestsellers";
+    case "CustomerReviews":
+      return isSingleReview(html) ? "review" : "reviews";
+    default:
+      return isStorefront(html) ? "seller_products" : "search";
+  }
+}
+
+/** A single review (`/gp/customer-reviews/R…`) shares the reviews list's page-type token. */
+function isSingleReview(html: string): boolean {
+  return /\bue_url\s*=\s*['"]\/gp\/customer-reviews\/R|rel=["']?canonical["']?\s+href=["'][^"']*\/gp\/customer-reviews\/R/
+    .test(html);
+}
+
+/** A seller's storefront is a search restricted to one merchant (`s?me=<id>`). */
+function isStorefront(html: string): boolean {
+  return /<input[^>]+name=["']me["'][^>]+value=["'][A-Z0-9]{6,}|storeContext(?:=|&#x3D;)merchant-items/.test(html);
+}
+
+// Pages and fragments without a page-type token, in an order where no earlier marker can occur
+// on a later type's page (seller, promotion and deal pages embed product links and cards).
+const MARKUP: [RegExp, PageType][] = [
+  [/id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/, "offers"],
+  [/id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/, "seller_profile"],
+  [/id=["']promotionTitle["']|\/promotion\/psp\/[A-Z0-9]+["'][^>]*rel=["']?canonical|rel=["']?canonical["']?\s+href=["'][^"']*\/promotion\/psp\//, "promotion"],
+  [/id=["']octopus-dlp-asin-stream["']|class=["'][^"']*octopus-dlp-asin-section/, "deal_products"],
+  [/data-testid=["'](?:grid-)?deal-card["']|data-deal-id=|class=["'][^"']*DealCard-module__|id=["']grid-main-container["']/, "deals"],
+  [/id=["']cm_cr-review_list["']|data-hook=["']review["']/, "reviews"],
+  [/id=["']productTitle["']|id=["']dp-container["']/, "product"],
+  [/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/, "search"],
+  [/id=["']zg_banner_text["']|id=["']gridItemRoot["']/, "bestsellers"],
+];
+
+function typeFromMarkup(html: string): PageType | null {
+  for (const [re, type] of MARKUP) {
+    if (re.test(html)) return type === "search" && isStorefront(html) ? "seller_products" : type;
+  }
+  return null;
+}
+
+// The captcha form posts to /errors/validateCaptcha in every language; the prompt text is a
+// fallback for a variant without that form.
+const CAPTCHA =
+  /validateCaptcha|opfcaptcha|Type the characters you see|Geben Sie die Zeichen|Saisissez les caractères|Introduzca los caracteres|Inserisci i caratteri|Digite os caracteres|表示されている文字を入力/i;
+const SIGNIN_FORM = /<form[^>]*(?:name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin)/i;
+const UNAVAILABLE = /cs_503|Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore/i;
+
+function blockReason(html: string): BlockReason | null {
+  if (CAPTCHA.test(html)) return /<title[^>]*>\s*Robot Check/i.test(html) ? "robot_check" : "captcha";
+  if (SIGNIN_FORM.test(html)) return "signin";
+  if (isNotFound(html)) return null;
+  if (UNAVAILABLE.test(html)) return "service_unavailable";
+  return null;
+}
+
+// The dogs-of-Amazon 404 says "Looking for something?" (and links cs_404); the 503 links cs_503.
+const NOT_FOUND =
+  /cs_404|Looking for something\?|Sorry! We couldn.t find that page|Suchen Sie etwas\?|Vous cherchez quelque chose \?|¿Buscas algo\?|Cerchi qualcosa\?/i;
+
+function isNotFound(html: string): boolean {
+  return NOT_FOUND.test(html);
+}

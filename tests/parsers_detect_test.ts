@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { detectPage } from "../parsers/detect.ts";
+import { fixture, fixtureNames } from "./fixture.ts";
+import * as handbuilt from "./handbuilt_pages.ts";
+
+const FOLDERS = ["bestsellers", "offers", "product", "reviews", "search", "seller_products"];
+
+// MANIFEST files weih-B003EM8008-p3837 as a product-reviews page, but the capture is a single
+// review (/gp/customer-reviews/R12J0UJC4DRYLC, title "Amazon Customer's review of …"), so the
+// detector names it "review": the registry then hands it to the single-review parser.
+const EXCEPTIONS: Record<string, string> = { "reviews/amazon.com__weih-B003EM8008-p3837.html": "review" };
+
+Deno.test("detectPage() names every corpus page by its folder", async () => {
+  for (const folder of FOLDERS) {
+    for (const name of fixtureNames(folder)) {
+      const got = detectPage(await fixture(name));
+      assert.deepEqual(got, { kind: "page", type: EXCEPTIONS[name] ?? folder }, name);
+    }
+  }
+});
+
+Deno.test("detectPage() names the reason of every corpus block page", async () => {
+  const expected: Record<string, string> = {
+    "blocked/amazon.com__app-robot-check.html": "robot_check",
+    "blocked/amazon.com__cagan-dogs-of-amazon-503.html": "service_unavailable",
+    "blocked/amazon.com__msheraz-captcha.html": "captcha",
+    "blocked/amazon.de__epic-503-tut-uns-leid.html": "service_unavailable",
+    "blocked/amazon.de__epic-captcha.html": "captcha",
+    "blocked/amazon.de__epic-reviews-signin-wall.html": "signin",
+    "blocked/amazon.in__akanil-signin.html": "signin",
+  };
+  const names = fixtureNames("blocked");
+  assert.deepEqual(names, Object.keys(expected).sort());
+  for (const name of names) {
+    assert.deepEqual(detectPage(await fixture(name)), { kind: "blocked", reason: expected[name] }, name);
+  }
+});
+
+// Hand-built: no real capture of these page types exists in the corpus.
+Deno.test("detectPage() names the hand-built deals, deal, seller, promotion and 404 pages", () => {
+  assert.deepEqual(detectPage(handbuilt.DEALS_PAGE), { kind: "page", type: "deals" });
+  assert.deepEqual(detectPage(handbuilt.DEAL_PRODUCTS_PAGE), { kind: "page", type: "deal_products" });
+  assert.deepEqual(detectPage(handbuilt.SELLER_PROFILE_PAGE), { kind: "page", type: "seller_profile" });
+  assert.deepEqual(detectPage(handbuilt.PROMOTION_PAGE), { kind: "page", type: "promotion" });
+  assert.deepEqual(detectPage(handbuilt.NOT_FOUND_PAGE), { kind: "not_found" });
+});
+
+Deno.test("detectPage() recognises captcha pages in other languages and says unknown otherwise", () => {
+  const fr = "<html><body><h4>Saisissez les caractères que vous voyez ci-dessous</h4></body></html>";
+  assert.deepEqual(detectPage(fr), { kind: "blocked", reason: "captcha" });
+  assert.deepEqual(detectPage(""), { kind: "unknown" });
+  assert.deepEqual(detectPage("not html"), { kind: "unknown" });
+  assert.deepEqual(detectPage("<html><body><p>hello</p></body></html>"), { kind: "unknown" });
+});
+
+Deno.test("detectPage() stays cheap on the largest corpus pages", async () => {
+  const html = await fixture("product/amazon.com__wk-B0BN72FYFG-renewed.html");
+  const search = await fixture("search/amazon.fr__imen-headphones.html");
+  const start = performance.now();
+  for (let i = 0; i < 20; i++) detectPage(html), detectPage(search);
+  // Far below one DOM parse of either page (tens of milliseconds).
+  assert.ok((performance.now() - start) / 40 < 5, "detection should take a few milliseconds at most");
+});
