@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { burst, count, ManualClock, startServer } from "./test_server.ts";
+
+const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
+
+Deno.test("5 calls within one second on a 1 req/s key: 1 admitted, 4 rate_limited with Retry-After: 1", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 100));
+  await using s = await startServer({ clock });
+  const { key } = await s.account("free");
+  const responses = await Promise.all(Array.from({ length: 5 }, () => s.get(OFFERS, key)));
+  assert.equal(count(responses.map((r) => r.status), 200), 1);
+  for (const r of responses) {
+    const body = await r.json();
+    if (r.status === 200) continue;
+    assert.equal(r.status, 429);
+    assert.equal(r.headers.get("retry-after"), "1");
+    assert.equal(body.error.code, "rate_limited");
+  }
+});
+
+Deno.test("the window resets on the next whole second, and refused calls do not count", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 900));
+  await using s = await startServer({ clock });
+  const { key } = await s.account("starter"); // 5 per second
+  assert.equal(count(await burst(8, () => s.get(OFFERS, key)), 200), 5);
+  clock.advance(100); // 12:00:01.000
+  assert.equal(count(await burst(8, () => s.get(OFFERS, key)), 200), 5, "a new window, not a sliding one");
+  clock.advance(999);
+  assert.equal(count(await burst(1, () => s.get(OFFERS, key)), 429), 1, "still the same second");
+});
+
+Deno.test("/v1/usage is free and not rate-counted; a 422 takes a slot but no credit", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 0));
+  await using s = await startServer({ clock });
+  const { key } = await s.account("free");
+  assert.deepEqual(await burst(5, () => s.get("/v1/usage", key)), [200, 200, 200, 200, 200]);
+  const invalid = await s.get("/v1/products/offers", key);
+  assert.equal(invalid.status, 422);
+  await invalid.body?.cancel();
+  const limited = await s.get(OFFERS, key);
+  assert.equal(limited.status, 429, "the 422 was an admitted call");
+  await limited.body?.cancel();
+  clock.advance(1000);
+  const u = await (await s.get("/v1/usage", key)).json();
+  assert.equal(u.requests_used, 0);
+});
+
+Deno.test("rate limits are per key: a second key of the account has its own window", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 0));
+  await using s = await startServer({ clock });
+  const a = await s.account("starter");
+  const { value: second } = await s.accounts.createKey(a.id, { name: "second" });
+  assert.equal(count(await burst(6, () => s.get(OFFERS, a.key)), 200), 5);
+  assert.equal(count(await burst(6, () => s.get(OFFERS, second)), 200), 5);
+});
