@@ -7,7 +7,14 @@
 import { all, attr, type Element, one, parseHtml } from "./dom.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
-import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
+import {
+  asinFromUrl,
+  guarded,
+  queryParam,
+  rejectBlockedPage,
+  rejectEmpty,
+  visibleText,
+} from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { Offer } from "../schemas/resources.ts";
 import type { OffersPage } from "../schemas/pages.ts";
@@ -55,7 +62,10 @@ export function parseOffers(html: string, opts: OffersOptions): OffersPage {
     const parts = findParts(html);
     if (!parts.isOffersPage && parts.offers.length === 0) {
       rejectBlockedPage(html);
-      throw new ParseError("unrecognised", "Cannot read the offers page: it has neither AOD offers nor offer-listing rows");
+      throw new ParseError(
+        "unrecognised",
+        "Cannot read the offers page: it has neither AOD offers nor offer-listing rows",
+      );
     }
     const offers = parts.offers.map((el, i) => {
       const offer = el.attribs.id ? readAodOffer(el, mp.code) : readOlpOffer(el, mp);
@@ -69,7 +79,10 @@ function marketplaceOf(code: string) {
   try {
     return marketplace(code);
   } catch {
-    throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot read a page of marketplace '${code}': the code is unknown`,
+    );
   }
 }
 
@@ -78,7 +91,9 @@ function findParts(html: string): OffersParts {
   for (const el of all(parseHtml(html), PARTS_SELECTOR)) {
     const id = el.attribs.id;
     if (el.name === "input") parts.asinInputs.push(el);
-    else if (id === "aod-pinned-offer" || id === "aod-offer" || /\bolpOffer\b/.test(el.attribs.class ?? "")) {
+    else if (
+      id === "aod-pinned-offer" || id === "aod-offer" || /\bolpOffer\b/.test(el.attribs.class ?? "")
+    ) {
       parts.offers.push(el);
     } else parts.isOffersPage = true;
   }
@@ -89,7 +104,9 @@ function findParts(html: string): OffersParts {
 function pageAsin(inputs: Element[]): string {
   for (const input of inputs) {
     const name = attr(input, "name");
-    const value = name.startsWith("metric-asin.") ? name.slice("metric-asin.".length) : attr(input, "value");
+    const value = name.startsWith("metric-asin.")
+      ? name.slice("metric-asin.".length)
+      : attr(input, "value");
     if (/^[A-Z0-9]{10}$/.test(value)) return value;
   }
   return "";
@@ -106,7 +123,9 @@ function readAodOffer(el: Element, mp: string): OfferFields {
   const sellerLink = soldBy && one(soldBy, "a[href]");
   const href = attr(sellerLink, "href");
   const sellerName = aodSellerName(soldBy);
-  const shipsFromName = visibleText(shipsFrom && one(shipsFrom, ".a-col-right span.a-color-base, .a-col-right span"));
+  const shipsFromName = visibleText(
+    shipsFrom && one(shipsFrom, ".a-col-right span.a-color-base, .a-col-right span"),
+  );
   return {
     price: parsePrice(aodPriceText(el), mp),
     is_fba: queryParam(href, "isAmazonFulfilled") === "1" || /^Amazon\b/i.test(shipsFromName),
@@ -147,11 +166,16 @@ function aodIsPrime(el: Element): boolean {
 
 // "Details" and "Join Prime" links trail the delivery promise; they are controls, not copy.
 const isControl = (e: Element) =>
-  (e.name === "a" && /details|prime-signup/i.test(`${e.attribs.href ?? ""} ${e.attribs.class ?? ""}`)) ||
+  (e.name === "a" &&
+    /details|prime-signup/i.test(`${e.attribs.href ?? ""} ${e.attribs.class ?? ""}`)) ||
   /\baok-hidden\b/.test(e.attribs.class ?? "");
 
 // Most specific first: the promise block also holds the secondary "Prime members get…" offer.
-const DELIVERY_PROMISES = ["[id$='-slot-PRIMARY_DELIVERY_MESSAGE_LARGE']", "#delivery-message", ".aod-delivery-promise"];
+const DELIVERY_PROMISES = [
+  "[id$='-slot-PRIMARY_DELIVERY_MESSAGE_LARGE']",
+  "#delivery-message",
+  ".aod-delivery-promise",
+];
 
 function firstOf(root: Element, selectors: string[]): Element | null {
   for (const selector of selectors) {
@@ -165,7 +189,8 @@ function aodShipping(el: Element): string {
   const charge = visibleText(one(el, "#aod_ship_charge_row, .aod-ship-charge"), isControl) ||
     visibleText(one(el, "span.a-color-secondary.a-size-base"));
   if (/\d/.test(charge)) return charge;
-  return visibleText(firstOf(el, DELIVERY_PROMISES), isControl).replace(/\s*\.\.\.\s*More$/, "").replace(/\s+([.,])/g, "$1");
+  return visibleText(firstOf(el, DELIVERY_PROMISES), isControl).replace(/\s*\.\.\.\s*More$/, "")
+    .replace(/\s+([.,])/g, "$1");
 }
 
 /** "95% positive over last 12 months" / "88% positive" → 95 / 88; null when the page shows none. */
@@ -194,7 +219,9 @@ function readOlpOffer(row: Element, mp: { code: string; host: string }): OfferFi
     is_prime: one(row, "i.a-icon-prime") !== null,
     shipping: olpShipping(row),
     condition: visibleText(one(row, ".olpCondition")),
-    seller_rating: positivePercent(visibleText(one(row, ".olpSellerColumn a[href*=olp_merch_rating] b, .olpSellerColumn b"))),
+    seller_rating: positivePercent(
+      visibleText(one(row, ".olpSellerColumn a[href*=olp_merch_rating] b, .olpSellerColumn b")),
+    ),
   };
 }
 
@@ -202,7 +229,9 @@ function readOlpOffer(row: Element, mp: { code: string; host: string }): OfferFi
 function isAmazonRow(row: Element, nameCell: Element | null): boolean {
   if (!nameCell || !one(nameCell, "img")) return false;
   if (/^Amazon/i.test(attr(one(nameCell, "img[alt]"), "alt"))) return true;
-  return all(row, "a[href*='seller=']").some((a) => AMAZON_MERCHANTS.has(queryParam(attr(a, "href"), "seller")));
+  return all(row, "a[href*='seller=']").some((a) =>
+    AMAZON_MERCHANTS.has(queryParam(attr(a, "href"), "seller"))
+  );
 }
 
 function amazonName(host: string): string {

@@ -9,7 +9,10 @@ import { ParseError } from "./parse_error.ts";
 const INVISIBLE = new Set(["script", "style", "noscript", "template"]);
 
 /** Whitespace-collapsed text of `node` without script, style, noscript or template bodies. */
-export function visibleText(node: AnyNode | null | undefined, skip?: (e: Element) => boolean): string {
+export function visibleText(
+  node: AnyNode | null | undefined,
+  skip?: (e: Element) => boolean,
+): string {
   if (!node) return "";
   const parts: string[] = [];
   collect(node, parts, skip);
@@ -42,8 +45,10 @@ export function queryParam(href: string, name: string): string {
 /** An ASIN named by a product link or URL (/dp/X, /product-reviews/X, asin=X), or "". */
 export function asinFromUrl(url: string | undefined): string {
   if (!url) return "";
-  const m = /\/(?:dp|gp\/product|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i.exec(url) ??
-    /[?&](?:asin|ASIN)=([A-Z0-9]{10})(?:[&#]|$)/.exec(url);
+  const m =
+    /\/(?:dp|gp\/product|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i
+      .exec(url) ??
+      /[?&](?:asin|ASIN)=([A-Z0-9]{10})(?:[&#]|$)/.exec(url);
   return m ? m[1].toUpperCase() : "";
 }
 
@@ -51,10 +56,20 @@ export function asinFromUrl(url: string | undefined): string {
 export function rejectBlockedPage(html: string): void {
   const head = html.slice(0, 200_000);
   if (head.includes("/errors/validateCaptcha") || /<form[^>]+name=["']?signIn/i.test(head)) {
-    throw new ParseError("blocked", "Amazon answered with a captcha or sign-in page instead of the requested page");
+    throw new ParseError(
+      "blocked",
+      "Amazon answered with a captcha or sign-in page instead of the requested page",
+    );
   }
-  if (/dogsofamazon|<title>\s*(?:Sorry! Something went wrong!|Tut uns Leid!?)\s*<\/title>/i.test(head) || head.includes("cs_503")) {
-    throw new ParseError("blocked", "Amazon answered with its 503 throttling page instead of the requested page");
+  if (
+    /dogsofamazon|<title>\s*(?:Sorry! Something went wrong!|Tut uns Leid!?)\s*<\/title>/i.test(
+      head,
+    ) || head.includes("cs_503")
+  ) {
+    throw new ParseError(
+      "blocked",
+      "Amazon answered with its 503 throttling page instead of the requested page",
+    );
   }
 }
 
@@ -67,7 +82,10 @@ export function guarded<T>(what: string, run: () => T): T {
     return run();
   } catch (e) {
     if (e instanceof ParseError) throw e;
-    throw new ParseError("unrecognised", `Cannot read the ${what} page: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot read the ${what} page: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 

@@ -40,7 +40,8 @@ export function parseReview(html: string, opts: SingleReviewOptions): SingleRevi
     }
     const productLink = found.find((el) => el.attribs["data-hook"] === "product-link");
     return {
-      asin: asinFromUrl(attr(productLink, "href")) || titleLinkAsin(wanted.el) || asinFromUrl(opts.url),
+      asin: asinFromUrl(attr(productLink, "href")) || titleLinkAsin(wanted.el) ||
+        asinFromUrl(opts.url),
       review: toSingle(wanted.review),
     };
   });
@@ -50,7 +51,10 @@ function hostOf(code: string): string {
   try {
     return marketplace(code).host;
   } catch {
-    throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot read a page of marketplace '${code}': the code is unknown`,
+    );
   }
 }
 

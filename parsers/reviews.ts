@@ -4,7 +4,16 @@
  * Amazon keeps across locales and redesigns (2018–2025 in the corpus); visible wording is only
  * used where no attribute carries the value (the date line, the helpful-vote sentence).
  */
-import { absoluteUrl, all, attr, type Element, intFrom, one, parseHtml, ratingFrom } from "./dom.ts";
+import {
+  absoluteUrl,
+  all,
+  attr,
+  type Element,
+  intFrom,
+  one,
+  parseHtml,
+  ratingFrom,
+} from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -51,7 +60,9 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the reviews page: it has no review list");
     }
-    const reviews = parts.reviews.map((el) => readReview(el, host)).filter((r): r is Review => r !== null);
+    const reviews = parts.reviews.map((el) => readReview(el, host)).filter((r): r is Review =>
+      r !== null
+    );
     return {
       asin: pageAsin(parts) || asinFromUrl(opts.url),
       reviews,
@@ -67,7 +78,10 @@ export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSum
     rejectEmpty(html, "review summary");
     marketplaceHost(opts.marketplace);
     const parts = findParts(html);
-    if (!parts.averageText && !parts.totalText && parts.histograms.length === 0 && !parts.productAverage && !parts.productTotal) {
+    if (
+      !parts.averageText && !parts.totalText && parts.histograms.length === 0 &&
+      !parts.productAverage && !parts.productTotal
+    ) {
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the rating summary: the page shows none");
     }
@@ -79,7 +93,10 @@ function marketplaceHost(code: string): string {
   try {
     return marketplace(code).host;
   } catch {
-    throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot read a page of marketplace '${code}': the code is unknown`,
+    );
   }
 }
 
@@ -104,8 +121,9 @@ function sortPart(el: Element, parts: ReviewsParts): void {
   const id = el.attribs.id;
   if (hook === "review") parts.reviews.push(el);
   else if (hook === "product-link") parts.productLinks.push(el);
-  else if (hook === "rating-out-of-text" || hook === "average-star-rating") parts.averageText ??= el;
-  else if (hook === "total-review-count") parts.totalText ??= el;
+  else if (hook === "rating-out-of-text" || hook === "average-star-rating") {
+    parts.averageText ??= el;
+  } else if (hook === "total-review-count") parts.totalText ??= el;
   else if (id === "histogramTable") parts.histograms.push(el);
   else if (id === "cm_cr-review_list") parts.reviewList ??= el;
   else if (id === "acrPopover") parts.productAverage ??= el;
@@ -115,7 +133,8 @@ function sortPart(el: Element, parts: ReviewsParts): void {
 
 function pageAsin(parts: ReviewsParts): string {
   // The reviewed product is the "product_top" link; the others are similar-item suggestions.
-  const top = parts.productLinks.find((a) => attr(a, "href").includes("product_top")) ?? parts.productLinks[0];
+  const top = parts.productLinks.find((a) => attr(a, "href").includes("product_top")) ??
+    parts.productLinks[0];
   return asinFromUrl(attr(top, "href"));
 }
 
@@ -223,7 +242,10 @@ function reviewTitle(el: Element): string {
 }
 
 function reviewRating(el: Element): number {
-  const star = one(el, "[data-hook=review-star-rating], [data-hook=cmps-review-star-rating], i.review-rating");
+  const star = one(
+    el,
+    "[data-hook=review-star-rating], [data-hook=cmps-review-star-rating], i.review-rating",
+  );
   const fromText = ratingFrom(visibleText(star));
   if (fromText !== null) return fromText;
   // Some layouts leave the icon's alt text empty; its class still says a-star-4 / a-star-4-5.
@@ -235,7 +257,10 @@ function reviewBody(el: Element): string {
   const body = one(el, "[data-hook=review-body]");
   // Long reviews carry the full text in a collapsed span and a "Read more" control beside it.
   const full = body && one(body, "[data-hook=review-collapsed]");
-  return visibleText(full ?? body, (e) => /\ba-expander-header\b|\bcr-translate\b/.test(e.attribs.class ?? ""));
+  return visibleText(
+    full ?? body,
+    (e) => /\ba-expander-header\b|\bcr-translate\b/.test(e.attribs.class ?? ""),
+  );
 }
 
 function reviewImages(el: Element, host: string): string[] {

@@ -36,7 +36,11 @@ Deno.test("parseOffers() reads the 2025 AOD main fragment: pinned buy box first,
     seller_rating: 95,
   });
   assert.deepEqual(p.offers.map((o) => o.position), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-  assert.deepEqual(p.offers.map((o) => o.seller.name).slice(2, 5), ["Verizon Pre-Owned", "WirelessSource", "BREED"]);
+  assert.deepEqual(p.offers.map((o) => o.seller.name).slice(2, 5), [
+    "Verizon Pre-Owned",
+    "WirelessSource",
+    "BREED",
+  ]);
   assert.equal(p.offers[10].price?.amount, 342.94);
   assert.equal(p.offers[10].seller.id, "A31G8YJZ1LFU8F");
 });
@@ -49,7 +53,18 @@ Deno.test("parseOffers() reads the 2025 AOD page fragment (offer list only, no p
   assert.equal(p.offers[0].position, 1);
   assert.deepEqual(p.offers[6].price, usd(334.95, "$334.95"));
   assert.equal(p.offers[6].shipping, "FREE delivery Friday, March 21.");
-  assert.deepEqual(p.offers.map((o) => o.is_fba), [true, false, false, false, false, false, false, true, false, false]);
+  assert.deepEqual(p.offers.map((o) => o.is_fba), [
+    true,
+    false,
+    false,
+    false,
+    false,
+    false,
+    false,
+    true,
+    false,
+    false,
+  ]);
 });
 
 Deno.test("parseOffers() reads the AOD main fragment with only the pinned offer", async () => {
@@ -116,7 +131,12 @@ Deno.test("parseOffers() reads the 2018 offer-listing page as amazon-page-parser
     [12.12, "GlassFrogBooks", "A2LAZA9IUFPA4W", 94, "Used - Good"],
     [8.0, "American Book Center", "A3RS1FL91NCFWQ", 62, "Used - Good"],
   ];
-  assert.deepEqual(p.offers.map((o) => [o.price?.amount, o.seller.name, o.seller.id, o.seller_rating, o.condition]), expected);
+  assert.deepEqual(
+    p.offers.map((
+      o,
+    ) => [o.price?.amount, o.seller.name, o.seller.id, o.seller_rating, o.condition]),
+    expected,
+  );
   assert.ok(p.offers.every((o) => !o.is_prime && !o.is_fba));
   assert.equal(p.offers[0].shipping, "FREE Shipping");
   assert.equal(p.offers[2].shipping, "+ $3.99 shipping");
@@ -126,11 +146,16 @@ Deno.test("parseOffers() reads the 2018 offer-listing page as amazon-page-parser
 Deno.test("parseOffers() reads the 2020 offer-listing page with Prime FBA offers", async () => {
   const p = await page("amazon.com__app-olp-B07L6P7J2M.html");
   assert.equal(p.asin, "B07L6P7J2M");
-  assert.deepEqual(p.offers.map((o) => [o.price?.amount, o.seller.name, o.seller.id, o.seller_rating, o.is_prime, o.is_fba]), [
-    [19.99, "Oasis1270", "A1WNZAYT9WQDYM", 97, true, true],
-    [24.99, "RULTO", "APF0ST32AI5H2", 92, true, true],
-    [29.99, "Novilex", "AYDAPDJLLWM0W", 97, true, true],
-  ]);
+  assert.deepEqual(
+    p.offers.map((
+      o,
+    ) => [o.price?.amount, o.seller.name, o.seller.id, o.seller_rating, o.is_prime, o.is_fba]),
+    [
+      [19.99, "Oasis1270", "A1WNZAYT9WQDYM", 97, true, true],
+      [24.99, "RULTO", "APF0ST32AI5H2", 92, true, true],
+      [29.99, "Novilex", "AYDAPDJLLWM0W", 97, true, true],
+    ],
+  );
   // Only an estimated-tax note sits where the shipping charge would be.
   assert.equal(p.offers[0].shipping, "");
 });
@@ -145,7 +170,17 @@ Deno.test("parseOffers() reads the 2021 offer-listing page (webapis test: 9 offe
   // Row 3 shows Amazon's logo (alt "Amazon.com") instead of a seller link.
   assert.deepEqual(p.offers[2].seller, { id: null, name: "Amazon.com" });
   assert.equal(p.offers[2].is_fba, true);
-  assert.deepEqual(p.offers.map((o) => o.is_fba), [true, true, true, true, true, true, true, false, false]);
+  assert.deepEqual(p.offers.map((o) => o.is_fba), [
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+    false,
+    false,
+  ]);
 });
 
 Deno.test("parseOffers() reads the 2015 'Buying Choices' page", async () => {
@@ -184,7 +219,11 @@ Deno.test("parseOffers() answers captcha and sign-in pages with ParseError 'bloc
 Deno.test("parseOffers() returns a valid page or throws ParseError on truncated and junk input", async () => {
   for (const name of fixtureNames("offers")) {
     const html = await fixture(name);
-    const inputs = [...Array.from({ length: 20 }, (_, i) => html.slice(0, Math.floor((html.length * i) / 20))), "", "not html"];
+    const inputs = [
+      ...Array.from({ length: 20 }, (_, i) => html.slice(0, Math.floor((html.length * i) / 20))),
+      "",
+      "not html",
+    ];
     for (const input of inputs) {
       try {
         OffersPage.parse(parseOffers(input, { marketplace: fixtureMarketplace(name) }));

@@ -24,7 +24,10 @@ function cutElement(html: string, id: string): string {
   throw new Error(`review ${id} never closes`);
 }
 
-function minimalPage(reviewHtml: string, productHref = "/Samsung-27-inch/dp/B01IPHVFUI/ref=cm_cr_arp_d_product_top?ie=UTF8"): string {
+function minimalPage(
+  reviewHtml: string,
+  productHref = "/Samsung-27-inch/dp/B01IPHVFUI/ref=cm_cr_arp_d_product_top?ie=UTF8",
+): string {
   return `<!doctype html><html><head><title>Amazon.com: Customer reviews</title></head><body>
 <div id="cm_cr-product_info"><a data-hook="product-link" class="a-link-normal" href="${productHref}">Product</a></div>
 <div id="cm_cr-review_list">${reviewHtml}</div></body></html>`;
@@ -33,7 +36,9 @@ function minimalPage(reviewHtml: string, productHref = "/Samsung-27-inch/dp/B01I
 Deno.test("parseReview() reads a real review element (jachet R2T4B2N2I4AQIB) in a minimal single-review page", async () => {
   const source = await fixture("reviews/amazon.com__jachet-B01IPHVFUI.html");
   const html = minimalPage(cutElement(source, "R2T4B2N2I4AQIB"));
-  const p = SingleReviewPage.parse(parseReview(html, { marketplace: "US", reviewId: "R2T4B2N2I4AQIB" }));
+  const p = SingleReviewPage.parse(
+    parseReview(html, { marketplace: "US", reviewId: "R2T4B2N2I4AQIB" }),
+  );
   assert.equal(p.asin, "B01IPHVFUI");
   assert.equal(p.review.id, "R2T4B2N2I4AQIB");
   assert.equal(p.review.title, "Started With One . . . Now I Have Quad-Monitor Setup!!");
@@ -51,7 +56,10 @@ Deno.test("parseReview() reads a real review element (jachet R2T4B2N2I4AQIB) in 
 Deno.test("parseReview() keeps the whole body of a long review (mega-scraper R3OXHZOZ0WM7AZ)", async () => {
   const source = await fixture("reviews/amazon.it__megascraper-B07747FR44-p1.html");
   const element = cutElement(source, "R3OXHZOZ0WM7AZ");
-  const html = minimalPage(element, "/Paperwhite/dp/B07747FR44/ref=cm_cr_arp_d_product_top?ie=UTF8");
+  const html = minimalPage(
+    element,
+    "/Paperwhite/dp/B07747FR44/ref=cm_cr_arp_d_product_top?ie=UTF8",
+  );
   const p = SingleReviewPage.parse(parseReview(html, { marketplace: "IT" }));
   assert.equal(p.asin, "B07747FR44");
   assert.equal(p.review.id, "R3OXHZOZ0WM7AZ");
@@ -72,10 +80,20 @@ Deno.test("parseReview() takes the ASIN from the review's own link when the page
 Deno.test("parseReview() fails with ParseError for a missing review id, a sign-in wall, junk and truncations", async () => {
   const source = await fixture("reviews/amazon.com__jachet-B01IPHVFUI.html");
   const html = minimalPage(cutElement(source, "R2T4B2N2I4AQIB"));
-  assert.throws(() => parseReview(html, { marketplace: "US", reviewId: "R000000000000" }), (e) => e instanceof ParseError && e.reason === "not_found");
+  assert.throws(
+    () => parseReview(html, { marketplace: "US", reviewId: "R000000000000" }),
+    (e) => e instanceof ParseError && e.reason === "not_found",
+  );
   const wall = await fixture("blocked/amazon.de__epic-reviews-signin-wall.html");
-  assert.throws(() => parseReview(wall, { marketplace: "DE" }), (e) => e instanceof ParseError && e.reason === "blocked");
-  const inputs = [...Array.from({ length: 20 }, (_, i) => source.slice(0, Math.floor((source.length * i) / 20))), "", "not html"];
+  assert.throws(
+    () => parseReview(wall, { marketplace: "DE" }),
+    (e) => e instanceof ParseError && e.reason === "blocked",
+  );
+  const inputs = [
+    ...Array.from({ length: 20 }, (_, i) => source.slice(0, Math.floor((source.length * i) / 20))),
+    "",
+    "not html",
+  ];
   for (const input of inputs) {
     try {
       SingleReviewPage.parse(parseReview(input, { marketplace: "US" }));
