@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
+import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+
+const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
+const roomy = new Plans([{ id: "roomy", credits: 1000, rate_limit_per_sec: 1000, max_keys: 5, groups: ALL }, ...BUILTIN_PLANS]);
+
+Deno.test("every endpoint answers 422 'Field required' for each missing required parameter, uncharged", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  let checked = 0;
+  for (const ep of DATA_ENDPOINTS) {
+    const required = Object.entries(ep.params).filter(([, p]) => p.required).map(([n]) => n);
+    if (!required.length) continue;
+    const r = await s.get(ep.path, key);
+    assert.equal(r.status, 422, ep.path);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    const body = await r.json();
+    assert.deepEqual(Object.keys(body), ["detail"], ep.path);
+    assert.deepEqual(
+      body.detail,
+      required.map((name) => ({ loc: ["query", name], msg: "Field required", type: "missing", input: null })),
+      ep.path,
+    );
+    checked++;
+  }
+  assert.equal(checked, 14);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+});
+
+Deno.test("422 names each failing parameter with pydantic's type and the input given", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  const r = await s.get(
+    "/v1/products/search?query=x&page=0&limit=201&sort=cheap&prime_only=yes&min_price=abc&marketplace=zz",
+    key,
+  );
+  assert.equal(r.status, 422);
+  const { detail } = await r.json();
+  const byName = Object.fromEntries(detail.map((d: { loc: string[] }) => [d.loc[1], d]));
+  assert.deepEqual(Object.keys(byName).sort(), ["limit", "marketplace", "min_price", "page", "prime_only", "sort"]);
+  assert.deepEqual(byName.page, { loc: ["query", "page"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal", input: "0" });
+  assert.equal(byName.limit.type, "less_than_equal");
+  assert.equal(byName.sort.type, "enum");
+  assert.equal(byName.prime_only.type, "bool_parsing");
+  assert.equal(byName.min_price.type, "float_parsing");
+  assert.equal(byName.marketplace.input, "zz");
+});
+
+Deno.test("valid values in every accepted form pass validation", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (const q of ["query=usb&limit=0", "query=usb&limit=200", "query=usb&prime_only=true&include_sponsored=false",
+    "query=usb&marketplace=de&sort=price_asc&min_price=1.5&max_price=99", "query=usb&page=3"]) {
+    const r = await s.get(`/v1/products/search?${q}`, key);
+    assert.equal(r.status, 200, q);
+    await r.body?.cancel();
+  }
+  const r = await s.get("/v1/products/search?query=usb&marketplace=de", key);
+  assert.equal((await r.json()).marketplace, "DE");
+  const page = await s.get("/v1/products/search?query=usb&page=1.5", key);
+  assert.equal((await page.json()).detail[0].type, "int_parsing");
+});
