@@ -25,7 +25,6 @@ export interface ParseSearchOptions {
   url?: string;
 }
 
-const RESULT_CARDS = 'div[data-component-type="s-search-result"][data-asin], li.s-result-item[data-asin]';
 const ASIN = /^[A-Z0-9]{10}$/;
 
 /** Parses a search-result page; throws ParseError, and only ParseError, when it cannot. */
@@ -46,17 +45,91 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
 }
 
 function readPage(doc: Document, code: string, host: string, where: string): SearchPage {
-  const cards = all(doc, RESULT_CARDS).filter((c) => ASIN.test(attr(c, "data-asin")));
-  if (cards.length === 0) assertGenuinelyEmpty(doc, where);
-  const results = cards.map((card, i) => readItem(card, i + 1, code, host));
+  const shell = scanPage(doc);
+  if (shell.cards.length === 0) assertGenuinelyEmpty(shell, where);
+  const results = shell.cards.map((card, i) => readItem(card, i + 1, code, host));
+  const page = currentPage(shell);
   return {
-    page: currentPage(doc),
+    page,
     results,
-    has_next_page: hasNextPage(doc),
+    has_next_page: hasNextPage(shell, page),
     // Newer grids (2025) print no "1-48 of over N results" banner; the page then vouches for
     // only the results it shows, so that count is the honest total.
-    total_results: totalResults(doc) ?? results.length,
+    total_results: totalResults(shell) ?? results.length,
   };
+}
+
+/** What the page holds outside the cards, gathered in the one pass that finds the cards. */
+interface PageScan {
+  cards: Element[];
+  infoBar: Element | null;
+  oldCount: Element | null;
+  selectedPage: Element | null;
+  nextLink: boolean;
+  pageLinks: string[];
+  resultRegion: boolean;
+  captcha: boolean;
+}
+
+/**
+ * One walk over the document instead of a css-select query per page field: whole-document
+ * selector scans cost more than building the DOM did. Cards are not entered; `readItem` walks each.
+ */
+function scanPage(doc: Document): PageScan {
+  const scan: PageScan = {
+    cards: [],
+    infoBar: null,
+    oldCount: null,
+    selectedPage: null,
+    nextLink: false,
+    pageLinks: [],
+    resultRegion: false,
+    captcha: false,
+  };
+  const visit = (el: Element, inPagination: boolean) => {
+    const a = el.attribs;
+    const cls = a.class ? ` ${a.class} ` : "";
+    if (a["data-asin"] !== undefined && isCard(el, cls)) {
+      if (ASIN.test(a["data-asin"].trim())) scan.cards.push(el);
+      return;
+    }
+    if (!scan.infoBar && a["data-component-type"] === "s-result-info-bar") scan.infoBar = el;
+    if (a.id === "s-result-count") scan.oldCount = el;
+    if (a.id === "captchacharacters" || (el.name === "form" && /validateCaptcha/.test(a.action ?? ""))) {
+      scan.captcha = true;
+    }
+    if (
+      cls.includes(" s-main-slot ") || a["data-component-type"] === "s-search-results" ||
+      a.id === "s-results-list-atf" || a.id === "atfResults" || a.id === "noResultsTitle"
+    ) scan.resultRegion = true;
+    const pagination = inPagination || cls.includes(" s-pagination-strip ") || a.id === "pagn" ||
+      (el.name === "ul" && cls.includes(" a-pagination "));
+    if (pagination) readPaginationElement(el, cls, scan);
+    for (const child of el.children) if (child.type === "tag") visit(child as Element, pagination);
+  };
+  for (const child of doc.children) if (child.type === "tag") visit(child as Element, false);
+  return scan;
+}
+
+function isCard(el: Element, cls: string): boolean {
+  return (el.name === "div" && el.attribs["data-component-type"] === "s-search-result") ||
+    (el.name === "li" && cls.includes(" s-result-item "));
+}
+
+function readPaginationElement(el: Element, cls: string, scan: PageScan): void {
+  if (
+    !scan.selectedPage &&
+    (cls.includes(" s-pagination-selected ") || cls.includes(" pagnCur ") ||
+      (el.name === "li" && cls.includes(" a-selected ")))
+  ) scan.selectedPage = el;
+  if (el.name !== "a") return;
+  const parent = el.parent as Element | null;
+  const parentCls = parent?.attribs?.class ? ` ${parent.attribs.class} ` : "";
+  if (
+    cls.includes(" s-pagination-next ") || el.attribs.id === "pagnNextLink" ||
+    (parentCls.includes(" a-last ") && !parentCls.includes(" a-disabled "))
+  ) scan.nextLink = true;
+  if (el.attribs.href) scan.pageLinks.push(el.attribs.href);
 }
 
 /**
@@ -65,45 +138,162 @@ function readPage(doc: Document, code: string, host: string, where: string): Sea
  * or the nav-and-footer shell Amazon serves while redirecting a search to a browse node) is not a
  * search page with no results, so it is refused rather than reported as empty.
  */
-function assertGenuinelyEmpty(doc: Document, where: string): void {
-  if (one(doc, 'form[action*="validateCaptcha"], #captchacharacters')) {
+function assertGenuinelyEmpty(scan: PageScan, where: string): void {
+  if (scan.captcha) {
     throw new ParseError("blocked", `Cannot parse search page as Amazon served a robot check${where}`);
   }
-  const region = one(
-    doc,
-    '.s-main-slot, [data-component-type="s-search-results"], #s-results-list-atf, #atfResults, #noResultsTitle',
-  );
-  if (!region) {
+  if (!scan.resultRegion) {
     throw new ParseError("incomplete", `Cannot parse search page as it holds no result list${where}`);
   }
 }
 
+/** The elements of one card that its fields are read from, found in one walk of the card. */
+interface CardParts {
+  star: Element | null;
+  titles: Element[];
+  productImage: Element | null;
+  anyImage: Element | null;
+  price: Element | null;
+  struck: Element | null;
+  oldPrice: Element | null;
+  prime: boolean;
+  sponsored: boolean;
+  badges: Element[];
+  udm: Element[];
+  deliveryLabels: Element[];
+  oldDelivery: Element | null;
+  volumeInBlock: Element[];
+  volumeElsewhere: Element[];
+}
+
+interface Context {
+  inLink: boolean;
+  inProductImage: boolean;
+  inReviewsBlock: boolean;
+  inAligned: boolean;
+  inDeliveryRecipe: boolean;
+  inPriceRecipe: boolean;
+  inOldDeliveryRow: number;
+}
+
+function scanCard(card: Element): CardParts {
+  const parts: CardParts = {
+    star: null,
+    titles: [],
+    productImage: null,
+    anyImage: null,
+    price: null,
+    struck: null,
+    oldPrice: null,
+    prime: false,
+    sponsored: hasClass(card, "AdHolder"),
+    badges: [],
+    udm: [],
+    deliveryLabels: [],
+    oldDelivery: null,
+    volumeInBlock: [],
+    volumeElsewhere: [],
+  };
+  const alignedLabels: Element[] = [];
+  const recipeLabels: Element[] = [];
+  const visit = (el: Element, ctx: Context) => {
+    const a = el.attribs;
+    const cls = a.class ? ` ${a.class} ` : " ";
+    const name = el.name;
+    if (name === "i" && !parts.star && cls.includes(" a-icon-star")) parts.star = el;
+    else if (name === "h2") parts.titles.push(el);
+    else if (name === "img") {
+      if (!parts.productImage && (ctx.inProductImage || cls.includes(" s-access-image "))) parts.productImage = el;
+      if (!parts.anyImage && cls.includes(" s-image ")) parts.anyImage = el;
+    } else if (name === "span" && cls.includes(" a-price ")) {
+      if (!cls.includes(" a-text-price ")) parts.price ??= el;
+      else if (a["data-a-strike"] === "true") parts.struck ??= el;
+    } else if (name === "span" && cls.includes(" s-price ")) parts.oldPrice ??= el;
+    else if (cls.includes(" a-text-strike ")) parts.struck ??= el;
+    if (cls.includes(" a-icon-prime ") || cls.includes(" s-prime ") || a["aria-label"] === "Amazon Prime") {
+      parts.prime = true;
+    }
+    if (
+      cls.includes(" puis-sponsored-label-text ") || cls.includes(" s-sponsored-label-text ") ||
+      cls.includes(" s-sponsored-header ")
+    ) parts.sponsored = true;
+    if (cls.includes(" a-badge ")) parts.badges.push(el);
+    if (cls.includes(" udm-primary-delivery-message ") || cls.includes(" udm-secondary-delivery-message ")) {
+      parts.udm.push(el);
+    }
+    if (name === "span" && a["aria-label"] !== undefined && ctx.inAligned) {
+      (ctx.inDeliveryRecipe ? recipeLabels : alignedLabels).push(el);
+    }
+    if (name === "span" && ctx.inOldDeliveryRow === 2 && !parts.oldDelivery) {
+      if (cls.includes(" a-size-small ") && cls.includes(" a-color-secondary ")) parts.oldDelivery = el;
+    }
+    if (name === "span" && cls.includes(" a-size-base ") && cls.includes(" a-color-secondary ")) {
+      if (ctx.inReviewsBlock) parts.volumeInBlock.push(el);
+      else if (!ctx.inPriceRecipe) parts.volumeElsewhere.push(el);
+    }
+    const cy = a["data-cy"];
+    const next: Context = {
+      inLink: ctx.inLink || name === "a",
+      inProductImage: ctx.inProductImage || a["data-component-type"] === "s-product-image",
+      inReviewsBlock: ctx.inReviewsBlock || cy === "reviews-block",
+      inAligned: ctx.inAligned || cls.includes(" s-align-children-center "),
+      inDeliveryRecipe: ctx.inDeliveryRecipe || cy === "delivery-recipe",
+      inPriceRecipe: ctx.inPriceRecipe || cy === "price-recipe",
+      inOldDeliveryRow: ctx.inOldDeliveryRow === 0 && cls.includes(" a-span7 ")
+        ? 1
+        : ctx.inOldDeliveryRow === 1 && cls.includes(" a-spacing-mini ")
+        ? 2
+        : ctx.inOldDeliveryRow,
+    };
+    if (name === "h2" && ctx.inLink) linkedTitles.add(el);
+    for (const child of el.children) if (child.type === "tag") visit(child as Element, next);
+  };
+  const linkedTitles = new Set<Element>();
+  visit(card, {
+    inLink: false,
+    inProductImage: false,
+    inReviewsBlock: false,
+    inAligned: false,
+    inDeliveryRecipe: false,
+    inPriceRecipe: false,
+    inOldDeliveryRow: 0,
+  });
+  // The product heading is the one inside the product link; brand lines are bare headings.
+  parts.titles.sort((x, y) => Number(linkedTitles.has(y)) - Number(linkedTitles.has(x)));
+  parts.deliveryLabels = recipeLabels.length ? recipeLabels : alignedLabels;
+  return parts;
+}
+
 function readItem(card: Element, position: number, code: string, host: string): ProductItem {
   const asin = attr(card, "data-asin");
-  const star = one(card, 'i[class*="a-icon-star"]');
+  const parts = scanCard(card);
+  const star = parts.star;
   return {
     url: `https://${host}/dp/${asin}`,
     asin,
-    badge: badgeOf(card),
-    image: imageOf(card),
-    price: priceOf(card, code),
-    prime: one(card, 'i.a-icon-prime, .s-prime, [aria-label="Amazon Prime"]') !== null,
-    title: titleOf(card),
+    badge: badgeOf(parts),
+    image: imageOf(parts),
+    price: priceOf(parts, code),
+    prime: parts.prime,
+    title: titleOf(parts),
     rating: star ? ratingOf(star) : 0,
-    delivery: deliveryOf(card),
+    delivery: deliveryOf(parts),
     position,
-    sponsored: isSponsored(card),
+    sponsored: parts.sponsored,
     reviews_count: star ? reviewsCountOf(star) : 0,
-    bought_past_month: boughtPastMonthOf(card),
+    bought_past_month: boughtPastMonthOf(parts),
   };
 }
 
 // --- item fields ---------------------------------------------------------------------------
 
 /** The product title: the heading inside the product link, without screen-reader-only prefixes. */
-function titleOf(card: Element): string {
-  const h2 = one(card, "a h2") ?? one(card, "h2 a") ?? one(card, "h2");
-  return h2 ? visibleText(h2) : "";
+function titleOf(parts: CardParts): string {
+  for (const h2 of parts.titles) {
+    const t = visibleText(h2);
+    if (t) return t;
+  }
+  return "";
 }
 
 /** Text of a node without `.a-offscreen` parts (the old grid prefixes titles with "[Sponsored]"). */
@@ -117,20 +307,17 @@ function visibleText(node: Element): string {
   return parts.join("").replace(/\s+/g, " ").trim();
 }
 
-function imageOf(card: Element): string | null {
-  const img = one(card, '[data-component-type="s-product-image"] img, img.s-access-image') ??
-    one(card, "img.s-image");
-  const src = attr(img, "src");
+function imageOf(parts: CardParts): string | null {
+  const src = attr(parts.productImage ?? parts.anyImage, "src");
   return src && !src.startsWith("data:") ? src : null;
 }
 
 /** The offer price and the struck-through comparison price ("List:", "Typical:", "RRP:", "M.R.P:"). */
-function priceOf(card: Element, code: string): PriceWithList | null {
-  const shown = one(card, "span.a-price:not(.a-text-price)");
-  const priceText = shown ? priceTextOf(shown) : text(one(card, "span.s-price"));
+function priceOf(parts: CardParts, code: string): PriceWithList | null {
+  const priceText = parts.price ? priceTextOf(parts.price) : text(parts.oldPrice);
   const price = priceText ? parsePrice(priceText, code) : null;
   if (!price) return null;
-  const struck = one(card, 'span.a-price.a-text-price[data-a-strike="true"]') ?? one(card, "span.a-text-strike");
+  const struck = parts.struck;
   const listText = struck ? priceTextOf(struck) : "";
   return { ...price, list_price: listText ? parsePrice(listText, code)?.amount ?? null : null };
 }
@@ -188,15 +375,10 @@ function rowOf(star: Element): Element {
   return node;
 }
 
-/** Sponsored placements carry `AdHolder` on the card or a "Sponsored" label inside it. */
-function isSponsored(card: Element): boolean {
-  return hasClass(card, "AdHolder") ||
-    one(card, ".puis-sponsored-label-text, .s-sponsored-label-text, .s-sponsored-header") !== null;
-}
 
 /** Status badges ("Best Seller", "Amazon's Choice", "Overall Pick"); deal badges are price copy. */
-function badgeOf(card: Element): string | null {
-  for (const badge of all(card, "span.a-badge")) {
+function badgeOf(parts: CardParts): string | null {
+  for (const badge of parts.badges) {
     if (attr(badge, "data-a-badge-type") === "deal") continue;
     const label = text(one(badge, ".a-badge-label")) || text(badge);
     if (label) return label;
@@ -209,16 +391,14 @@ function badgeOf(card: Element): string | null {
  * cards one labelled span per delivery line (stock warnings, in `a-color-price`, are not
  * delivery); the 2018-19 list a plain line under the price.
  */
-function deliveryOf(card: Element): string {
-  const udm = all(card, ".udm-primary-delivery-message, .udm-secondary-delivery-message")
-    .map(text).filter(Boolean);
+function deliveryOf(parts: CardParts): string {
+  const udm = parts.udm.map(text).filter(Boolean);
   if (udm.length) return udm.join(" ");
-  const scope = one(card, '[data-cy="delivery-recipe"]') ?? card;
-  const lines = all(scope, ".s-align-children-center span[aria-label]")
+  const lines = parts.deliveryLabels
     .filter((s) => !one(s, ".a-color-price") && !/\bstar|\d[.,]\d .*5/.test(attr(s, "aria-label")))
     .map((s) => attr(s, "aria-label")).filter((l) => l && !/^[\d.,\s]+$/.test(l));
   if (lines.length) return lines.join(" ");
-  return text(one(card, ".a-span7 .a-spacing-mini span.a-size-small.a-color-secondary"));
+  return text(parts.oldDelivery);
 }
 
 /**
@@ -227,27 +407,35 @@ function deliveryOf(card: Element): string {
  * count: a number with "+"/K/以上, or "over/plus de/mehr als… N"; inside the 2024+ reviews block,
  * where only this note sits, any count of two or more digits (mojibake pages keep the digits).
  */
-function boughtPastMonthOf(card: Element): string | null {
-  const inBlock = all(card, '[data-cy="reviews-block"] .a-row.a-size-base span.a-color-secondary')
-    .map(text).find((t) => /\d{2,}|\d\s*[KkMm万千]/.test(t));
+function boughtPastMonthOf(parts: CardParts): string | null {
+  const inBlock = parts.volumeInBlock.filter(inSizeBaseRow).map(text)
+    .find((t) => /\d{2,}|\d\s*[KkMm万千]/.test(t));
   if (inBlock) return inBlock;
-  const anywhere = all(card, ".a-row.a-size-base > span.a-size-base.a-color-secondary").map(text)
-    .find((t) => VOLUME.test(t));
+  const anywhere = parts.volumeElsewhere.filter(inSizeBaseRow).map(text).find((t) => VOLUME.test(t));
   return anywhere ?? null;
+}
+function inSizeBaseRow(span: Element): boolean {
+  const row = span.parent as Element | null;
+  return row?.type === "tag" && hasClass(row, "a-row") && hasClass(row, "a-size-base");
 }
 const VOLUME =
   /\d\s*(?:[KkMm]|mil|万|千)?\s*\+|\d\s*(?:個|点|件|人)?以上|(?:plus de|mehr als|meer dan|mais de|más de|over|più di)\s*\d/i;
 
 // --- page fields ---------------------------------------------------------------------------
 
-function currentPage(doc: Document): number {
-  const selected = one(doc, ".s-pagination-selected, ul.a-pagination li.a-selected, #pagn .pagnCur");
-  const n = intFrom(text(selected));
+function currentPage(scan: PageScan): number {
+  const n = intFrom(text(scan.selectedPage));
   return n && n >= 1 ? n : 1;
 }
 
-function hasNextPage(doc: Document): boolean {
-  return one(doc, "a.s-pagination-next, ul.a-pagination li.a-last:not(.a-disabled) a, a#pagnNextLink") !== null;
+/**
+ * An enabled "next" link, or any pagination link to the following page: mojibake can swallow the
+ * quote that closes a `class` attribute, leaving the link without its class but not its href.
+ */
+function hasNextPage(scan: PageScan, page: number): boolean {
+  if (scan.nextLink) return true;
+  const next = new RegExp(`[?&]page=${page + 1}(?:&|$)`);
+  return scan.pageLinks.some((href) => next.test(href));
 }
 
 /**
@@ -255,11 +443,11 @@ function hasNextPage(doc: Document): boolean {
  * "1-24的218 個結果"). The banner names the shown range and the total, so the total is its largest
  * number; the query, which may hold numbers, sits in a later span and is not read.
  */
-function totalResults(doc: Document): number | null {
-  const bar = one(doc, '[data-component-type="s-result-info-bar"]');
+function totalResults(scan: PageScan): number | null {
+  const bar = scan.infoBar;
   let banner = "";
   if (bar) banner = all(bar, "h1 span, h2 span").map(text).find((t) => /\d/.test(t)) ?? "";
-  const old = banner ? null : one(doc, "#s-result-count");
+  const old = banner ? null : scan.oldCount;
   if (old) banner = old.children.filter((c) => c.type === "text").map((c) => text(c)).join(" ");
   const numbers = banner.match(/\d{1,3}(?:[.,\s\u00a0\u202f]\d{3})+|\d+/g);
   if (!numbers) return null;
