@@ -4,6 +4,7 @@
  * whose ranks restart at #1. Verified on the corpus pages of amazon.com, .de, .in and .ae.
  */
 import { all, attr, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import { query } from "./dom_tree.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { BestsellersPage } from "../schemas/pages.ts";
@@ -21,9 +22,16 @@ import {
 // Markup only a zeitgeist (best sellers) page carries; CSS rules hold the class names too, so
 // the markers include the attribute syntax.
 const ZG_MARKERS = ['id="zg_banner_text"', 'id="gridItemRoot"', 'class="zg-bdg-text"', "p13n-zg-list"];
-const CARD = '#gridItemRoot, li.a-carousel-card';
-const TITLE = '[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-truncated';
-const PRICE = '.p13n-sc-price, [class*="p13n-sc-price"]';
+const CARD = query("#gridItemRoot, li.a-carousel-card");
+const RANK = query(".zg-bdg-text");
+const FACEOUT = query(".p13n-sc-uncoverable-faceout");
+const WITH_ASIN = query("[data-asin]");
+const PRODUCT_LINK = query('a[href*="/dp/"]');
+const IMG = query("img");
+const TITLE = query('[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-truncated');
+const PRICE = query('.p13n-sc-price, [class*="p13n-sc-price"]');
+const STARS = query(".a-icon-alt");
+const RATINGS = query(".a-icon-row .a-size-small");
 
 export function parseBestsellers(html: string, opts: ParseOptions): BestsellersPage {
   return guardParse("best sellers page", html, opts, () => {
@@ -34,7 +42,7 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
     const doc = parseHtml(regionOf(html, ["<h1", 'id="gridItemRoot"'], ["<!-- EndZeitgeist -->"]));
     const origin = originOf(opts.marketplace);
     const results: BestSellerItem[] = [];
-    for (const card of all(doc, CARD)) {
+    for (const card of CARD.all(doc)) {
       const item = readCard(card, origin, opts.marketplace);
       if (item) results.push(item);
     }
@@ -43,32 +51,32 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
 }
 
 function readCard(card: Element, origin: string, marketplace: string): BestSellerItem | null {
-  const rank = intFrom(text(one(card, ".zg-bdg-text")));
+  const rank = intFrom(text(RANK.one(card)));
   const asin = cardAsin(card);
   // A carousel's empty placeholder cards and cards without a rank badge carry no ranked item.
   if (!asin || !rank) return null;
-  const img = one(card, "img");
-  const priceText = text(one(card, PRICE));
+  const img = IMG.one(card);
+  const priceText = text(PRICE.one(card));
   return {
     url: productUrl(origin, asin),
     asin,
     rank,
     image: attr(img, "src") || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
-    title: text(one(card, TITLE)),
-    rating: ratingFrom(text(one(card, ".a-icon-alt"))) ?? 0,
-    reviews_count: intFrom(text(one(card, ".a-icon-row .a-size-small"))) ?? 0,
+    title: text(TITLE.one(card)),
+    rating: ratingFrom(text(STARS.one(card))) ?? 0,
+    reviews_count: intFrom(text(RATINGS.one(card))) ?? 0,
   };
 }
 
 /** The faceout's id is the ASIN on grid pages; carousel cards only name it in their links. */
 function cardAsin(card: Element): string {
-  const faceout = one(card, ".p13n-sc-uncoverable-faceout");
+  const faceout = FACEOUT.one(card);
   const id = attr(faceout, "id");
   if (isAsin(id)) return id;
-  const tagged = one(card, "[data-asin]");
+  const tagged = WITH_ASIN.one(card);
   if (isAsin(attr(tagged, "data-asin"))) return attr(tagged, "data-asin");
-  return asinFromHref(attr(one(card, 'a[href*="/dp/"]'), "href"));
+  return asinFromHref(attr(PRODUCT_LINK.one(card), "href"));
 }
 
 /** The list's own heading ("Best Sellers in Tools & Home Improvement"), not the site banner. */
