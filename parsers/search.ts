@@ -11,7 +11,17 @@
  * and text is only read for numbers, so a page in Japanese or one re-encoded into mojibake still
  * yields prices, counts and ratings.
  */
-import { type Element, type Document, all, attr, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import {
+  all,
+  attr,
+  type Document,
+  type Element,
+  intFrom,
+  one,
+  parseHtml,
+  ratingFrom,
+  text,
+} from "./dom.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -95,7 +105,9 @@ function scanPage(doc: Document): PageScan {
     }
     if (!scan.infoBar && a["data-component-type"] === "s-result-info-bar") scan.infoBar = el;
     if (a.id === "s-result-count") scan.oldCount = el;
-    if (a.id === "captchacharacters" || (el.name === "form" && /validateCaptcha/.test(a.action ?? ""))) {
+    if (
+      a.id === "captchacharacters" || (el.name === "form" && /validateCaptcha/.test(a.action ?? ""))
+    ) {
       scan.captcha = true;
     }
     if (
@@ -140,10 +152,16 @@ function readPaginationElement(el: Element, cls: string, scan: PageScan): void {
  */
 function assertGenuinelyEmpty(scan: PageScan, where: string): void {
   if (scan.captcha) {
-    throw new ParseError("blocked", `Cannot parse search page as Amazon served a robot check${where}`);
+    throw new ParseError(
+      "blocked",
+      `Cannot parse search page as Amazon served a robot check${where}`,
+    );
   }
   if (!scan.resultRegion) {
-    throw new ParseError("incomplete", `Cannot parse search page as it holds no result list${where}`);
+    throw new ParseError(
+      "incomplete",
+      `Cannot parse search page as it holds no result list${where}`,
+    );
   }
 }
 
@@ -203,14 +221,19 @@ function scanCard(card: Element): CardParts {
     if (name === "i" && !parts.star && cls.includes(" a-icon-star")) parts.star = el;
     else if (name === "h2") parts.titles.push(el);
     else if (name === "img") {
-      if (!parts.productImage && (ctx.inProductImage || cls.includes(" s-access-image "))) parts.productImage = el;
+      if (!parts.productImage && (ctx.inProductImage || cls.includes(" s-access-image "))) {
+        parts.productImage = el;
+      }
       if (!parts.anyImage && cls.includes(" s-image ")) parts.anyImage = el;
     } else if (name === "span" && cls.includes(" a-price ")) {
       if (!cls.includes(" a-text-price ")) parts.price ??= el;
       else if (a["data-a-strike"] === "true") parts.struck ??= el;
     } else if (name === "span" && cls.includes(" s-price ")) parts.oldPrice ??= el;
     else if (cls.includes(" a-text-strike ")) parts.struck ??= el;
-    if (cls.includes(" a-icon-prime ") || cls.includes(" s-prime ") || a["aria-label"] === "Amazon Prime") {
+    if (
+      cls.includes(" a-icon-prime ") || cls.includes(" s-prime ") ||
+      a["aria-label"] === "Amazon Prime"
+    ) {
       parts.prime = true;
     }
     if (
@@ -218,14 +241,19 @@ function scanCard(card: Element): CardParts {
       cls.includes(" s-sponsored-header ")
     ) parts.sponsored = true;
     if (cls.includes(" a-badge ")) parts.badges.push(el);
-    if (cls.includes(" udm-primary-delivery-message ") || cls.includes(" udm-secondary-delivery-message ")) {
+    if (
+      cls.includes(" udm-primary-delivery-message ") ||
+      cls.includes(" udm-secondary-delivery-message ")
+    ) {
       parts.udm.push(el);
     }
     if (name === "span" && a["aria-label"] !== undefined && ctx.inAligned) {
       (ctx.inDeliveryRecipe ? recipeLabels : alignedLabels).push(el);
     }
     if (name === "span" && ctx.inOldDeliveryRow === 2 && !parts.oldDelivery) {
-      if (cls.includes(" a-size-small ") && cls.includes(" a-color-secondary ")) parts.oldDelivery = el;
+      if (cls.includes(" a-size-small ") && cls.includes(" a-color-secondary ")) {
+        parts.oldDelivery = el;
+      }
     }
     if (name === "span" && cls.includes(" a-size-base ") && cls.includes(" a-color-secondary ")) {
       if (ctx.inReviewsBlock) parts.volumeInBlock.push(el);
@@ -301,7 +329,9 @@ function visibleText(node: Element): string {
   const parts: string[] = [];
   const walk = (n: Element["children"][number]) => {
     if (n.type === "text") parts.push((n as unknown as { data: string }).data);
-    else if ("children" in n && !hasClass(n as Element, "a-offscreen")) (n as Element).children.forEach(walk);
+    else if ("children" in n && !hasClass(n as Element, "a-offscreen")) {
+      (n as Element).children.forEach(walk);
+    }
   };
   node.children.forEach(walk);
   return parts.join("").replace(/\s+/g, " ").trim();
@@ -324,7 +354,8 @@ function priceOf(parts: CardParts, code: string): PriceWithList | null {
 
 /** An `a-price`'s text: the screen-reader copy, else the visible symbol and digits. */
 function priceTextOf(price: Element): string {
-  return text(one(price, ".a-offscreen")) || text(one(price, '[aria-hidden="true"]')) || text(price);
+  return text(one(price, ".a-offscreen")) || text(one(price, '[aria-hidden="true"]')) ||
+    text(price);
 }
 
 function ratingOf(star: Element): number {
@@ -375,7 +406,6 @@ function rowOf(star: Element): Element {
   return node;
 }
 
-
 /** Status badges ("Best Seller", "Amazon's Choice", "Overall Pick"); deal badges are price copy. */
 function badgeOf(parts: CardParts): string | null {
   for (const badge of parts.badges) {
@@ -411,7 +441,9 @@ function boughtPastMonthOf(parts: CardParts): string | null {
   const inBlock = parts.volumeInBlock.filter(inSizeBaseRow).map(text)
     .find((t) => /\d{2,}|\d\s*[KkMm万千]/.test(t));
   if (inBlock) return inBlock;
-  const anywhere = parts.volumeElsewhere.filter(inSizeBaseRow).map(text).find((t) => VOLUME.test(t));
+  const anywhere = parts.volumeElsewhere.filter(inSizeBaseRow).map(text).find((t) =>
+    VOLUME.test(t)
+  );
   return anywhere ?? null;
 }
 function inSizeBaseRow(span: Element): boolean {
