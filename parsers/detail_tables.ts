@@ -1,0 +1,76 @@
+/**
+ * The "Product details" / "Technical details" / "Product information" tables and bullet lists of a
+ * product page, read into label → value strings. Shared by the product and identifiers parsers.
+ *
+ * Layouts seen in the corpus, all read by the same two row shapes:
+ * - tables (`#prodDetails`, `#tech`, `#productOverview_feature_div`): a `tr` whose first cell is
+ *   the label and last cell the value (`th`+`td` or `td.label`+`td.value`);
+ * - bullet lists (`#detailBullets_feature_div`, old `#detail_bullets_id`, `#detail-bullets`): an
+ *   `li` whose bold span (or `<b>`) is the label and whose remaining text is the value.
+ */
+import { all, type Element, one, text } from "./dom.ts";
+
+/** Section ids holding detail tables, most specific first: earlier sections win a shared label. */
+export const DETAIL_SECTION_IDS = [
+  "prodDetails",
+  "tech",
+  "detailBullets_feature_div",
+  "detail_bullets_id",
+  "detail-bullets",
+  "productOverview_feature_div",
+] as const;
+
+// Direction marks and colons that Amazon puts around labels ("ASIN ‏ : ‎").
+const LABEL_NOISE = /[\u200e\u200f\u202a-\u202e:\uff1a]/g;
+// Review rows repeat the rating widget; rating and reviews_count carry that data.
+const REVIEW_LABEL = /review|bewertung|rezension|commentaires|avis client|valoraci|recension|évaluation/i;
+
+/** Label → value of every row in `sections`; the first row of a label wins. */
+export function readDetailFacts(sections: Element[]): Record<string, string> {
+  const facts: Record<string, string> = {};
+  for (const section of sections) {
+    for (const [label, value] of rowsOf(section)) {
+      if (!(label in facts)) facts[label] = value;
+    }
+  }
+  return facts;
+}
+
+function rowsOf(section: Element): [string, string][] {
+  const rows: [string, string][] = [];
+  for (const tr of all(section, "tr")) addRow(rows, tableRow(tr));
+  for (const li of all(section, "li")) addRow(rows, bulletRow(li));
+  return rows;
+}
+
+function addRow(rows: [string, string][], row: [string, string] | null): void {
+  if (!row) return;
+  const label = cleanLabel(row[0]);
+  const value = cleanValue(row[1]);
+  if (label && value && !REVIEW_LABEL.test(label)) rows.push([label, value]);
+}
+
+function tableRow(tr: Element): [string, string] | null {
+  const cells = tr.children.filter((c): c is Element =>
+    c.type === "tag" && ((c as Element).name === "th" || (c as Element).name === "td")
+  );
+  if (cells.length < 2) return null;
+  return [text(cells[0]), text(cells[cells.length - 1])];
+}
+
+function bulletRow(li: Element): [string, string] | null {
+  const bold = one(li, "span.a-text-bold, b");
+  if (!bold) return null;
+  const label = text(bold);
+  const whole = text(li);
+  if (!label || !whole.startsWith(label)) return null;
+  return [label, whole.slice(label.length)];
+}
+
+function cleanLabel(s: string): string {
+  return s.replace(LABEL_NOISE, " ").replace(/\s+/g, " ").trim();
+}
+
+function cleanValue(s: string): string {
+  return s.replace(/[\u200e\u200f\u202a-\u202e]/g, "").replace(/\s+/g, " ").replace(/^[\s:]+/, "").trim();
+}

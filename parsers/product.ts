@@ -1,0 +1,320 @@
+/**
+ * Product (detail) page → ProductPage. One streaming pass keeps only the sections read below
+ * (see parsers/sections.ts); script data (images, parent ASIN) is read from the raw text.
+ *
+ * Field sources, first match wins:
+ * - asin: input#ASIN (the displayed variation), input[name=ASIN], the canonical link;
+ * - brand: #bylineInfo ("Visit the X Store", "Brand: X", "Marke: X" …, or the bare link text),
+ *   #brand, then the detail tables' Brand row; "" on pages whose byline names authors/artists;
+ * - price: the buy box (corePrice / apex, priceblock_*, Kindle price, the active book offer,
+ *   the selected format swatch), with list_price the struck-through price next to it;
+ * - variations.parent_asin: the page's "parentAsin" script data, else a parentASIN= link
+ *   parameter; "" when the page has neither (older pages without variations).
+ */
+import { all, attr, type Element, intFrom, one, ratingFrom, text } from "./dom.ts";
+import { captureSections, type Captured, byId, byIds } from "./sections.ts";
+import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
+import { colorImages, dynamicImage } from "./product_images.ts";
+import { parsePrice } from "./price.ts";
+import { ParseError } from "./parse_error.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
+import type { ProductPage } from "../schemas/pages.ts";
+import type { Image, PriceWithList } from "../schemas/resources.ts";
+
+export interface ProductOptions {
+  marketplace: string;
+  url?: string;
+}
+
+// Buy-box price containers, newest layout first.
+const CORE_PRICE_IDS = [
+  "corePrice_feature_div",
+  "corePriceDisplay_desktop_feature_div",
+  "apex_desktop",
+  "corePrice_desktop",
+];
+const OLD_PRICE_IDS = ["priceblock_dealprice", "priceblock_saleprice", "priceblock_ourprice", "price_inside_buybox"];
+const BOOK_PRICE_IDS = ["kindle-price", "newOfferAccordionRow", "buyNewSection"];
+const MERCHANT_IDS = [
+  "sellerProfileTriggerId",
+  "merchantInfoFeature_feature_div",
+  "tabular-buybox",
+  "merchant-info",
+  "Ebooks-desktop-printSoldBy",
+];
+const SECTION_IDS = new Set<string>([
+  "productTitle",
+  "bylineInfo",
+  "brand",
+  "averageCustomerReviews",
+  "availability",
+  "outOfStock",
+  "feature-bullets",
+  "price",
+  "tmmSwatches",
+  ...CORE_PRICE_IDS,
+  ...OLD_PRICE_IDS,
+  ...BOOK_PRICE_IDS,
+  ...MERCHANT_IDS,
+  ...DETAIL_SECTION_IDS,
+]);
+const BUY_BUTTON_IDS = new Set(["add-to-cart-button", "buy-now-button", "one-click-button", "buyOneClick"]);
+
+/** Single elements read from start tags during the pass, without keeping a subtree. */
+interface TagFacts {
+  inputAsin: string;
+  namedAsin: string;
+  canonical: string;
+  dynamicImage: string;
+  buyButton: boolean;
+}
+
+export function parseProduct(html: string, opts: ProductOptions): ProductPage {
+  const host = marketplace(opts.marketplace).host;
+  if (typeof html !== "string" || !html.includes("<")) {
+    throw new ParseError("empty", "The product page is empty or not HTML");
+  }
+  try {
+    return readProduct(html, opts.marketplace, host);
+  } catch (e) {
+    if (e instanceof ParseError) throw e;
+    // Last resort for markup no rule foresaw: the contract is that a parser throws only ParseError.
+    throw new ParseError("unrecognised", `The product page could not be read: ${(e as Error)?.message}`);
+  }
+}
+
+function readProduct(html: string, code: string, host: string): ProductPage {
+  const tags: TagFacts = { inputAsin: "", namedAsin: "", canonical: "", dynamicImage: "", buyButton: false };
+  const page = captureSections(html, { ids: SECTION_IDS, onTag: (name, a) => readTag(tags, name, a) });
+  const asin = tags.inputAsin || tags.namedAsin || asinOfUrl(tags.canonical);
+  if (!asin) throw noAsin(html);
+  const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
+  const availability = text(byId(page, "availability"));
+  return {
+    url: `https://${host}/dp/${asin}`,
+    asin,
+    brand: brandOf(page, facts),
+    price: priceOf(page, code),
+    title: text(byId(page, "productTitle")),
+    images: imagesOf(html, tags.dynamicImage),
+    rating: ratingOf(page),
+    in_stock: inStock(page, availability, tags.buyButton),
+    merchant: merchantOf(page),
+    variations: { parent_asin: parentAsinOf(html) },
+    availability,
+    product_facts: facts,
+    reviews_count: reviewsCountOf(page),
+    feature_bullets: bulletsOf(page),
+  };
+}
+
+function readTag(tags: TagFacts, name: string, a: Record<string, string>): void {
+  if (name === "input") {
+    if (a.id === "ASIN" && !tags.inputAsin) tags.inputAsin = (a.value ?? "").trim();
+    else if (a.name === "ASIN" && !tags.namedAsin) tags.namedAsin = (a.value ?? "").trim();
+    if (a.id && BUY_BUTTON_IDS.has(a.id)) tags.buyButton = true;
+  } else if (name === "link" && a.rel === "canonical" && !tags.canonical) {
+    tags.canonical = a.href ?? "";
+  } else if (name === "img" && !tags.dynamicImage && a["data-a-dynamic-image"] && isLandingImage(a)) {
+    tags.dynamicImage = a["data-a-dynamic-image"];
+  } else if (a.id && BUY_BUTTON_IDS.has(a.id)) {
+    tags.buyButton = true;
+  }
+}
+
+function isLandingImage(a: Record<string, string>): boolean {
+  return a.id === "landingImage" || a.id === "imgBlkFront" || a.id === "ebooksImgBlkFront" ||
+    a["data-a-image-name"] === "landingImage";
+}
+
+function asinOfUrl(url: string): string {
+  return /\/(?:dp|gp\/product)\/([A-Z0-9]{10})(?:[/?]|$)/.exec(url)?.[1] ?? "";
+}
+
+function noAsin(html: string): ParseError {
+  if (/validateCaptcha|api-services-support@amazon\.com|\/ap\/signin/.test(html.slice(0, 20000))) {
+    return new ParseError("blocked", "Amazon answered with a robot check instead of the product page");
+  }
+  return new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
+}
+
+// ---- brand ----
+
+const BYLINE_BRAND = [
+  /^Visit the (.+?) Store$/i,
+  /^(?:Brand|Marke|Marque|Marca|Merk|Marka)\s*:\s*(.+)$/i,
+  /^Besuche den (.+?)-Store$/i,
+  /^Visitez la boutique (.+)$/i,
+  /^Visita la tienda de (.+)$/i,
+  /^Visita lo Store di (.+)$/i,
+  /^Bezoek de (.+?)-winkel$/i,
+];
+const BRAND_FACTS = ["Brand", "Marke", "Marque", "Marca", "Merk", "Brand Name"];
+
+function brandOf(page: Captured, facts: Record<string, string>): string {
+  const byline = byId(page, "bylineInfo");
+  if (byline && !one(byline, ".author, .contribution")) {
+    const s = text(byline);
+    for (const re of BYLINE_BRAND) {
+      const m = re.exec(s);
+      if (m) return m[1].trim();
+    }
+    if (s) return s;
+  }
+  const brand = text(byId(page, "brand"));
+  if (brand) return brand;
+  for (const label of BRAND_FACTS) if (facts[label]) return facts[label];
+  return "";
+}
+
+// ---- price ----
+
+function priceOf(page: Captured, code: string): PriceWithList | null {
+  const found = corePrice(page) ?? oldPrice(page) ?? bookPrice(page);
+  if (!found) return null;
+  const price = parsePrice(found.text, code);
+  if (!price) return null;
+  const listText = found.listText || listPriceNear(page);
+  const list = listText ? parsePrice(listText, code) : null;
+  return { ...price, list_price: list && list.amount > price.amount ? list.amount : null };
+}
+
+interface FoundPrice {
+  text: string;
+  listText: string;
+}
+
+function corePrice(page: Captured): FoundPrice | null {
+  for (const section of byIds(page, CORE_PRICE_IDS)) {
+    const el = one(section, ".priceToPay, .apexPriceToPay") ??
+      one(section, ".a-price:not(.a-text-price):not([data-a-strike])");
+    const t = priceText(el);
+    if (t) return { text: t, listText: strikePrice(section) };
+  }
+  return null;
+}
+
+function oldPrice(page: Captured): FoundPrice | null {
+  for (const el of byIds(page, OLD_PRICE_IDS)) {
+    const t = text(el);
+    if (/\d/.test(t)) return { text: t, listText: "" };
+  }
+  return null;
+}
+
+function bookPrice(page: Captured): FoundPrice | null {
+  for (const section of byIds(page, BOOK_PRICE_IDS)) {
+    const el = section.attribs.id === "kindle-price"
+      ? section
+      : one(section, ".header-price, .offer-price, .a-color-price");
+    const t = text(el);
+    if (/\d/.test(t)) return { text: t, listText: strikePrice(section) };
+  }
+  const swatch = one(byIds(page, ["tmmSwatches"]), ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)");
+  const t = text(swatch);
+  return /\d/.test(t) ? { text: t, listText: "" } : null;
+}
+
+/** The text of an `.a-price`: its offscreen copy, or the visible parts when that is empty. */
+function priceText(el: Element | null): string {
+  if (!el) return "";
+  const offscreen = text(one(el, ".a-offscreen"));
+  if (/\d/.test(offscreen)) return offscreen;
+  const visible = text(one(el, "[aria-hidden=true]")) || text(el);
+  return /\d/.test(visible) ? visible : "";
+}
+
+function strikePrice(section: Element): string {
+  const el = one(section, ".basisPrice .a-offscreen, .a-price[data-a-strike=true] .a-offscreen") ??
+    one(section, ".priceBlockStrikePriceString, .a-text-strike");
+  return text(el);
+}
+
+/** The struck-through price of the buy box when the price itself came from elsewhere in it. */
+function listPriceNear(page: Captured): string {
+  for (const section of byIds(page, [...CORE_PRICE_IDS, "price"])) {
+    const t = strikePrice(section);
+    if (t) return t;
+  }
+  return "";
+}
+
+// ---- images ----
+
+function imagesOf(html: string, dynamicJson: string): Image[] {
+  const fromScript = colorImages(html);
+  if (fromScript && fromScript.length > 0) return fromScript;
+  const landing = dynamicJson ? dynamicImage(dynamicJson) : null;
+  return landing ? [landing] : [];
+}
+
+// ---- reviews ----
+
+function ratingOf(page: Captured): number {
+  const box = byId(page, "averageCustomerReviews");
+  if (!box) return 0;
+  const popover = one(box, "#acrPopover");
+  const fromTitle = ratingFrom(attr(popover, "title"));
+  if (fromTitle !== null) return fromTitle;
+  return ratingFrom(text(one(box, ".a-icon-alt"))) ?? 0;
+}
+
+function reviewsCountOf(page: Captured): number {
+  const box = byId(page, "averageCustomerReviews");
+  return intFrom(text(one(box ?? [], "#acrCustomerReviewText"))) ?? 0;
+}
+
+// ---- availability and merchant ----
+
+const OUT_OF_STOCK =
+  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|non disponibile|esaurito|niet beschikbaar/i;
+
+function inStock(page: Captured, availability: string, buyButton: boolean): boolean {
+  if (byId(page, "outOfStock") || OUT_OF_STOCK.test(availability)) return false;
+  return availability !== "" || buyButton;
+}
+
+const SOLD_BY =
+  /(?:sold by|verkauf(?: und versand)? durch|vendu par|vendido por|venduto da|verkocht door)\s*:?\s+(.+?)(?:\s+(?:and|und|et|y|e|en)\s|\.\s|\.$|$)/i;
+
+function merchantOf(page: Captured): string {
+  const trigger = text(byId(page, "sellerProfileTriggerId"));
+  if (trigger) return trigger;
+  const feature = byId(page, "merchantInfoFeature_feature_div");
+  const featureText = text(one(feature ?? [], ".offer-display-feature-text-message"));
+  if (featureText) return featureText;
+  const tabular = tabularSeller(byId(page, "tabular-buybox"));
+  if (tabular) return tabular;
+  const info = SOLD_BY.exec(text(byId(page, "merchant-info")))?.[1];
+  if (info) return info.trim();
+  const ebook = byId(page, "Ebooks-desktop-printSoldBy");
+  return text(one(ebook ?? [], "td:last-child .a-color-base"));
+}
+
+/** The "Sold by" value of the tabular buy box (label/value pairs, or attribute-named rows). */
+function tabularSeller(box: Element | null): string {
+  if (!box) return "";
+  const named = one(box, '[tabular-attribute-name="Sold by"]');
+  if (named) return text(one(named, ".tabular-buybox-text-message")) || text(named);
+  const labels = all(box, ".tabular-buybox-label");
+  const values = all(box, ".tabular-buybox-text");
+  if (labels.length !== values.length) return "";
+  const i = labels.findIndex((l) => /^sold by$/i.test(text(l)));
+  return i >= 0 ? text(values[i]) : "";
+}
+
+// ---- bullets and variations ----
+
+function bulletsOf(page: Captured): string[] {
+  const box = byId(page, "feature-bullets");
+  if (!box) return [];
+  return all(box, "li")
+    .filter((li) => li.attribs.id !== "replacementPartsFitmentBullet" && !/\baok-hidden\b/.test(li.attribs.class ?? ""))
+    .map((li) => text(li))
+    .filter((s) => s !== "");
+}
+
+function parentAsinOf(html: string): string {
+  return /"parentAsin"\s*:\s*"([A-Z0-9]{10})"/.exec(html)?.[1] ??
+    /[?&;]parentASIN=([A-Z0-9]{10})/.exec(html)?.[1] ?? "";
+}

@@ -1,0 +1,95 @@
+/**
+ * Product images, from the image block's `'colorImages': { 'initial': [...] }` script data, or,
+ * on pages without it (older book pages, scripts stripped by a browser save), from the landing
+ * image's `data-a-dynamic-image` map.
+ *
+ * Widths and heights are given only where the page states them unambiguously: the `hiRes` and
+ * `large` URLs of the script data come without dimensions (null). The dynamic-image map pairs each
+ * URL with two numbers whose order differs between layouts, so a pair is read as width × height
+ * only when the URL's own size code (`_SX342_` = width, `_SY355_` = height) says which is which.
+ */
+import type { Image } from "../schemas/resources.ts";
+
+interface ColorImage {
+  hiRes?: unknown;
+  large?: unknown;
+  thumb?: unknown;
+}
+
+/** Images of the script data at `html`'s `'colorImages'`, or null when the page has none. */
+export function colorImages(html: string): Image[] | null {
+  const key = html.indexOf("'colorImages'");
+  if (key < 0) return null;
+  const initial = html.indexOf("'initial'", key);
+  if (initial < 0 || initial - key > 200) return null;
+  const start = html.indexOf("[", initial);
+  if (start < 0) return null;
+  const json = balancedArray(html, start);
+  if (!json) return null;
+  let items: unknown;
+  try {
+    items = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(items)) return null;
+  return items.flatMap((item: ColorImage) => {
+    const url = str(item?.hiRes) || str(item?.large);
+    return url ? [{ url, width: null, height: null, thumbnail: str(item?.thumb) || url }] : [];
+  });
+}
+
+/** The image of a `data-a-dynamic-image` map: its largest rendition, thumbnailed by its smallest. */
+export function dynamicImage(json: string): Image | null {
+  let map: unknown;
+  try {
+    map = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!map || typeof map !== "object") return null;
+  const entries = Object.entries(map as Record<string, unknown>)
+    .filter((e): e is [string, [number, number]] => isPair(e[1]))
+    .sort((a, b) => a[1][0] * a[1][1] - b[1][0] * b[1][1]);
+  if (entries.length === 0) return null;
+  const [url, pair] = entries[entries.length - 1];
+  const { width, height } = dimensionsOf(url, pair);
+  return { url, width, height, thumbnail: entries[0][0] };
+}
+
+function dimensionsOf(url: string, [a, b]: [number, number]): { width: number | null; height: number | null } {
+  if (a === b) return { width: a, height: b };
+  const sx = /_SX(\d+)/.exec(url)?.[1];
+  if (sx && (Number(sx) === a || Number(sx) === b)) {
+    return Number(sx) === a ? { width: a, height: b } : { width: b, height: a };
+  }
+  const sy = /_SY(\d+)/.exec(url)?.[1];
+  if (sy && (Number(sy) === a || Number(sy) === b)) {
+    return Number(sy) === a ? { width: b, height: a } : { width: a, height: b };
+  }
+  return { width: null, height: null };
+}
+
+function isPair(v: unknown): v is [number, number] {
+  return Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && Number.isInteger(v[1]);
+}
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+/** The JSON array text starting at `start` (a "["), up to its matching "]"; "" when unclosed. */
+function balancedArray(s: string, start: number): string {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */) depth++;
+    else if (c === 93 /* ] */ && --depth === 0) return s.slice(start, i + 1);
+  }
+  return "";
+}
