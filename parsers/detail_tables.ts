@@ -6,7 +6,8 @@
  * - tables (`#prodDetails`, `#tech`, `#productOverview_feature_div`): a `tr` whose first cell is
  *   the label and last cell the value (`th`+`td` or `td.label`+`td.value`);
  * - bullet lists (`#detailBullets_feature_div`, old `#detail_bullets_id`, `#detail-bullets`): an
- *   `li` whose bold span (or `<b>`) is the label and whose remaining text is the value.
+ *   `li` whose bold span (or `<b>`) is the label and whose remaining text is the value;
+ * - the apparel grid (`#productFactsDesktopExpander`): `.product-facts-detail` left/right columns.
  */
 import { all, type Element, one, text } from "./dom.ts";
 
@@ -17,6 +18,7 @@ export const DETAIL_SECTION_IDS = [
   "detailBullets_feature_div",
   "detail_bullets_id",
   "detail-bullets",
+  "productFactsDesktopExpander",
   "productOverview_feature_div",
 ] as const;
 
@@ -40,7 +42,14 @@ function rowsOf(section: Element): [string, string][] {
   const rows: [string, string][] = [];
   for (const tr of all(section, "tr")) addRow(rows, tableRow(tr));
   for (const li of all(section, "li")) addRow(rows, bulletRow(li));
+  for (const grid of all(section, ".product-facts-detail")) addRow(rows, gridRow(grid));
   return rows;
+}
+
+function gridRow(grid: Element): [string, string] | null {
+  const label = one(grid, ".a-col-left");
+  const value = one(grid, ".a-col-right");
+  return label && value ? [text(label), text(value)] : null;
 }
 
 function addRow(rows: [string, string][], row: [string, string] | null): void {

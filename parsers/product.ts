@@ -254,9 +254,14 @@ function ratingOf(page: Captured): number {
   const box = byId(page, "averageCustomerReviews");
   if (!box) return 0;
   const popover = one(box, "#acrPopover");
-  const fromTitle = ratingFrom(attr(popover, "title"));
-  if (fromTitle !== null) return fromTitle;
-  return ratingFrom(text(one(box, ".a-icon-alt"))) ?? 0;
+  const label = attr(popover, "title") || text(one(box, ".a-icon-alt"));
+  return ratingFrom(label) ?? frenchRating(label) ?? 0;
+}
+
+/** "4.3 étoiles sur 5", which ratingFrom of dom.ts does not read (the word sits between). */
+function frenchRating(s: string): number | null {
+  const m = /(\d(?:[.,]\d)?)\s*étoiles? sur 5/i.exec(s);
+  return m ? parseFloat(m[1].replace(",", ".")) : null;
 }
 
 function reviewsCountOf(page: Captured): number {
@@ -294,7 +299,7 @@ function merchantOf(page: Captured): string {
 /** The "Sold by" value of the tabular buy box (label/value pairs, or attribute-named rows). */
 function tabularSeller(box: Element | null): string {
   if (!box) return "";
-  const named = one(box, '[tabular-attribute-name="Sold by"]');
+  const named = one(box, '.tabular-buybox-text[tabular-attribute-name="Sold by"]');
   if (named) return text(one(named, ".tabular-buybox-text-message")) || text(named);
   const labels = all(box, ".tabular-buybox-label");
   const values = all(box, ".tabular-buybox-text");
@@ -305,10 +310,11 @@ function tabularSeller(box: Element | null): string {
 
 // ---- bullets and variations ----
 
+// The apparel layout puts "About this item" inside its product-facts expander.
 function bulletsOf(page: Captured): string[] {
-  const box = byId(page, "feature-bullets");
+  const box = byId(page, "feature-bullets") ?? byId(page, "productFactsDesktopExpander");
   if (!box) return [];
-  return all(box, "li")
+  return all(box, "ul li")
     .filter((li) => li.attribs.id !== "replacementPartsFitmentBullet" && !/\baok-hidden\b/.test(li.attribs.class ?? ""))
     .map((li) => text(li))
     .filter((s) => s !== "");

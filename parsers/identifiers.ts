@@ -1,0 +1,63 @@
+/**
+ * Product page → the product's identifiers, read from the same detail tables as product_facts.
+ *
+ * Row label → key (labels are the same words in every marketplace language seen):
+ *   UPC → UPC; EAN, EAN-13 → EAN; ISBN-13 → ISBN_13; ISBN-10 → ISBN_10; JAN → JAN;
+ *   Global Trade Identification Number, GTIN → GLOBAL_TRADE_IDENTIFICATION_NUMBER.
+ * Values keep their digits only ("978-0131103627" → "9780131103627"); a row listing several codes
+ * gives the first. A value that is not all digits once hyphens go (an ISBN-10 ending in X) is left
+ * out, as the schema wants digit strings. A page listing none gives {}.
+ */
+import { captureSections, byIds } from "./sections.ts";
+import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
+import { ParseError } from "./parse_error.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
+import type { IdentifiersPage } from "../schemas/pages.ts";
+import type { Identifiers } from "../schemas/resources.ts";
+
+const KEYS: [RegExp, string][] = [
+  [/^UPC$/i, "UPC"],
+  [/^EAN(?:-?13)?$/i, "EAN"],
+  [/^ISBN-?13$/i, "ISBN_13"],
+  [/^ISBN-?10$/i, "ISBN_10"],
+  [/^JAN$/i, "JAN"],
+  [/^(?:Global Trade Identification Number|GTIN)$/i, "GLOBAL_TRADE_IDENTIFICATION_NUMBER"],
+];
+const SECTION_IDS = new Set<string>(DETAIL_SECTION_IDS);
+
+export function parseIdentifiers(html: string, opts: { marketplace: string; url?: string }): IdentifiersPage {
+  marketplace(opts.marketplace);
+  if (typeof html !== "string" || !html.includes("<")) {
+    throw new ParseError("empty", "The product page is empty or not HTML");
+  }
+  try {
+    return readIdentifiers(html);
+  } catch (e) {
+    if (e instanceof ParseError) throw e;
+    throw new ParseError("unrecognised", `The product page could not be read: ${(e as Error)?.message}`);
+  }
+}
+
+function readIdentifiers(html: string): IdentifiersPage {
+  let asin = "";
+  const page = captureSections(html, {
+    ids: SECTION_IDS,
+    onTag: (name, a) => {
+      if (!asin && name === "input" && a.id === "ASIN") asin = (a.value ?? "").trim();
+    },
+  });
+  if (!asin) throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
+  return { asin, identifiers: identifiersOf(readDetailFacts(byIds(page, DETAIL_SECTION_IDS))) };
+}
+
+/** The identifier rows of a label → value table, keyed by identifier type. */
+export function identifiersOf(facts: Record<string, string>): Identifiers {
+  const ids: Identifiers = {};
+  for (const [label, value] of Object.entries(facts)) {
+    const key = KEYS.find(([re]) => re.test(label))?.[1];
+    if (!key || key in ids) continue;
+    const code = (value.split(/[\s,;]+/)[0] ?? "").replace(/-/g, "");
+    if (/^\d+$/.test(code)) ids[key] = code;
+  }
+  return ids;
+}
