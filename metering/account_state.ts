@@ -37,6 +37,13 @@ export interface AccountState {
   recent_batches: string[];
 }
 
+/** A copy that decisions may change freely (cheaper than structuredClone on the hot path). */
+export function cloneAccount(a: AccountState): AccountState {
+  const keys: Record<string, KeyState> = {};
+  for (const id in a.keys) keys[id] = { ...a.keys[id] };
+  return { ...a, keys, recent_batches: [...(a.recent_batches ?? [])] };
+}
+
 /** The credit period containing `now`: 30-day steps from the plan's start. */
 export function periodAt(planStartedAt: number, now: number): { start: number; end: number } {
   const n = Math.max(0, Math.floor((now - planStartedAt) / PERIOD_MS));

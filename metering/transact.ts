@@ -5,7 +5,7 @@
  * retry or drop a reply) is recognised as landed instead of being applied twice.
  */
 import { KV } from "./kv_layout.ts";
-import type { AccountState } from "./account_state.ts";
+import { type AccountState, cloneAccount } from "./account_state.ts";
 
 export interface Versioned {
   state: AccountState;
@@ -52,7 +52,7 @@ export async function transact<T>(
     fresh = true;
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const d = decide(cur ? structuredClone(cur.state) : null);
+    const d = decide(cur ? cloneAccount(cur.state) : null);
     if (!d.next) {
       if (fresh) return { result: d.result, current: cur };
       cur = await readAccount(kv, accountId);

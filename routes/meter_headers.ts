@@ -4,14 +4,26 @@
  */
 import type { Snapshot } from "../metering/meter.ts";
 
+// The reset time of a period is the same on every call in it; format it once.
+let lastEnd = NaN;
+let lastIso = "";
+function iso(ms: number): string {
+  if (ms !== lastEnd) {
+    lastEnd = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 export function meterHeaders(s: Snapshot | null, cost: number, now: number): Record<string, string> {
   if (!s) return {};
-  const resetMs = 1000 - (now % 1000);
+  const resetSec = Math.max(1, Math.ceil((1000 - (now % 1000)) / 1000));
   return {
-    "X-Credits-Reset": new Date(s.periodEnd).toISOString(),
-    "X-Credits-Remaining": String(s.remaining),
-    "X-Credits-Cost": String(cost),
-    "RateLimit-Policy": `"per-key";q=${s.rateLimit};w=1`,
-    "RateLimit": `"per-key";r=${s.windowRemaining};t=${Math.max(1, Math.ceil(resetMs / 1000))}`,
+    "content-type": "application/json",
+    "x-credits-reset": iso(s.periodEnd),
+    "x-credits-remaining": String(s.remaining),
+    "x-credits-cost": String(cost),
+    "ratelimit-policy": `"per-key";q=${s.rateLimit};w=1`,
+    "ratelimit": `"per-key";r=${s.windowRemaining};t=${resetSec}`,
   };
 }

@@ -23,7 +23,7 @@ export function refusalError(refusal: Exclude<Refusal, "invalid">, headers: Reco
       return new ApiError(
         429,
         "quota_exhausted",
-        `The credits of this period are used up; they reset at ${headers["X-Credits-Reset"] ?? "the period's end"}.`,
+        `The credits of this period are used up; they reset at ${headers["x-credits-reset"] ?? "the period's end"}.`,
         headers,
       );
   }
