@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { KEY_PATTERN } from "../metering/api_key.ts";
+
+async function admin(kvPath: string, ...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "admin", ...args],
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  return { code: out.code, json: stdout.trim() ? JSON.parse(stdout) : null, stderr };
+}
+
+Deno.test("deno task admin: create, show, set, key create/list/revoke on the same store", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const created = await admin(kvPath, "account", "create", "--email", "cli@example.com");
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.json.account.plan, "free");
+    assert.match(created.json.key.key, KEY_PATTERN);
+    const id = created.json.account.id;
+
+    const refused = await admin(kvPath, "key", "create", id, "--mode", "test");
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /key_limit_reached/);
+
+    const set = await admin(kvPath, "account", "set", id, "--plan", "starter", "--status", "active");
+    assert.equal(set.json.plan, "starter");
+    assert.equal(set.json.usage.included_requests, 5000);
+
+    const second = await admin(kvPath, "key", "create", id, "--mode", "test");
+    assert.equal(second.code, 0);
+    assert.match(second.json.key, /^shelf_test_/);
+
+    const list = await admin(kvPath, "key", "list", id);
+    assert.equal(list.json.keys.length, 2);
+    assert.ok(!JSON.stringify(list.json).includes(second.json.key));
+
+    const revoked = await admin(kvPath, "key", "revoke", second.json.id);
+    assert.equal(revoked.json.status, "revoked");
+    const shown = await admin(kvPath, "account", "show", id);
+    assert.equal(shown.json.usage.requests_used, 0);
+
+    const usage = await admin(kvPath, "frobnicate");
+    assert.notEqual(usage.code, 0);
+  } finally {
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
