@@ -24,6 +24,7 @@ const KEYS: [RegExp, string][] = [
   [/^(?:Global Trade Identification Number|GTIN)$/i, "GLOBAL_TRADE_IDENTIFICATION_NUMBER"],
 ];
 const SECTION_IDS = new Set<string>(DETAIL_SECTION_IDS);
+const INPUT = new Set(["input"]);
 
 export function parseIdentifiers(html: string, opts: { marketplace: string; url?: string }): IdentifiersPage {
   marketplace(opts.marketplace);
@@ -42,6 +43,7 @@ function readIdentifiers(html: string): IdentifiersPage {
   let asin = "";
   const page = captureSections(html, {
     ids: SECTION_IDS,
+    tags: INPUT,
     onTag: (name, a) => {
       if (!asin && name === "input" && a.id === "ASIN") asin = (a.value ?? "").trim();
     },

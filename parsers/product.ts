@@ -60,13 +60,14 @@ const SECTION_IDS = new Set<string>([
 ]);
 const BUY_BUTTON_IDS = new Set(["add-to-cart-button", "buy-now-button", "one-click-button", "buyOneClick"]);
 
+const TAG_NAMES = new Set(["input", "link", "img"]);
+
 /** Single elements read from start tags during the pass, without keeping a subtree. */
 interface TagFacts {
   inputAsin: string;
   namedAsin: string;
   canonical: string;
   dynamicImage: string;
-  buyButton: boolean;
 }
 
 export function parseProduct(html: string, opts: ProductOptions): ProductPage {
@@ -84,8 +85,13 @@ export function parseProduct(html: string, opts: ProductOptions): ProductPage {
 }
 
 function readProduct(html: string, code: string, host: string): ProductPage {
-  const tags: TagFacts = { inputAsin: "", namedAsin: "", canonical: "", dynamicImage: "", buyButton: false };
-  const page = captureSections(html, { ids: SECTION_IDS, onTag: (name, a) => readTag(tags, name, a) });
+  const tags: TagFacts = { inputAsin: "", namedAsin: "", canonical: "", dynamicImage: "" };
+  const page = captureSections(html, {
+    ids: SECTION_IDS,
+    markers: BUY_BUTTON_IDS,
+    tags: TAG_NAMES,
+    onTag: (name, a) => readTag(tags, name, a),
+  });
   const asin = tags.inputAsin || tags.namedAsin || asinOfUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
@@ -98,7 +104,7 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     title: text(byId(page, "productTitle")),
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
-    in_stock: inStock(page, availability, tags.buyButton),
+    in_stock: inStock(page, availability, page.seen.size > 0),
     merchant: merchantOf(page),
     variations: { parent_asin: parentAsinOf(html) },
     availability,
@@ -112,13 +118,10 @@ function readTag(tags: TagFacts, name: string, a: Record<string, string>): void 
   if (name === "input") {
     if (a.id === "ASIN" && !tags.inputAsin) tags.inputAsin = (a.value ?? "").trim();
     else if (a.name === "ASIN" && !tags.namedAsin) tags.namedAsin = (a.value ?? "").trim();
-    if (a.id && BUY_BUTTON_IDS.has(a.id)) tags.buyButton = true;
   } else if (name === "link" && a.rel === "canonical" && !tags.canonical) {
     tags.canonical = a.href ?? "";
   } else if (name === "img" && !tags.dynamicImage && a["data-a-dynamic-image"] && isLandingImage(a)) {
     tags.dynamicImage = a["data-a-dynamic-image"];
-  } else if (a.id && BUY_BUTTON_IDS.has(a.id)) {
-    tags.buyButton = true;
   }
 }
 
@@ -320,7 +323,16 @@ function bulletsOf(page: Captured): string[] {
     .filter((s) => s !== "");
 }
 
+// indexOf first: a regex opening with a character class would walk the whole page.
 function parentAsinOf(html: string): string {
-  return /"parentAsin"\s*:\s*"([A-Z0-9]{10})"/.exec(html)?.[1] ??
-    /[?&;]parentASIN=([A-Z0-9]{10})/.exec(html)?.[1] ?? "";
+  const json = html.indexOf('"parentAsin"');
+  if (json >= 0) {
+    const m = /"parentAsin"\s*:\s*"([A-Z0-9]{10})"/y;
+    m.lastIndex = json;
+    const found = m.exec(html)?.[1];
+    if (found) return found;
+  }
+  const param = html.indexOf("parentASIN=");
+  if (param < 0) return "";
+  return /^[A-Z0-9]{10}/.exec(html.slice(param + 11, param + 21))?.[0] ?? "";
 }
