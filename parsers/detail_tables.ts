@@ -25,7 +25,8 @@ export const DETAIL_SECTION_IDS = [
 // Direction marks and colons that Amazon puts around labels ("ASIN ‏ : ‎").
 const LABEL_NOISE = /[\u200e\u200f\u202a-\u202e:\uff1a]/g;
 // Review rows repeat the rating widget; rating and reviews_count carry that data.
-const REVIEW_LABEL = /review|bewertung|rezension|commentaires|avis client|valoraci|recension|évaluation/i;
+const REVIEW_LABEL =
+  /review|bewertung|rezension|commentaires|avis client|valoraci|recension|évaluation/i;
 
 /** Label → value of every row in `sections`; the first row of a label wins. */
 export function readDetailFacts(sections: Element[]): Record<string, string> {
@@ -81,5 +82,6 @@ function cleanLabel(s: string): string {
 }
 
 function cleanValue(s: string): string {
-  return s.replace(/[\u200e\u200f\u202a-\u202e]/g, "").replace(/\s+/g, " ").replace(/^[\s:]+/, "").trim();
+  return s.replace(/[\u200e\u200f\u202a-\u202e]/g, "").replace(/\s+/g, " ").replace(/^[\s:]+/, "")
+    .trim();
 }

@@ -8,7 +8,7 @@
  * gives the first. A value that is not all digits once hyphens go (an ISBN-10 ending in X) is left
  * out, as the schema wants digit strings. A page listing none gives {}.
  */
-import { captureSections, byIds } from "./sections.ts";
+import { byIds, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { ParseError } from "./parse_error.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -26,7 +26,10 @@ const KEYS: [RegExp, string][] = [
 const SECTION_IDS = new Set<string>(DETAIL_SECTION_IDS);
 const INPUT = new Set(["input"]);
 
-export function parseIdentifiers(html: string, opts: { marketplace: string; url?: string }): IdentifiersPage {
+export function parseIdentifiers(
+  html: string,
+  opts: { marketplace: string; url?: string },
+): IdentifiersPage {
   marketplace(opts.marketplace);
   if (typeof html !== "string" || !html.includes("<")) {
     throw new ParseError("empty", "The product page is empty or not HTML");
@@ -35,7 +38,10 @@ export function parseIdentifiers(html: string, opts: { marketplace: string; url?
     return readIdentifiers(html);
   } catch (e) {
     if (e instanceof ParseError) throw e;
-    throw new ParseError("unrecognised", `The product page could not be read: ${(e as Error)?.message}`);
+    throw new ParseError(
+      "unrecognised",
+      `The product page could not be read: ${(e as Error)?.message}`,
+    );
   }
 }
 
@@ -48,7 +54,9 @@ function readIdentifiers(html: string): IdentifiersPage {
       if (!asin && name === "input" && a.id === "ASIN") asin = (a.value ?? "").trim();
     },
   });
-  if (!asin) throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
+  if (!asin) {
+    throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
+  }
   return { asin, identifiers: identifiersOf(readDetailFacts(byIds(page, DETAIL_SECTION_IDS))) };
 }
 

@@ -12,7 +12,7 @@
  *   parameter; "" when the page has neither (older pages without variations).
  */
 import { all, attr, type Element, intFrom, one, ratingFrom, text } from "./dom.ts";
-import { captureSections, type Captured, byId, byIds } from "./sections.ts";
+import { byId, byIds, type Captured, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage } from "./product_images.ts";
 import { parsePrice } from "./price.ts";
@@ -33,7 +33,12 @@ const CORE_PRICE_IDS = [
   "apex_desktop",
   "corePrice_desktop",
 ];
-const OLD_PRICE_IDS = ["priceblock_dealprice", "priceblock_saleprice", "priceblock_ourprice", "price_inside_buybox"];
+const OLD_PRICE_IDS = [
+  "priceblock_dealprice",
+  "priceblock_saleprice",
+  "priceblock_ourprice",
+  "price_inside_buybox",
+];
 const BOOK_PRICE_IDS = ["kindle-price", "newOfferAccordionRow", "buyNewSection"];
 const MERCHANT_IDS = [
   "sellerProfileTriggerId",
@@ -58,7 +63,12 @@ const SECTION_IDS = new Set<string>([
   ...MERCHANT_IDS,
   ...DETAIL_SECTION_IDS,
 ]);
-const BUY_BUTTON_IDS = new Set(["add-to-cart-button", "buy-now-button", "one-click-button", "buyOneClick"]);
+const BUY_BUTTON_IDS = new Set([
+  "add-to-cart-button",
+  "buy-now-button",
+  "one-click-button",
+  "buyOneClick",
+]);
 
 const TAG_NAMES = new Set(["input", "link", "img"]);
 
@@ -80,7 +90,10 @@ export function parseProduct(html: string, opts: ProductOptions): ProductPage {
   } catch (e) {
     if (e instanceof ParseError) throw e;
     // Last resort for markup no rule foresaw: the contract is that a parser throws only ParseError.
-    throw new ParseError("unrecognised", `The product page could not be read: ${(e as Error)?.message}`);
+    throw new ParseError(
+      "unrecognised",
+      `The product page could not be read: ${(e as Error)?.message}`,
+    );
   }
 }
 
@@ -120,7 +133,9 @@ function readTag(tags: TagFacts, name: string, a: Record<string, string>): void 
     else if (a.name === "ASIN" && !tags.namedAsin) tags.namedAsin = (a.value ?? "").trim();
   } else if (name === "link" && a.rel === "canonical" && !tags.canonical) {
     tags.canonical = a.href ?? "";
-  } else if (name === "img" && !tags.dynamicImage && a["data-a-dynamic-image"] && isLandingImage(a)) {
+  } else if (
+    name === "img" && !tags.dynamicImage && a["data-a-dynamic-image"] && isLandingImage(a)
+  ) {
     tags.dynamicImage = a["data-a-dynamic-image"];
   }
 }
@@ -136,7 +151,10 @@ function asinOfUrl(url: string): string {
 
 function noAsin(html: string): ParseError {
   if (/validateCaptcha|api-services-support@amazon\.com|\/ap\/signin/.test(html.slice(0, 20000))) {
-    return new ParseError("blocked", "Amazon answered with a robot check instead of the product page");
+    return new ParseError(
+      "blocked",
+      "Amazon answered with a robot check instead of the product page",
+    );
   }
   return new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
 }
@@ -213,7 +231,10 @@ function bookPrice(page: Captured): FoundPrice | null {
     const t = text(el);
     if (/\d/.test(t)) return { text: t, listText: strikePrice(section) };
   }
-  const swatch = one(byIds(page, ["tmmSwatches"]), ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)");
+  const swatch = one(
+    byIds(page, ["tmmSwatches"]),
+    ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)",
+  );
   const t = text(swatch);
   return /\d/.test(t) ? { text: t, listText: "" } : null;
 }
@@ -318,7 +339,10 @@ function bulletsOf(page: Captured): string[] {
   const box = byId(page, "feature-bullets") ?? byId(page, "productFactsDesktopExpander");
   if (!box) return [];
   return all(box, "ul li")
-    .filter((li) => li.attribs.id !== "replacementPartsFitmentBullet" && !/\baok-hidden\b/.test(li.attribs.class ?? ""))
+    .filter((li) =>
+      li.attribs.id !== "replacementPartsFitmentBullet" &&
+      !/\baok-hidden\b/.test(li.attribs.class ?? "")
+    )
     .map((li) => text(li))
     .filter((s) => s !== "");
 }

@@ -57,7 +57,10 @@ export function dynamicImage(json: string): Image | null {
   return { url, width, height, thumbnail: entries[0][0] };
 }
 
-function dimensionsOf(url: string, [a, b]: [number, number]): { width: number | null; height: number | null } {
+function dimensionsOf(
+  url: string,
+  [a, b]: [number, number],
+): { width: number | null; height: number | null } {
   if (a === b) return { width: a, height: b };
   const sx = /_SX(\d+)/.exec(url)?.[1];
   if (sx && (Number(sx) === a || Number(sx) === b)) {
