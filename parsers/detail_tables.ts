@@ -9,7 +9,16 @@
  *   `li` whose bold span (or `<b>`) is the label and whose remaining text is the value;
  * - the apparel grid (`#productFactsDesktopExpander`): `.product-facts-detail` left/right columns.
  */
-import { all, type Element, one, text } from "./dom.ts";
+import { type Element, text } from "./dom.ts";
+import { query } from "./dom_tree.ts";
+
+// Selectors compiled once (dom.ts's one/all compile on every call).
+const ROW = query("tr");
+const BULLET = query("li");
+const GRID_ROW = query(".product-facts-detail");
+const GRID_LEFT = query(".a-col-left");
+const GRID_RIGHT = query(".a-col-right");
+const BOLD_LABEL = query("span.a-text-bold, b");
 
 /** Section ids holding detail tables, most specific first: earlier sections win a shared label. */
 export const DETAIL_SECTION_IDS = [
@@ -41,15 +50,15 @@ export function readDetailFacts(sections: Element[]): Record<string, string> {
 
 function rowsOf(section: Element): [string, string][] {
   const rows: [string, string][] = [];
-  for (const tr of all(section, "tr")) addRow(rows, tableRow(tr));
-  for (const li of all(section, "li")) addRow(rows, bulletRow(li));
-  for (const grid of all(section, ".product-facts-detail")) addRow(rows, gridRow(grid));
+  for (const tr of ROW.all(section)) addRow(rows, tableRow(tr));
+  for (const li of BULLET.all(section)) addRow(rows, bulletRow(li));
+  for (const grid of GRID_ROW.all(section)) addRow(rows, gridRow(grid));
   return rows;
 }
 
 function gridRow(grid: Element): [string, string] | null {
-  const label = one(grid, ".a-col-left");
-  const value = one(grid, ".a-col-right");
+  const label = GRID_LEFT.one(grid);
+  const value = GRID_RIGHT.one(grid);
   return label && value ? [text(label), text(value)] : null;
 }
 
@@ -69,7 +78,7 @@ function tableRow(tr: Element): [string, string] | null {
 }
 
 function bulletRow(li: Element): [string, string] | null {
-  const bold = one(li, "span.a-text-bold, b");
+  const bold = BOLD_LABEL.one(li);
   if (!bold) return null;
   const label = text(bold);
   const whole = text(li);

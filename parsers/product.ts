@@ -11,7 +11,7 @@
  * - variations.parent_asin: the page's "parentAsin" script data, else a parentASIN= link
  *   parameter; "" when the page has neither (older pages without variations).
  */
-import { all, attr, type Element, intFrom, one, ratingFrom, text } from "./dom.ts";
+import { attr, type Element, intFrom, ratingFrom, text } from "./dom.ts";
 import { byId, byIds, type Captured, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage } from "./product_images.ts";
@@ -20,6 +20,30 @@ import { ParseError } from "./parse_error.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { Image, PriceWithList } from "../schemas/resources.ts";
+import { query } from "./dom_tree.ts";
+
+// Selectors compiled once (dom.ts's one/all compile on every call).
+const CONTRIBUTOR = query(".author, .contribution");
+const PRICE_TO_PAY = query(".priceToPay, .apexPriceToPay");
+const PLAIN_PRICE = query(".a-price:not(.a-text-price):not([data-a-strike])");
+const BOOK_OFFER_PRICE = query(".header-price, .offer-price, .a-color-price");
+const SELECTED_SWATCH_PRICE = query(
+  ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)",
+);
+const OFFSCREEN = query(".a-offscreen");
+const VISIBLE = query("[aria-hidden=true]");
+const STRIKE_PRICE = query(".basisPrice .a-offscreen, .a-price[data-a-strike=true] .a-offscreen");
+const OLD_STRIKE_PRICE = query(".priceBlockStrikePriceString, .a-text-strike");
+const ACR_POPOVER = query("#acrPopover");
+const ICON_ALT = query(".a-icon-alt");
+const ACR_REVIEW_TEXT = query("#acrCustomerReviewText");
+const FEATURE_TEXT = query(".offer-display-feature-text-message");
+const LAST_CELL_VALUE = query("td:last-child .a-color-base");
+const TABULAR_SOLD_BY = query('.tabular-buybox-text[tabular-attribute-name="Sold by"]');
+const TABULAR_MESSAGE = query(".tabular-buybox-text-message");
+const TABULAR_LABEL = query(".tabular-buybox-label");
+const TABULAR_TEXT = query(".tabular-buybox-text");
+const LIST_ITEM = query("ul li");
 
 export interface ProductOptions {
   marketplace: string;
@@ -174,7 +198,7 @@ const BRAND_FACTS = ["Brand", "Marke", "Marque", "Marca", "Merk", "Brand Name"];
 
 function brandOf(page: Captured, facts: Record<string, string>): string {
   const byline = byId(page, "bylineInfo");
-  if (byline && !one(byline, ".author, .contribution")) {
+  if (byline && !CONTRIBUTOR.one(byline)) {
     const s = text(byline);
     for (const re of BYLINE_BRAND) {
       const m = re.exec(s);
@@ -207,8 +231,8 @@ interface FoundPrice {
 
 function corePrice(page: Captured): FoundPrice | null {
   for (const section of byIds(page, CORE_PRICE_IDS)) {
-    const el = one(section, ".priceToPay, .apexPriceToPay") ??
-      one(section, ".a-price:not(.a-text-price):not([data-a-strike])");
+    const el = PRICE_TO_PAY.one(section) ??
+      PLAIN_PRICE.one(section);
     const t = priceText(el);
     if (t) return { text: t, listText: strikePrice(section) };
   }
@@ -225,15 +249,12 @@ function oldPrice(page: Captured): FoundPrice | null {
 
 function bookPrice(page: Captured): FoundPrice | null {
   for (const section of byIds(page, BOOK_PRICE_IDS)) {
-    const el = section.attribs.id === "kindle-price"
-      ? section
-      : one(section, ".header-price, .offer-price, .a-color-price");
+    const el = section.attribs.id === "kindle-price" ? section : BOOK_OFFER_PRICE.one(section);
     const t = text(el);
     if (/\d/.test(t)) return { text: t, listText: strikePrice(section) };
   }
-  const swatch = one(
+  const swatch = SELECTED_SWATCH_PRICE.one(
     byIds(page, ["tmmSwatches"]),
-    ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)",
   );
   const t = text(swatch);
   return /\d/.test(t) ? { text: t, listText: "" } : null;
@@ -242,15 +263,15 @@ function bookPrice(page: Captured): FoundPrice | null {
 /** The text of an `.a-price`: its offscreen copy, or the visible parts when that is empty. */
 function priceText(el: Element | null): string {
   if (!el) return "";
-  const offscreen = text(one(el, ".a-offscreen"));
+  const offscreen = text(OFFSCREEN.one(el));
   if (/\d/.test(offscreen)) return offscreen;
-  const visible = text(one(el, "[aria-hidden=true]")) || text(el);
+  const visible = text(VISIBLE.one(el)) || text(el);
   return /\d/.test(visible) ? visible : "";
 }
 
 function strikePrice(section: Element): string {
-  const el = one(section, ".basisPrice .a-offscreen, .a-price[data-a-strike=true] .a-offscreen") ??
-    one(section, ".priceBlockStrikePriceString, .a-text-strike");
+  const el = STRIKE_PRICE.one(section) ??
+    OLD_STRIKE_PRICE.one(section);
   return text(el);
 }
 
@@ -277,8 +298,8 @@ function imagesOf(html: string, dynamicJson: string): Image[] {
 function ratingOf(page: Captured): number {
   const box = byId(page, "averageCustomerReviews");
   if (!box) return 0;
-  const popover = one(box, "#acrPopover");
-  const label = attr(popover, "title") || text(one(box, ".a-icon-alt"));
+  const popover = ACR_POPOVER.one(box);
+  const label = attr(popover, "title") || text(ICON_ALT.one(box));
   return ratingFrom(label) ?? frenchRating(label) ?? 0;
 }
 
@@ -290,7 +311,7 @@ function frenchRating(s: string): number | null {
 
 function reviewsCountOf(page: Captured): number {
   const box = byId(page, "averageCustomerReviews");
-  return intFrom(text(one(box ?? [], "#acrCustomerReviewText"))) ?? 0;
+  return intFrom(text(ACR_REVIEW_TEXT.one(box ?? []))) ?? 0;
 }
 
 // ---- availability and merchant ----
@@ -310,23 +331,23 @@ function merchantOf(page: Captured): string {
   const trigger = text(byId(page, "sellerProfileTriggerId"));
   if (trigger) return trigger;
   const feature = byId(page, "merchantInfoFeature_feature_div");
-  const featureText = text(one(feature ?? [], ".offer-display-feature-text-message"));
+  const featureText = text(FEATURE_TEXT.one(feature ?? []));
   if (featureText) return featureText;
   const tabular = tabularSeller(byId(page, "tabular-buybox"));
   if (tabular) return tabular;
   const info = SOLD_BY.exec(text(byId(page, "merchant-info")))?.[1];
   if (info) return info.trim();
   const ebook = byId(page, "Ebooks-desktop-printSoldBy");
-  return text(one(ebook ?? [], "td:last-child .a-color-base"));
+  return text(LAST_CELL_VALUE.one(ebook ?? []));
 }
 
 /** The "Sold by" value of the tabular buy box (label/value pairs, or attribute-named rows). */
 function tabularSeller(box: Element | null): string {
   if (!box) return "";
-  const named = one(box, '.tabular-buybox-text[tabular-attribute-name="Sold by"]');
-  if (named) return text(one(named, ".tabular-buybox-text-message")) || text(named);
-  const labels = all(box, ".tabular-buybox-label");
-  const values = all(box, ".tabular-buybox-text");
+  const named = TABULAR_SOLD_BY.one(box);
+  if (named) return text(TABULAR_MESSAGE.one(named)) || text(named);
+  const labels = TABULAR_LABEL.all(box);
+  const values = TABULAR_TEXT.all(box);
   if (labels.length !== values.length) return "";
   const i = labels.findIndex((l) => /^sold by$/i.test(text(l)));
   return i >= 0 ? text(values[i]) : "";
@@ -338,7 +359,7 @@ function tabularSeller(box: Element | null): string {
 function bulletsOf(page: Captured): string[] {
   const box = byId(page, "feature-bullets") ?? byId(page, "productFactsDesktopExpander");
   if (!box) return [];
-  return all(box, "ul li")
+  return LIST_ITEM.all(box)
     .filter((li) =>
       li.attribs.id !== "replacementPartsFitmentBullet" &&
       !/\baok-hidden\b/.test(li.attribs.class ?? "")
