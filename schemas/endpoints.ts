@@ -22,6 +22,7 @@ import {
   SingleReview,
   UsageRecord,
 } from "./resources.ts";
+import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
 export const GROUPS: readonly Group[] = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
@@ -48,6 +49,13 @@ const listing = {
 
 const SORTS = ["relevance", "price_asc", "price_desc", "rating", "newest", "bestseller"] as const;
 const STARS = ["all", "five", "four", "three", "two", "one"] as const;
+
+// /v1/scrape fetches only marketplace pages; any other URL fails validation (422, uncharged).
+const scrapeUrl = str("Absolute URL of a page on a marketplace host", { required: true, max: 2000 });
+const marketplaceUrl: Param = {
+  ...scrapeUrl,
+  schema: (scrapeUrl.schema as z.ZodString).refine(isMarketplaceUrl, "URL should be on a marketplace host"),
+};
 
 const dataEndpoints: Endpoint[] = [
   {
@@ -285,7 +293,7 @@ const dataEndpoints: Endpoint[] = [
     cost: 2,
     summary: "Any marketplace page: detects its type, then parses it (2 credits)",
     params: {
-      url: str("Absolute URL of a page on a marketplace host", { required: true, max: 2000 }),
+      url: marketplaceUrl,
     },
     response: z.object({
       url: z.string(),

@@ -1,0 +1,54 @@
+/**
+ * `zip` through the marketplace's own location-change flow, once per (marketplace, postcode)
+ * session and reused; a refused postcode or a page showing another location is an uncharged 502.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+
+const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
+const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
+
+Deno.test("zip runs the location flow once and the session is reused for later calls", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  for (let i = 0; i < 3; i++) {
+    const r = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(r.status, 200);
+  }
+  const posts = rig.fake.requests.filter((q) => q.method === "POST");
+  assert.equal(posts.length, 1);
+  assert.ok(posts[0].path.startsWith("/portal-migration/hz/glow/address-change?actionSource=glow"));
+  // Every page request carried the session cookie the flow ran under.
+  const session = /session-id=[^;]+/.exec(posts[0].cookie)![0];
+  for (const q of rig.fake.requests.filter((q) => q.path.startsWith("/dp/"))) assert.ok(q.cookie.includes(session));
+});
+
+Deno.test("another zip gets its own session and flow; no zip runs none", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  assert.equal(rig.fake.requests.filter((q) => q.method === "POST").length, 0);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=94105")).status, 200);
+  assert.equal(rig.fake.requests.filter((q) => q.method === "POST").length, 2);
+});
+
+Deno.test("a postcode the marketplace refuses is an uncharged 502 saying so", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  rig.fake.refusedZips.add("99999");
+  const r = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=99999");
+  assert.equal(r.status, 502);
+  assert.match((r.body.error as { message: string }).message, /did not accept the delivery postcode '99999'/);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+});
+
+Deno.test("a page showing another delivery location is an uncharged 502, not wrong prices", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  rig.fake.shownLocation = "Mill Valley 94941";
+  const r = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(r.status, 502);
+  assert.match((r.body.error as { message: string }).message, /Delivery location mismatch.*94941/);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+});

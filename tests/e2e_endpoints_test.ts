@@ -1,0 +1,206 @@
+/**
+ * Every endpoint that has a corpus page, end to end over real HTTP: gateway → upstream source →
+ * browser transport → fake marketplace (`origin:`) → parser → a 200 whose body the endpoint's
+ * response schema accepts, charged what the spec says.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
+
+function schemaOf(path: string) {
+  return DATA_ENDPOINTS.find((e) => e.path === path)!.response;
+}
+
+async function expectValid(rig: Awaited<ReturnType<typeof startRig>>, call: string, cost = "1") {
+  const r = await rig.call(call);
+  assert.equal(r.status, 200, `${call}: ${JSON.stringify(r.body).slice(0, 300)}`);
+  assert.equal(r.headers.get("x-credits-cost"), cost);
+  const path = call.split("?")[0];
+  const checked = schemaOf(path).safeParse(r.body);
+  assert.ok(checked.success, `${call} fails its schema`);
+  return r.body as Record<string, any>;
+}
+
+Deno.test("search returns the corpus page's results with the request's fields", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.de/s?k=katzenfutter&s=price-asc-rank", "search/amazon.de__parsy-katzenfutter.html");
+  const body = await expectValid(rig, "/v1/products/search?query=katzenfutter&marketplace=DE&sort=price_asc");
+  assert.equal(body.query, "katzenfutter");
+  assert.equal(body.sort, "price_asc");
+  assert.equal(body.marketplace, "DE");
+  assert.equal(body.page, 1);
+  assert.equal(body.count, 60);
+  assert.equal(body.results.length, 60);
+  assert.ok(body.results.every((r: { url: string }) => r.url.startsWith("https://www.amazon.de/dp/")));
+  assert.deepEqual(body.results.map((r: { position: number }) => r.position).slice(0, 3), [1, 2, 3]);
+});
+
+Deno.test("search with include_sponsored=false drops sponsored placements", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.de/s?k=katzenfutter", "search/amazon.de__parsy-katzenfutter.html");
+  const body = await expectValid(rig, "/v1/products/search?query=katzenfutter&marketplace=DE&include_sponsored=false");
+  assert.equal(body.count, 48);
+  assert.ok(body.results.every((r: { sponsored: boolean }) => !r.sponsored));
+});
+
+Deno.test("details of a product page", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const body = await expectValid(rig, "/v1/products/details?asin=B07H57DNVV");
+  assert.equal(body.asin, "B07H57DNVV");
+  assert.equal(body.title, "Anthem Of The Peaceful Army");
+});
+
+Deno.test("offers from the all-offers-display fragment", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/gp/product/ajax/?asin=B0BN72FYFG&pc=dp&experienceId=aodAjaxMain",
+    "offers/amazon.com__wk-aod-main-B0BN72FYFG.html",
+  );
+  const body = await expectValid(rig, "/v1/products/offers?asin=B0BN72FYFG");
+  assert.equal(body.asin, "B0BN72FYFG");
+  assert.equal(body.url, "https://www.amazon.com/dp/B0BN72FYFG");
+  assert.ok(body.count > 0);
+  assert.equal(body.count, body.offers.length);
+});
+
+Deno.test("reviews: reviews, summary, and a note when a star filter could not be applied", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/product-reviews/B0BBPNPZTC", "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html");
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC?filterByStar=one_star",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
+  const plain = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC");
+  assert.equal(plain.count, 10);
+  assert.equal(plain.authenticated, false);
+  assert.equal(plain.filters_applied, false);
+  assert.equal(plain.note, null);
+
+  const filtered = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC&star=one");
+  assert.equal(filtered.filters_applied, false);
+  assert.match(filtered.note, /star=one could not be applied/);
+});
+
+Deno.test("reviews are authenticated only with an operator-supplied session cookie", async () => {
+  await using rig = await startRig({ env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" } });
+  rig.fake.page("https://www.amazon.com/product-reviews/B0BBPNPZTC", "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html");
+  const body = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC");
+  assert.equal(body.authenticated, true);
+  const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
+  assert.match(sent.cookie, /at-main=signed-in-token/);
+});
+
+Deno.test("reviews/top gives the rating summary", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.it/product-reviews/B07747FR44", "reviews/amazon.it__megascraper-B07747FR44-p1.html");
+  const body = await expectValid(rig, "/v1/products/reviews/top?asin=B07747FR44&marketplace=IT");
+  assert.equal(body.marketplace, "IT");
+  assert.ok(body.summary.total_ratings > 0);
+});
+
+Deno.test("bestsellers of a category slug", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
+  const body = await expectValid(rig, "/v1/bestsellers?category=hi");
+  assert.equal(body.count, 30);
+  assert.equal(body.results[0].rank, 1);
+});
+
+Deno.test("categories from the best sellers landing page", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.in/gp/bestsellers", "bestsellers/amazon.in__santapan-gp-bestsellers.html");
+  const body = await expectValid(rig, "/v1/utility/categories?marketplace=IN");
+  assert.ok(body.count > 5);
+  assert.equal(body.categories[0].type, "bestsellers_slug");
+});
+
+Deno.test("category browsing by browse node", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.in/s?rh=n:6612025031", "search/amazon.in__vedant-rh-n6612025031.html");
+  const body = await expectValid(rig, "/v1/products/category?category_id=6612025031&marketplace=IN");
+  assert.equal(body.category_id, "6612025031");
+  assert.equal(body.count, 33);
+});
+
+Deno.test("seller products from the storefront search", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?me=A2DP2EEPU3VU45", "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html");
+  const body = await expectValid(rig, "/v1/sellers/products?seller_id=A2DP2EEPU3VU45");
+  assert.equal(body.seller_id, "A2DP2EEPU3VU45");
+  assert.ok(body.count > 0);
+});
+
+Deno.test("asin-to-gtin gives the product page's identifiers, the UPC as gtin", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/dp/B0G6KD54ZK", "product/amazon.com__msheraz-B0G6KD54ZK.html");
+  const body = await expectValid(rig, "/v1/utility/asin-to-gtin?asin=B0G6KD54ZK");
+  assert.deepEqual(body.identifiers, { UPC: "753747482348" });
+  assert.equal(body.gtin, "753747482348");
+  assert.equal(body.note, null);
+});
+
+Deno.test("asin-to-gtin says so in note when the page lists no identifiers", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const body = await expectValid(rig, "/v1/utility/asin-to-gtin?asin=B07H57DNVV");
+  assert.equal(body.gtin, "");
+  assert.match(body.note, /lists no UPC/);
+});
+
+Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-A)", async () => {
+  await using rig = await startRig();
+  // The search for the code finds the charger grid; its first organic result's product page
+  // lists UPC 753747482348, which EAN 0753747482348 is.
+  rig.fake.page("https://www.amazon.com/s?k=0753747482348", "search/amazon.com__pricechecker-portable-charger.html");
+  rig.fake.page("https://www.amazon.com/dp/B0CB1FW5FC", "product/amazon.com__msheraz-B0G6KD54ZK.html");
+  const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
+  assert.equal(body.asin, "B0CB1FW5FC");
+  assert.equal(body.match.asin, "B0CB1FW5FC");
+  assert.equal(body.note, null);
+  assert.ok(body.other_matches.length > 0);
+  assert.ok(!body.other_matches.includes("B0CB1FW5FC"));
+});
+
+Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds nothing", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?k=012345678905", "search/amazon.com__pavel-ipad-pro.html");
+  const unsure = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=012345678905");
+  assert.equal(unsure.asin, "B0BJLF2BRM");
+  assert.match(unsure.note, /^Unsure/);
+
+  rig.fake.page("https://www.amazon.com/s?k=00000000", {
+    html: `<html><body><div class="s-main-slot s-result-list"></div><span>No results for 00000000.</span></body></html>`,
+  });
+  const none = await rig.call("/v1/utility/gtin-to-asin?gtin=00000000");
+  assert.ok(none.status === 404 || none.status === 502, `status ${none.status}`);
+  assert.equal(none.headers.get("x-credits-cost"), "0");
+});
+
+Deno.test("scrape detects the page type and costs 2", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
+  const body = await expectValid(rig, "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/bestsellers/hi?ref=zg_bs"), "2");
+  assert.equal(body.type, "bestsellers");
+  assert.equal(body.marketplace, "US");
+  assert.equal((body.data.results as unknown[]).length, 30);
+});
+
+Deno.test("scrape refuses a non-marketplace URL with 422 before charging", async () => {
+  await using rig = await startRig();
+  const r = await rig.call("/v1/scrape?url=" + encodeURIComponent("https://evil.example.com/dp/B07H57DNVV"));
+  assert.equal(r.status, 422);
+  const detail = (r.body.detail as { loc: string[] }[])[0];
+  assert.deepEqual(detail.loc, ["query", "url"]);
+  assert.equal(rig.fake.requests.length, 0);
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+});
+
+Deno.test("scrape does not follow a redirect off the marketplace hosts", async () => {
+  await using rig = await startRig();
+  rig.fake.redirect("https://www.amazon.com/gp/redirect.html", "https://evil.example.com/");
+  const r = await rig.call("/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/redirect.html"));
+  assert.equal(r.status, 502);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+});

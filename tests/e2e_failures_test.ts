@@ -1,0 +1,85 @@
+/**
+ * Upstream failures over real HTTP map to INTERFACE.md's uncharged errors, never a 500: a robot
+ * check that persists → 503 upstream_blocked, one that a fresh session gets past → 200, a slow
+ * page → 504, an unknown ASIN → 404, a reset connection → 502, a 503 → retried.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+
+const DETAILS = "/v1/products/details?asin=B07H57DNVV";
+const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
+const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
+
+async function assertUncharged(rig: Awaited<ReturnType<typeof startRig>>, r: { headers: Headers }) {
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+}
+
+Deno.test("a robot check that persists through the retries is an uncharged 503 upstream_blocked", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE).fail("robot", 10);
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 503);
+  assert.equal((r.body.error as { code: string }).code, "upstream_blocked");
+  assert.equal(rig.fake.pageRequests("/dp/"), 3); // first attempt and two retries
+  await assertUncharged(rig, r);
+});
+
+Deno.test("a robot check once: the retry on a fresh session gets the page", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  assert.equal((await rig.call(DETAILS)).status, 200); // the session now holds a cookie
+  rig.fake.fail("robot", 1);
+  rig.fake.page("https://www.amazon.com/dp/B0BJLF2BRM", FIXTURE);
+  const r = await rig.call("/v1/products/details?asin=B0BJLF2BRM");
+  assert.equal(r.status, 200);
+  const [flagged, retry] = rig.fake.requests.filter((q) => q.path === "/dp/B0BJLF2BRM").map((q) => q.cookie);
+  assert.match(flagged, /session-id=s1/);
+  assert.doesNotMatch(retry, /session-id=s1/, "the retry must not reuse the flagged session's cookies");
+});
+
+Deno.test("a 503 is retried and then served", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE).fail("503", 2);
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 200);
+  assert.equal(rig.fake.pageRequests("/dp/"), 3);
+});
+
+Deno.test("a page slower than the timeout is an uncharged 504 upstream_timeout", async () => {
+  await using rig = await startRig({ browser: { timeoutMs: 300 } });
+  rig.fake.slowMs = 2_000;
+  rig.fake.page(PAGE, FIXTURE).fail("slow", 1);
+  const started = performance.now();
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 504);
+  assert.equal((r.body.error as { code: string }).code, "upstream_timeout");
+  assert.ok(performance.now() - started < 1_500);
+  await assertUncharged(rig, r);
+});
+
+Deno.test("an unknown ASIN (the marketplace's 404 page) is an uncharged 404 not_found", async () => {
+  await using rig = await startRig();
+  const r = await rig.call("/v1/products/details?asin=B000000000");
+  assert.equal(r.status, 404);
+  assert.equal((r.body.error as { code: string }).code, "not_found");
+  await assertUncharged(rig, r);
+});
+
+Deno.test("a connection reset on every attempt is an uncharged 502 upstream_error", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE).fail("reset", 10);
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 502);
+  assert.equal((r.body.error as { code: string }).code, "upstream_error");
+  await assertUncharged(rig, r);
+});
+
+Deno.test("a page that is no known page type is an uncharged 502, not a 500", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, { html: "<html><body><p>Hello</p></body></html>" });
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 502);
+  await assertUncharged(rig, r);
+});

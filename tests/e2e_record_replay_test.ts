@@ -1,0 +1,55 @@
+/**
+ * UPSTREAM_RECORD then `archive:`: a session recorded against the fake marketplace replays to the
+ * very same responses with the marketplace gone; an unrecorded URL is a 502.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { FakeMarketplace } from "./fake_marketplace.ts";
+
+const CALLS = [
+  "/v1/products/details?asin=B07H57DNVV",
+  "/v1/products/search?query=katzenfutter&marketplace=DE",
+  "/v1/products/offers?asin=B0BN72FYFG",
+  "/v1/bestsellers?category=hi",
+];
+
+Deno.test("record then replay gives identical responses", async () => {
+  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  const recorded: unknown[] = [];
+  {
+    await using fake = new FakeMarketplace();
+    fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html")
+      .page("https://www.amazon.de/s?k=katzenfutter", "search/amazon.de__parsy-katzenfutter.html")
+      .page(
+        "https://www.amazon.com/gp/product/ajax/?asin=B0BN72FYFG&pc=dp&experienceId=aodAjaxMain",
+        "offers/amazon.com__wk-aod-main-B0BN72FYFG.html",
+      )
+      .page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
+    await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+    for (const c of CALLS) {
+      const r = await rig.call(c);
+      assert.equal(r.status, 200, c);
+      recorded.push(r.body);
+    }
+  }
+  const text = await Deno.readTextFile(warc);
+  assert.equal(text.match(/^WARC\/1\.1\r$/gm)?.length, CALLS.length);
+  assert.match(text, /WARC-Type: response/);
+  assert.match(text, /WARC-Target-URI: https:\/\/www\.amazon\.de\/s\?k=katzenfutter/);
+
+  await using replay = await startRig({ upstream: `archive:${warc}` });
+  for (const [i, c] of CALLS.entries()) {
+    const r = await replay.call(c);
+    assert.equal(r.status, 200, c);
+    assert.deepEqual(r.body, recorded[i], c);
+  }
+  // Tracking parameters and parameter order do not matter; an unrecorded page is a 502.
+  const scraped = await replay.call(
+    "/v1/scrape?url=" + encodeURIComponent("https://WWW.AMAZON.COM/gp/bestsellers/hi?ref=zg_bs_nav&pd_rd_w=x"),
+  );
+  assert.equal(scraped.status, 200);
+  const missing = await replay.call("/v1/products/details?asin=B000000001");
+  assert.equal(missing.status, 502);
+  assert.equal(missing.headers.get("x-credits-cost"), "0");
+  await Deno.remove(warc);
+});

@@ -1,0 +1,61 @@
+/**
+ * Search `limit` over real HTTP: items collected over successive pages, one credit per page used,
+ * and a stop with `has_next_page` true when the credits run out.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { parsePlans } from "../metering/plans.ts";
+
+// amazon.com__pavel-ipad-pro holds 16 organic results and links a next page.
+function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
+  for (let p = 1; p <= pages; p++) {
+    rig.fake.page(`https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`, "search/amazon.com__pavel-ipad-pro.html");
+  }
+}
+
+Deno.test("search limit=40 over 16-item pages uses three pages and charges three credits", async () => {
+  await using rig = await startRig();
+  servePages(rig, 6);
+  const r = await rig.call("/v1/products/search?query=ipad&limit=40");
+  assert.equal(r.status, 200);
+  assert.equal(r.body.count, 40);
+  assert.equal(r.headers.get("x-credits-cost"), "3");
+  assert.equal(r.body.has_next_page, true);
+  const positions = (r.body.results as { position: number }[]).map((x) => x.position);
+  assert.deepEqual(positions, Array.from({ length: 40 }, (_, i) => i + 1));
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 3);
+});
+
+Deno.test("search limit stops when credits run out and returns what it has with has_next_page", async () => {
+  const plans = parsePlans(JSON.stringify({
+    plans: [{ id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }],
+  }));
+  await using rig = await startRig({ plans, plan: "tiny" });
+  servePages(rig, 6);
+  const r = await rig.call("/v1/products/search?query=ipad&limit=60");
+  assert.equal(r.status, 200);
+  assert.equal(r.body.count, 32);
+  assert.equal(r.body.has_next_page, true);
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+  assert.equal(r.headers.get("x-credits-remaining"), "0");
+});
+
+Deno.test("a failed further page fails the whole search uncharged", async () => {
+  await using rig = await startRig();
+  servePages(rig, 1); // page 2 is the marketplace's 404
+  const r = await rig.call("/v1/products/search?query=ipad&limit=30");
+  assert.equal(r.status, 404);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+});
+
+Deno.test("identical concurrent details calls share one upstream fetch", async () => {
+  await using rig = await startRig();
+  rig.fake.delayMs = 200;
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const rs = await Promise.all(Array.from({ length: 20 }, () => rig.call("/v1/products/details?asin=B07H57DNVV")));
+  assert.deepEqual(new Set(rs.map((r) => r.status)), new Set([200]));
+  assert.equal(rig.fake.pageRequests("/dp/"), 1);
+});

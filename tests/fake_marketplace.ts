@@ -1,0 +1,224 @@
+/**
+ * A fake marketplace for the tests and the bench: a Deno.serve server on loopback that answers
+ * the requests Shelf sends with `UPSTREAM=origin:URL` (the marketplace host in
+ * `X-Forwarded-Host`, same path and query) with corpus pages from tests/fixtures.
+ *
+ * It keeps a session per `session-id` cookie and runs the "Deliver to" flow the way the
+ * marketplace does (home page token → pop-over token → address change), showing the session's
+ * postcode in every page's `#glow-ingress-line2`. On demand it answers a robot check, a 503, a
+ * slow page or a reset connection instead of the next pages.
+ */
+import { canonicalUrl } from "../upstream/canonical_url.ts";
+import { fixtureBytes } from "./fixture.ts";
+import { decodeHtml } from "../parsers/decode.ts";
+
+export type Failure = "robot" | "503" | "slow" | "reset";
+
+interface Route {
+  status: number;
+  fixture?: string;
+  html?: string;
+  /** Where the page redirects to instead (absolute or path). */
+  location?: string;
+}
+
+interface Trouble {
+  kind: Failure;
+  remaining: number;
+  /** Only page paths containing this are affected. */
+  path?: string;
+}
+
+const FLOW = "/portal-migration/hz/glow/";
+const NOT_FOUND_PAGE =
+  `<!doctype html><html><head><title>Page Not Found</title></head><body><a href="/ref=cs_404_logo"></a>` +
+  `<b>Looking for something?</b> We're sorry. The Web address you entered is not a functioning page on our site.</body></html>`;
+
+export class FakeMarketplace {
+  private readonly routes = new Map<string, Route>();
+  private readonly troubles: Trouble[] = [];
+  private readonly locations = new Map<string, string>();
+  private readonly bytes = new Map<string, Promise<Uint8Array>>();
+  private readonly server: Deno.HttpServer<Deno.NetAddr>;
+  private nextSession = 1;
+
+  /** Every request received (page and flow), in order. */
+  readonly requests: { method: string; host: string; path: string; cookie: string }[] = [];
+  /** Milliseconds every page (not the location flow) waits before answering. */
+  delayMs = 0;
+  /** How long a "slow" failure waits. */
+  slowMs = 3_000;
+  /** Postcodes the address change refuses. */
+  readonly refusedZips = new Set<string>();
+  /** When set, pages show this delivery location whatever the session chose. */
+  shownLocation: string | null = null;
+
+  constructor() {
+    this.server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => this.handle(req));
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.server.addr.port}`;
+  }
+
+  /** The UPSTREAM setting that points Shelf here. */
+  get upstream(): string {
+    return `origin:${this.origin}`;
+  }
+
+  /** Serves a corpus page (or inline HTML) at a marketplace URL. */
+  page(url: string, page: string | { html: string; status?: number }): this {
+    const route = typeof page === "string" ? { status: 200, fixture: page } : { status: page.status ?? 200, html: page.html };
+    this.routes.set(canonicalUrl(url), route);
+    return this;
+  }
+
+  redirect(url: string, location: string): this {
+    this.routes.set(canonicalUrl(url), { status: 302, location });
+    return this;
+  }
+
+  /** The next `times` page requests (whose path contains `path`, when given) fail this way. */
+  fail(kind: Failure, times = 1, path?: string): this {
+    this.troubles.push({ kind, remaining: times, path });
+    return this;
+  }
+
+  /** Page requests (not the location flow, not the home page) whose path contains `part`. */
+  pageRequests(part = ""): number {
+    return this.requests.filter((r) => r.path !== "/" && !r.path.startsWith(FLOW) && r.path.includes(part)).length;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.server.shutdown();
+  }
+
+  private async handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const host = req.headers.get("x-forwarded-host") ?? "www.amazon.com";
+    const path = url.pathname + url.search;
+    const cookie = req.headers.get("cookie") ?? "";
+    this.requests.push({ method: req.method, host, path, cookie });
+
+    let session = /(?:^|;\s*)session-id=([^;]+)/.exec(cookie)?.[1];
+    // No charset: a corpus page keeps the encoding it declares itself (meta tag, BOM).
+    const headers = new Headers({ "content-type": "text/html" });
+    if (!session) {
+      session = `s${this.nextSession++}`;
+      headers.append("set-cookie", `session-id=${session}; Path=/; Domain=.${host.replace(/^www\./, "")}; Secure`);
+    }
+
+    if (url.pathname.startsWith(FLOW)) return this.flow(req, url, session, headers);
+    if (url.pathname === "/") return this.home(session, headers);
+
+    const trouble = this.troubles.find((t) => t.remaining > 0 && (!t.path || path.includes(t.path)));
+    if (trouble) {
+      trouble.remaining--;
+      const answer = await this.trouble(trouble.kind, req.signal, headers);
+      if (answer) return answer;
+    }
+    if (this.delayMs) await sleep(this.delayMs, req.signal);
+
+    const route = this.routes.get(canonicalUrl(`https://${host}${path}`));
+    if (!route) return new Response(NOT_FOUND_PAGE, { status: 404, headers });
+    if (route.location) {
+      headers.set("location", route.location);
+      return new Response(null, { status: route.status, headers });
+    }
+    const raw = route.html !== undefined ? new TextEncoder().encode(route.html) : await this.fixture(route.fixture!);
+    const body = this.withLocation(raw, session);
+    if (body !== raw) headers.set("content-type", "text/html; charset=utf-8");
+    return new Response(body as BodyInit, { status: route.status, headers });
+  }
+
+  private async trouble(kind: Failure, signal: AbortSignal, headers: Headers): Promise<Response | null> {
+    switch (kind) {
+      case "robot":
+        return new Response(await this.fixture("blocked/amazon.com__app-robot-check.html") as BodyInit, { headers });
+      case "503":
+        return new Response(await this.fixture("blocked/amazon.com__cagan-dogs-of-amazon-503.html") as BodyInit, {
+          status: 503,
+          headers,
+        });
+      case "slow":
+        await sleep(this.slowMs, signal);
+        return null;
+      case "reset": {
+        // Headers go out, then the connection dies mid-body: what a reset looks like to a client.
+        const body = new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode("<html><body>"));
+            c.error(new Error("connection reset by fake marketplace"));
+          },
+        });
+        return new Response(body, { headers });
+      }
+    }
+  }
+
+  /** The home page: the pop-over's token and the current delivery location. */
+  private home(session: string, headers: Headers): Response {
+    const modal = JSON.stringify({ ajaxHeaders: { "anti-csrftoken-a2z": `page-${session}` } }).replace(/"/g, "&quot;");
+    const html = `<!doctype html><html><body><span id="nav-global-location-data-modal-action" data-a-modal="${modal}">` +
+      `</span><div id="nav-global-location-slot"><span class="nav-line-1" id="glow-ingress-line1">Deliver to</span>` +
+      `<span class="nav-line-2" id="glow-ingress-line2">${this.shown(session)}</span></div></body></html>`;
+    return new Response(html, { headers });
+  }
+
+  private async flow(req: Request, url: URL, session: string, headers: Headers): Promise<Response> {
+    const token = req.headers.get("anti-csrftoken-a2z");
+    if (url.pathname.endsWith("/get-rendered-address-selections")) {
+      if (token !== `page-${session}`) return new Response("forbidden", { status: 403, headers });
+      return new Response(`<script>P.when('A').execute(function(){ var CSRF_TOKEN : "modal-${session}"; });</script>`, {
+        headers,
+      });
+    }
+    if (url.pathname.endsWith("/address-change") && req.method === "POST") {
+      if (token !== `modal-${session}`) return new Response("forbidden", { status: 403, headers });
+      const body = await req.json().catch(() => ({}));
+      const zip = String(body.zipCode ?? "");
+      headers.set("content-type", "application/json");
+      if (!zip || this.refusedZips.has(zip)) return new Response(JSON.stringify({ isValidAddress: 0 }), { headers });
+      this.locations.set(session, zip);
+      return new Response(JSON.stringify({ isValidAddress: 1, isAddressUpdated: 1 }), { headers });
+    }
+    return new Response(NOT_FOUND_PAGE, { status: 404, headers });
+  }
+
+  private shown(session: string): string {
+    if (this.shownLocation !== null) return this.shownLocation;
+    const zip = this.locations.get(session);
+    return zip ? `Springfield ${zip}&zwnj;` : "Update location";
+  }
+
+  /** A corpus page with the session's delivery location in place of the one it was saved with. */
+  private withLocation(raw: Uint8Array, session: string): Uint8Array {
+    const latin = new TextDecoder("latin1").decode(raw.subarray(0, Math.min(raw.length, 2_000_000)));
+    if (!latin.includes("glow-ingress-line2")) return raw;
+    const html = decodeHtml(raw);
+    const replaced = html.replace(
+      /(id=["']glow-ingress-line2["'][^>]*>)[\s\S]*?(<\/span>)/,
+      (_, open, close) => `${open}${this.shown(session)}${close}`,
+    );
+    return new TextEncoder().encode(replaced);
+  }
+
+  private fixture(name: string): Promise<Uint8Array> {
+    let p = this.bytes.get(name);
+    if (!p) {
+      p = fixtureBytes(name);
+      this.bytes.set(name, p);
+    }
+    return p;
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}

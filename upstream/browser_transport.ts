@@ -1,0 +1,239 @@
+/**
+ * Fetching as a careful browser would (`UPSTREAM=live`), or the very same requests sent to a
+ * local fake marketplace (`UPSTREAM=origin:URL`: same path and query, the marketplace host in
+ * `X-Forwarded-Host`), so that everything below is exercised by the tests.
+ *
+ * - a session per (marketplace, postcode): its own cookie jar, its proxy, its delivery location
+ *   set once through the marketplace's flow (delivery_location.ts) and reused;
+ * - a robot check, captcha, 503 or 429, or a failed connection: the session is dropped, the next
+ *   attempt starts a fresh one on the next proxy, after an exponential backoff with jitter;
+ * - a timeout is a 504 at once (the caller's time is spent; a retry would double it);
+ * - at most `perMarketplace` requests at once per marketplace, identical concurrent requests
+ *   sharing one fetch, redirects followed only within marketplace hosts.
+ */
+import { ApiError } from "../routes/api_error.ts";
+import { decodeHtml } from "../parsers/decode.ts";
+import { detectPage } from "../parsers/detect.ts";
+import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
+import { CookieJar } from "./cookie_jar.ts";
+import {
+  applyDeliveryLocation,
+  displayedLocation,
+  LocationBlocked,
+  locationMatches,
+  mismatch,
+  type Send,
+  type Sent,
+} from "./delivery_location.ts";
+import { KeyedLimiter } from "./limiter.ts";
+import { isMarketplaceUrl } from "./marketplace_url.ts";
+import { SingleFlight } from "./single_flight.ts";
+import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
+
+export interface BrowserOptions {
+  /** `origin:` target (http://127.0.0.1:PORT); unset for the marketplaces themselves. */
+  origin?: string;
+  timeoutMs?: number;
+  /** Further attempts after a block or a failed connection. */
+  retries?: number;
+  backoffMs?: number;
+  perMarketplace?: number;
+  /** Proxy URLs to rotate through, one per session. */
+  proxies?: string[];
+  /** Marketplace code → `Cookie:` value of an operator's signed-in session. */
+  operatorCookies?: Record<string, string>;
+}
+
+interface Session {
+  key: string;
+  marketplace: string;
+  zip?: string;
+  jar: CookieJar;
+  proxy: number;
+  located?: Promise<void>;
+}
+
+const MAX_REDIRECTS = 5;
+
+export class BrowserTransport implements Transport {
+  private readonly sessions = new Map<string, Session>();
+  private readonly nextProxy = new Map<string, number>();
+  private readonly flights = new SingleFlight<UpstreamResponse>();
+  private readonly limiter: KeyedLimiter;
+  private readonly clients: Deno.HttpClient[];
+  private readonly o: Required<Omit<BrowserOptions, "origin">> & { origin?: string };
+
+  constructor(opts: BrowserOptions = {}) {
+    this.o = {
+      timeoutMs: 20_000,
+      retries: 3,
+      backoffMs: 1_000,
+      perMarketplace: 6,
+      proxies: [],
+      operatorCookies: {},
+      ...opts,
+    };
+    this.limiter = new KeyedLimiter(this.o.perMarketplace);
+    this.clients = this.o.proxies.map((url) => Deno.createHttpClient({ proxy: { url } }));
+  }
+
+  /** Upstream requests actually sent (not shared, not replayed), for tests and the bench. */
+  sent = 0;
+
+  fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}`;
+    return this.flights.run(key, () => this.limiter.run(req.marketplace, () => this.withRetries(req)));
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.clients) c.close();
+  }
+
+  private async withRetries(req: UpstreamRequest): Promise<UpstreamResponse> {
+    let lastBlocked: UpstreamResponse | undefined;
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.o.retries; attempt++) {
+      if (attempt > 0) await this.backoff(attempt);
+      const session = this.session(req.marketplace, req.zip);
+      try {
+        if (req.zip) await this.locate(session);
+        const res = await this.get(session, req.url, req.signal);
+        if (isBlocked(res)) {
+          lastBlocked = res;
+          this.drop(session);
+          continue;
+        }
+        if (req.zip) {
+          const shown = displayedLocation(decodeHtml(res.body, res.headers.get("content-type")));
+          if (shown !== null && !locationMatches(shown, req.zip)) {
+            throw mismatch(`the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`);
+          }
+        }
+        return res;
+      } catch (e) {
+        if (e instanceof ApiError) throw e;
+        if (e instanceof LocationBlocked) {
+          lastError = e;
+          this.drop(session);
+          continue;
+        }
+        if (req.signal?.aborted) throw e;
+        lastError = e; // connection refused or reset: a fresh session and connection may work
+        this.drop(session);
+      }
+    }
+    if (lastBlocked) return lastBlocked;
+    if (lastError instanceof LocationBlocked) {
+      throw new ApiError(503, "upstream_blocked", "The marketplace kept answering with a robot check.");
+    }
+    throw new ApiError(502, "upstream_error", `The marketplace connection failed: ${errorText(lastError)}`);
+  }
+
+  private session(code: string, zip?: string): Session {
+    const key = `${code}|${zip ?? ""}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      const jar = new CookieJar();
+      const operator = this.o.operatorCookies[code];
+      if (operator) jar.seed(operator);
+      const proxy = this.nextProxy.get(key) ?? 0;
+      s = { key, marketplace: code, zip, jar, proxy };
+      this.sessions.set(key, s);
+    }
+    return s;
+  }
+
+  /** Forgets a session the marketplace has flagged; its successor uses the next proxy. */
+  private drop(s: Session) {
+    if (this.sessions.get(s.key) === s) this.sessions.delete(s.key);
+    this.nextProxy.set(s.key, (s.proxy + 1) % Math.max(1, this.clients.length));
+  }
+
+  private locate(s: Session): Promise<void> {
+    if (!s.located) {
+      s.located = applyDeliveryLocation(this.sender(s), s.marketplace, s.zip!);
+      // A failed flow is not reused: the next request on this session tries again.
+      s.located.catch(() => (s.located = undefined));
+    }
+    return s.located;
+  }
+
+  private async get(s: Session, url: string, signal?: AbortSignal): Promise<UpstreamResponse> {
+    let current = url;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const res = await this.send(s, current, { signal });
+      const location = res.headers.get("location");
+      if (res.status >= 300 && res.status < 400 && location) {
+        const next = new URL(location, current).href;
+        if (!isMarketplaceUrl(next)) {
+          throw new ApiError(502, "upstream_error", `The marketplace redirected off its own hosts (${new URL(next).host}).`);
+        }
+        current = next;
+        continue;
+      }
+      return { url: current, ...res, authenticated: !!this.o.operatorCookies[s.marketplace] };
+    }
+    throw new ApiError(502, "upstream_error", `The marketplace redirected more than ${MAX_REDIRECTS} times for ${url}.`);
+  }
+
+  private sender(s: Session): Send {
+    return (url, init) => this.send(s, url, init);
+  }
+
+  /** One HTTP exchange of a session: headers, cookies, proxy, timeout, origin rewrite. */
+  private async send(
+    s: Session,
+    url: string,
+    init: Parameters<Send>[1] & { signal?: AbortSignal },
+  ): Promise<Sent> {
+    const target = new URL(url);
+    const headers = new Headers(init.xhr ? xhrHeaders(s.marketplace) : navigationHeaders(s.marketplace));
+    for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);
+    const cookie = s.jar.header();
+    if (cookie) headers.set("cookie", cookie);
+    let fetchUrl = url;
+    if (this.o.origin) {
+      fetchUrl = new URL(target.pathname + target.search, this.o.origin).href;
+      headers.set("x-forwarded-host", target.host);
+      headers.set("x-forwarded-proto", target.protocol.replace(":", ""));
+    }
+    const timeout = AbortSignal.timeout(this.o.timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    this.sent++;
+    try {
+      const res = await fetch(fetchUrl, {
+        method: init.method ?? "GET",
+        body: init.body,
+        headers,
+        redirect: "manual",
+        signal,
+        client: this.clients[s.proxy],
+      } as RequestInit & { client?: Deno.HttpClient });
+      s.jar.store(res.headers);
+      const body = new Uint8Array(await res.arrayBuffer());
+      return { status: res.status, headers: res.headers, body };
+    } catch (e) {
+      if (timeout.aborted) {
+        throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.timeoutMs} ms.`);
+      }
+      throw e;
+    }
+  }
+
+  private backoff(attempt: number): Promise<void> {
+    const base = this.o.backoffMs * 2 ** (attempt - 1);
+    const ms = base / 2 + Math.random() * base / 2;
+    return new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+/** Robot check, captcha, throttling: worth a fresh session. A sign-in wall is not. */
+function isBlocked(res: UpstreamResponse): boolean {
+  if (res.status === 503 || res.status === 429) return true;
+  const d = detectPage(decodeHtml(res.body, res.headers.get("content-type")));
+  return d.kind === "blocked" && d.reason !== "signin";
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e ?? "unknown error");
+}

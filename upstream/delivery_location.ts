@@ -1,0 +1,109 @@
+/**
+ * Delivery location through the marketplace's own "Deliver to" flow, as a visitor sets it:
+ * 1. the home page (session cookies, and the pop-over's CSRF token in its `data-a-modal`);
+ * 2. the pop-over's content (`get-rendered-address-selections`), which carries the token the
+ *    address change wants (`CSRF_TOKEN : "…"`);
+ * 3. POST `/portal-migration/hz/glow/address-change?actionSource=glow` with the postcode;
+ * 4. the home page again, whose `#glow-ingress-line2` must now show the postcode.
+ * A marketplace that refuses the postcode or shows another location is an error, never a page
+ * priced for somewhere else.
+ */
+import { ApiError } from "../routes/api_error.ts";
+import { decodeHtml } from "../parsers/decode.ts";
+import { addressChangeUrl, homeUrl, originOf } from "./urls.ts";
+
+export interface Sent {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+}
+export type Send = (url: string, init: { method?: string; body?: string; headers?: Record<string, string>; xhr?: boolean }) => Promise<Sent>;
+
+export async function applyDeliveryLocation(send: Send, code: string, zip: string): Promise<void> {
+  const home = await send(homeUrl(code), {});
+  const homeHtml = decodeHtml(home.body, home.headers.get("content-type"));
+  throwIfRefused(home, homeHtml);
+  const pageToken = modalToken(homeHtml);
+
+  const modalUrl = `${originOf(code)}/portal-migration/hz/glow/get-rendered-address-selections?` +
+    "deviceType=desktop&pageType=Gateway&storeContext=NoStoreName&actionSource=desktop-modal";
+  const modal = await send(modalUrl, { xhr: true, headers: pageToken ? { "anti-csrftoken-a2z": pageToken } : {} });
+  const token = /CSRF_TOKEN\s*:\s*["']([^"']+)["']/.exec(decodeHtml(modal.body))?.[1] ?? pageToken;
+
+  const changed = await send(addressChangeUrl(code), {
+    method: "POST",
+    xhr: true,
+    headers: { "content-type": "application/json", ...(token ? { "anti-csrftoken-a2z": token } : {}) },
+    body: JSON.stringify({
+      locationType: "LOCATION_INPUT",
+      zipCode: zip,
+      deviceType: "web",
+      storeContext: "generic",
+      pageType: "Gateway",
+      actionSource: "glow",
+    }),
+  });
+  const answer = safeJson(decodeHtml(changed.body));
+  if (changed.status >= 400 || answer?.isValidAddress === 0 || answer?.isValidAddress === false) {
+    throw mismatch(`The marketplace did not accept the delivery postcode '${zip}'.`);
+  }
+
+  const after = await send(homeUrl(code), {});
+  const shown = displayedLocation(decodeHtml(after.body, after.headers.get("content-type")));
+  if (shown === null || !locationMatches(shown, zip)) {
+    throw mismatch(`The marketplace shows delivery to '${shown ?? "(nothing)"}' instead of postcode '${zip}'.`);
+  }
+}
+
+/** The text of `#glow-ingress-line2` ("New York 10001"), or null when the page has none. */
+export function displayedLocation(html: string): string | null {
+  const m = /id=["']glow-ingress-line2["'][^>]*>([\s\S]*?)<\/(?:span|div)>/.exec(html);
+  if (!m) return null;
+  return m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(/&[a-z]+;|[\u200b-\u200d]/g, "")
+    .replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Whether a displayed location is the postcode's. The UK and Canada show only part of a
+ * postcode ("London SW1A 1"), so a postcode with a space also matches on its first part.
+ */
+export function locationMatches(shown: string, zip: string): boolean {
+  const norm = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  const displayed = norm(shown);
+  if (displayed.includes(norm(zip))) return true;
+  const outward = zip.trim().split(/\s+/);
+  return outward.length > 1 && norm(outward[0]).length >= 2 && displayed.includes(norm(outward[0]));
+}
+
+export function mismatch(message: string): ApiError {
+  return new ApiError(502, "upstream_error", `Delivery location mismatch: ${message}`);
+}
+
+// The pop-over's token sits in an HTML-escaped JSON attribute: {"ajaxHeaders":{"anti-csrftoken-a2z":"…"}}.
+function modalToken(html: string): string | undefined {
+  const unescaped = html.replace(/&quot;/g, '"');
+  return /"anti-csrftoken-a2z"\s*:\s*"([^"]+)"/.exec(unescaped)?.[1];
+}
+
+function throwIfRefused(res: Sent, html: string) {
+  if (res.status === 503 || /validateCaptcha|opfcaptcha/.test(html)) {
+    throw new LocationBlocked();
+  }
+}
+
+/** The flow met a robot check: the caller retries on a fresh session, as for a page. */
+export class LocationBlocked extends Error {
+  constructor() {
+    super("robot check during the delivery-location flow");
+    this.name = "LocationBlocked";
+  }
+}
+
+function safeJson(text: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === "object" ? v : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * GTIN → ASIN: search the marketplace for the code, then confirm the candidates on their product
+ * pages (search matches digits loosely: a UPC can find a bundle, a case or an unrelated item).
+ * `match` is the first candidate whose identifiers carry the code; when none does (or their pages
+ * list no identifiers) the first candidate is returned with a `note` saying the match is unsure.
+ */
+import type { ProductItem } from "../schemas/resources.ts";
+import type { Identifiers } from "../schemas/resources.ts";
+import { notFound } from "./fetch_page.ts";
+
+export interface GtinLookup {
+  match: ProductItem;
+  other_matches: string[];
+  note: string | null;
+}
+
+/** Candidates confirmed on their product pages; more would cost upstream time for little. */
+const CONFIRM = 3;
+
+export async function lookUpGtin(
+  gtin: string,
+  results: ProductItem[],
+  identifiersOf: (asin: string) => Promise<Identifiers | null>,
+): Promise<GtinLookup> {
+  const organic = results.filter((r) => !r.sponsored);
+  const candidates = dedupe(organic.length ? organic : results);
+  if (candidates.length === 0) throw notFound(`No product on the marketplace carries GTIN ${gtin}.`);
+
+  const checked = await Promise.all(
+    candidates.slice(0, CONFIRM).map((c) => identifiersOf(c.asin).catch(() => null)),
+  );
+  const agreeing = checked.findIndex((ids) => ids !== null && carries(ids, gtin));
+  const match = candidates[Math.max(0, agreeing)];
+  const others = candidates.filter((c) => c.asin !== match.asin).map((c) => c.asin);
+  let note: string | null = null;
+  if (agreeing < 0) {
+    note = checked.some((ids) => ids && Object.keys(ids).length > 0)
+      ? `Unsure: no product page among the first results lists GTIN ${gtin}; the top search result is given.`
+      : `Unsure: the product pages of the first results list no UPC/EAN/GTIN to confirm ${gtin}; the top search result is given.`;
+  }
+  return { match: { ...match, position: 1 }, other_matches: others, note };
+}
+
+/** UPC-A, EAN-13 and GTIN-14 of one item differ only by leading zeros. */
+export function sameGtin(a: string, b: string): boolean {
+  const strip = (s: string) => s.replace(/\D/g, "").replace(/^0+/, "");
+  return strip(a) !== "" && strip(a) === strip(b);
+}
+
+function carries(ids: Identifiers, gtin: string): boolean {
+  return Object.values(ids).some((v) => sameGtin(v, gtin));
+}
+
+function dedupe(items: ProductItem[]): ProductItem[] {
+  const seen = new Set<string>();
+  return items.filter((i) => !seen.has(i.asin) && seen.add(i.asin));
+}

@@ -1,0 +1,35 @@
+/**
+ * `/v1/scrape?url=`: any page of a marketplace host. The page type is detected from the page
+ * itself (parsers/detect.ts), then that type's parser runs; `data` is its output.
+ */
+import { ApiError } from "../routes/api_error.ts";
+import { marketplaceForHost } from "../schemas/marketplaces.ts";
+import { PARSERS, type PageParser } from "../parsers/mod.ts";
+import { parseProduct } from "../parsers/product.ts";
+import type { PageType } from "../schemas/pages.ts";
+import { type FetchedPage, parsed } from "./fetch_page.ts";
+import { isMarketplaceUrl } from "./marketplace_url.ts";
+
+// parsers/mod.ts was written before parsers/product.ts existed; the product parser is named here
+// so that scrape reads product pages either way.
+const SCRAPE_PARSERS: Record<PageType, PageParser> = { ...PARSERS, product: parseProduct };
+
+export async function scrape(
+  raw: string,
+  get: (url: string, marketplace: string) => Promise<FetchedPage>,
+): Promise<unknown> {
+  const target = new URL(raw);
+  const mp = marketplaceForHost(target.hostname);
+  if (!mp || !isMarketplaceUrl(raw)) {
+    throw new ApiError(502, "upstream_error", "Only pages of marketplace hosts can be scraped.");
+  }
+  // Always over https on the marketplace's own host name, as a browser would end up.
+  const url = new URL(target.pathname + target.search, `https://${target.hostname.toLowerCase()}`).href;
+  const page = await get(url, mp.code);
+  if (page.detection.kind !== "page") {
+    throw new ApiError(502, "upstream_error", "The page at this URL is not a page type Shelf can read.");
+  }
+  const type = page.detection.type;
+  const data = parsed(page, (h) => SCRAPE_PARSERS[type](h, { marketplace: mp.code, url: page.url }));
+  return { url: page.url, type, marketplace: mp.code, data };
+}

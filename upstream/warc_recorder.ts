@@ -1,0 +1,67 @@
+/**
+ * `UPSTREAM_RECORD`: appends every upstream answer to a WARC file as a standard WARC/1.1
+ * `response` record (HTTP status line, headers and body), written with webrecorder's warcio.
+ *
+ * The record's target URI is the marketplace URL that was requested, so that `archive:` finds
+ * it by that URL; a redirect's final URL rides along in `WARC-Refers-To-Target-URI`. Bodies are
+ * stored decoded, so `Content-Encoding` and `Transfer-Encoding` are left out and
+ * `Content-Length` is the stored length.
+ */
+import { WARCRecord, WARCSerializer } from "npm:warcio@2.4.11";
+import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
+
+const DROPPED = new Set(["content-encoding", "transfer-encoding", "content-length"]);
+
+export class RecordingTransport implements Transport {
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly inner: Transport, private readonly path: string) {}
+
+  async fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const res = await this.inner.fetch(req);
+    // Appends are chained so that records never interleave.
+    const done = this.writing.then(() => this.append(req.url, res));
+    this.writing = done.catch(() => {});
+    await done;
+    return res;
+  }
+
+  async close(): Promise<void> {
+    await this.writing;
+    await this.inner.close?.();
+  }
+
+  private async append(url: string, res: UpstreamResponse): Promise<void> {
+    const bytes = await serializeResponse(url, res);
+    await Deno.writeFile(this.path, bytes, { append: true, create: true });
+  }
+}
+
+export async function serializeResponse(url: string, res: UpstreamResponse): Promise<Uint8Array> {
+  const httpHeaders: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (!DROPPED.has(k) && k !== "set-cookie") httpHeaders[k] = v;
+  });
+  httpHeaders["content-length"] = String(res.body.length);
+  const warcHeaders: Record<string, string> = {};
+  if (res.url !== url) warcHeaders["WARC-Refers-To-Target-URI"] = res.url;
+  const record = await WARCRecord.create(
+    {
+      url,
+      type: "response",
+      warcVersion: "WARC/1.1",
+      statusline: `HTTP/1.1 ${res.status} ${statusText(res.status)}`,
+      httpHeaders,
+      warcHeaders,
+    },
+    (async function* () {
+      yield res.body;
+    })(),
+  );
+  return await WARCSerializer.serialize(record, { gzip: false });
+}
+
+function statusText(status: number): string {
+  return ({ 200: "OK", 301: "Moved Permanently", 302: "Found", 404: "Not Found", 503: "Service Unavailable" } as
+    Record<number, string>)[status] ?? "";
+}
