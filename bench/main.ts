@@ -4,6 +4,7 @@
  */
 import { benchGateway, haveWrk } from "./gateway.ts";
 import { benchParsers } from "./parsers.ts";
+import { benchUpstream } from "./upstream.ts";
 
 const only = Deno.args[0];
 
@@ -22,3 +23,5 @@ if (!only || only === "gateway") {
 }
 
 if (!only || only === "parsers") await benchParsers();
+
+if (!only || only === "upstream") await benchUpstream();

@@ -117,7 +117,7 @@ export class FakeMarketplace {
       const answer = await this.trouble(trouble.kind, req.signal, headers);
       if (answer) return answer;
     }
-    if (this.delayMs) await sleep(this.delayMs, req.signal);
+    if (this.delayMs) await sleep(this.delayMs);
 
     const route = this.routes.get(canonicalUrl(`https://${host}${path}`));
     if (!route) return new Response(NOT_FOUND_PAGE, { status: 404, headers });

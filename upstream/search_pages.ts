@@ -19,11 +19,13 @@ export interface Collected {
   pages: number;
 }
 
-export interface CollectOptions {
+export interface CollectOptions<Raw> {
   firstPage: number;
   /** 0: just the first page. */
   limit: number;
-  fetchPage(page: number): Promise<SearchPage>;
+  fetchPage(page: number): Promise<Raw>;
+  /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
+  read(raw: Raw): SearchPage;
   chargePage(): Promise<boolean>;
   keep(item: ProductItem): boolean;
   /** Items expected on a page before one has been seen. */
@@ -33,8 +35,8 @@ export interface CollectOptions {
 // Pages of Amazon's search stop existing somewhere past 7 for most queries and never pass 400.
 const MAX_PAGE = 400;
 
-export async function collectSearch(o: CollectOptions): Promise<Collected> {
-  const ahead = new Map<number, Promise<SearchPage>>();
+export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
+  const ahead = new Map<number, Promise<Raw>>();
   const request = (page: number) => {
     if (page > MAX_PAGE || ahead.has(page)) return;
     const p = o.fetchPage(page);
@@ -52,7 +54,7 @@ export async function collectSearch(o: CollectOptions): Promise<Collected> {
   let seenPerPage = 0;
   for (let page = o.firstPage, used = 0;; page++) {
     request(page);
-    const got = await ahead.get(page)!;
+    const got = o.read(await ahead.get(page)!);
     if (used > 0 && !(await o.chargePage())) {
       return done(results, true, total, used);
     }

@@ -163,7 +163,8 @@ export class UpstreamSource implements DataSource {
     const got = await collectSearch({
       firstPage: Number(p.page ?? 1),
       limit: Number(p.limit ?? 0),
-      fetchPage: (n) => searchPage(get, urlOf(n), mp),
+      fetchPage: (n) => get(urlOf(n)),
+      read: (page) => parsed(page, (h) => parseSearch(h, { marketplace: mp, url: page.url })),
       chargePage: () => req.chargePage(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
