@@ -17,4 +17,9 @@ export const KV = {
   accountByEmail: (email: string): Deno.KvKey => ["account_email", email],
   /** Prefix of every account record, for listing. */
   accounts: ["account"] as Deno.KvKey,
+  /**
+   * Endpoint name + SHA-256 of its sorted parameters → { at, json } of a recent answer, written
+   * with expireIn (the endpoint's TTL): repeats are answered without an upstream fetch.
+   */
+  resultCache: (endpoint: string, paramsHash: string): Deno.KvKey => ["result_cache", endpoint, paramsHash],
 };

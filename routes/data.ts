@@ -12,6 +12,7 @@ import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
 import { validateQuery } from "./validate_query.ts";
 import type { Snapshot } from "../metering/meter.ts";
+import { cachedAge } from "../upstream/result_cache.ts";
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
   for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c.req.raw));
@@ -54,7 +55,10 @@ async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response>
       deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));
       throw new ApiError(502, "upstream_error", "The upstream page did not yield a complete answer.");
     }
-    return Response.json(checked.data, { headers: meterHeaders(snapshot, charged, deps.clock.now()) });
+    const headers = meterHeaders(snapshot, charged, deps.clock.now());
+    const age = cachedAge(body);
+    if (age !== undefined) headers["age"] = String(age);
+    return Response.json(checked.data, { headers });
   } catch (e) {
     await refundQuietly(deps, caller.accountId, periodStart, charged);
     const refunded: Snapshot | null = snapshot && { ...snapshot, remaining: snapshot.remaining + charged };

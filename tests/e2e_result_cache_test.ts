@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { CachingSource } from "../upstream/result_cache.ts";
+import { ManualClock } from "../metering/clock.ts";
+
+const DETAILS = "/v1/products/details?asin=B07H57DNVV";
+const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
+
+Deno.test("a repeat within the TTL is served from the cache, still charged, with an Age header", async () => {
+  const clock = new ManualClock();
+  await using rig = await startRig({ wrap: (s, kv) => new CachingSource(s, kv, clock) });
+  rig.fake.page(PAGE, "product/amazon.com__app-B07H57DNVV.html");
+  const first = await rig.call(DETAILS);
+  assert.equal(first.status, 200);
+  assert.equal(first.headers.get("age"), null);
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 1);
+
+  clock.advance(90_000);
+  const second = await rig.call(`/v1/products/details?marketplace=US&asin=B07H57DNVV`);
+  assert.equal(second.status, 200);
+  assert.deepEqual(second.body, first.body);
+  assert.equal(second.headers.get("age"), "90");
+  assert.equal(second.headers.get("x-credits-cost"), "1");
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 1, "no second upstream fetch");
+
+  clock.advance(15 * 60_000); // past the details TTL
+  const third = await rig.call(DETAILS);
+  assert.equal(third.status, 200);
+  assert.equal(third.headers.get("age"), null);
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 2);
+  const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
+  assert.equal(usage.requests_used, 3);
+});
+
+Deno.test("different parameters and failed calls are not served from the cache", async () => {
+  const clock = new ManualClock();
+  await using rig = await startRig({ wrap: (s, kv) => new CachingSource(s, kv, clock) });
+  rig.fake.page(PAGE, "product/amazon.com__app-B07H57DNVV.html");
+  rig.fake.fail("robot", 10, "/dp/B07H57DNVV");
+  const blocked = await rig.call(DETAILS);
+  assert.equal(blocked.status, 503);
+  const zipCall = await rig.call(`${DETAILS}&marketplace=UK`);
+  assert.notEqual(zipCall.status, 200, "another marketplace is another upstream page");
+  const keys: string[] = [];
+  for await (const e of rig.server.kv.list({ prefix: ["result_cache"] })) keys.push(JSON.stringify(e.key));
+  assert.deepEqual(keys, [], "nothing failed was cached");
+});
