@@ -15,6 +15,9 @@ import { usageRoute } from "./routes/usage.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { TooMuchContention } from "./metering/transact.ts";
+import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
+import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
+import { parseSmtpUrl } from "./mail/smtp.ts";
 
 export interface Log {
   error(message: string, detail?: unknown): void;
@@ -28,6 +31,9 @@ export interface Deps {
   accounts: Accounts;
   meter: Meter;
   log: Log;
+  /** Sends usage alerts by SMTP; null without SMTP_URL (alerts then wait in the store). */
+  delivery: AlertDelivery | null;
+  signupOpen: boolean;
 }
 
 export interface AppOptions {
@@ -37,6 +43,10 @@ export interface AppOptions {
   dataSource: DataSource;
   adminToken?: string;
   log?: Log;
+  /** SMTP_URL and SMTP_FROM; when given, the alert delivery loop starts (stop: deps.delivery.stop()). */
+  smtp?: { url: string; from?: string; timing?: Partial<DeliveryTiming> };
+  /** SIGNUP: "closed" turns the dashboard's sign-up off. */
+  signup?: "open" | "closed";
 }
 
 export const consoleLog: Log = {
@@ -49,13 +59,20 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const accounts = new Accounts(opts.kv, opts.plans, opts.clock);
   const meter = new Meter(opts.kv, opts.plans, opts.clock);
   accounts.onChange = (id) => meter.forget(id);
-  const deps: Deps = { ...opts, accounts, meter, log: opts.log ?? consoleLog };
+  const log = opts.log ?? consoleLog;
+  const delivery = opts.smtp ? new AlertDelivery(opts.kv, parseSmtpUrl(opts.smtp.url, opts.smtp.from), log, opts.smtp.timing) : null;
+  const deps: Deps = { ...opts, accounts, meter, log, delivery, signupOpen: opts.signup !== "closed" };
+  if (delivery) {
+    meter.onAlert = () => delivery.wake();
+    delivery.start();
+  }
 
   const app = new Hono();
   metaRoutes(app);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);
   if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);
+  dashboardRoutes(app, deps);
 
   app.notFound(() => errorResponse(new ApiError(404, "not_found", "No such endpoint; see GET /v1/ for the list.")));
   app.onError((err) => {

@@ -10,6 +10,8 @@ export interface Config {
   upstream: string;
   adminToken: string | undefined;
   plans: Plans;
+  smtp: { url: string; from?: string } | undefined;
+  signup: "open" | "closed";
 }
 
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
@@ -25,7 +27,15 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     upstream: env.get("UPSTREAM") ?? "live",
     adminToken: env.get("ADMIN_TOKEN") || undefined,
     plans: plansFile ? parsePlans(Deno.readTextFileSync(plansFile)) : builtinPlans(),
+    smtp: env.get("SMTP_URL") ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined } : undefined,
+    signup: signupFrom(env.get("SIGNUP")),
   };
+}
+
+function signupFrom(value: string | undefined): "open" | "closed" {
+  if (value === undefined || value === "" || value === "open") return "open";
+  if (value === "closed") return "closed";
+  throw new RangeError(`Cannot start as 'SIGNUP' must be 'open' or 'closed': current value is ${value}`);
 }
 
 /** KV_PATH as given; on Deno Deploy (no KV_PATH) the platform's KV; elsewhere the local file. */

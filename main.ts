@@ -15,6 +15,8 @@ const { app } = createApp({
   clock: systemClock,
   dataSource: dataSourceFor(config.upstream),
   adminToken: config.adminToken,
+  smtp: config.smtp,
+  signup: config.signup,
 });
 
 Deno.serve({

@@ -35,13 +35,38 @@ export interface AccountState {
   keys: Record<string, KeyState>;
   /** Ids of the last commits that wrote the record, so a commit whose reply was lost can tell it landed. */
   recent_batches: string[];
+  /** Credits charged per UTC day ("2026-01-31") of the current period, for the dashboard's chart. */
+  daily?: Record<string, number>;
+  /** Usage-alert thresholds (percent) already crossed in the current period: one alert each. */
+  alerted?: number[];
+  /** Alert settings; absent means both alerts on, sent to the account's email. */
+  alerts?: AlertSettings;
+}
+
+export interface AlertSettings {
+  at80: boolean;
+  at100: boolean;
+  /** Where alerts go; null means the account's email. */
+  email: string | null;
+}
+
+export const ALERT_THRESHOLDS = [80, 100] as const;
+
+export function alertSettings(a: AccountState): AlertSettings {
+  return a.alerts ?? { at80: true, at100: true, email: null };
 }
 
 /** A copy that decisions may change freely (cheaper than structuredClone on the hot path). */
 export function cloneAccount(a: AccountState): AccountState {
   const keys: Record<string, KeyState> = {};
   for (const id in a.keys) keys[id] = { ...a.keys[id] };
-  return { ...a, keys, recent_batches: [...(a.recent_batches ?? [])] };
+  return {
+    ...a,
+    keys,
+    recent_batches: [...(a.recent_batches ?? [])],
+    daily: { ...a.daily },
+    alerted: [...(a.alerted ?? [])],
+  };
 }
 
 /** The credit period containing `now`: 30-day steps from the plan's start. */
@@ -57,7 +82,34 @@ export function rollPeriod(state: AccountState, now: number): void {
   if (start > state.period_start) {
     state.period_start = start;
     state.used = 0;
+    state.daily = {};
+    state.alerted = [];
   }
+}
+
+/** The UTC day of `ms` as "YYYY-MM-DD", the key of the per-day counters. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Counts `credits` charged (negative: refunded) on the day of `now`. */
+export function countDay(state: AccountState, now: number, credits: number): void {
+  const daily = state.daily ??= {};
+  const day = dayOf(now);
+  daily[day] = Math.max(0, (daily[day] ?? 0) + credits);
+}
+
+/**
+ * The alert thresholds that `used` has newly reached this period, marked as reached so that each
+ * gives one alert per period whatever happens to `used` afterwards (refunds, concurrent batches).
+ */
+export function newlyCrossed(state: AccountState, plan: Plan | undefined): number[] {
+  const included = plan?.credits ?? 0;
+  if (included <= 0) return [];
+  const alerted = state.alerted ??= [];
+  const crossed = ALERT_THRESHOLDS.filter((t) => !alerted.includes(t) && state.used * 100 >= included * t);
+  alerted.push(...crossed);
+  return crossed;
 }
 
 export function remaining(state: AccountState, plan: Plan | undefined): number {

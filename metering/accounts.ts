@@ -5,7 +5,14 @@
 import { KV } from "./kv_layout.ts";
 import type { Clock } from "./clock.ts";
 import type { Plans } from "./plans.ts";
-import { type AccountState, activeKeyCount, type KeyState, rollPeriod } from "./account_state.ts";
+import {
+  type AccountState,
+  activeKeyCount,
+  type AlertSettings,
+  alertSettings,
+  type KeyState,
+  rollPeriod,
+} from "./account_state.ts";
 import { generateKey, hashKey, keyDisplayParts, type KeyMode, randomHex } from "./api_key.ts";
 import { readAccount, transact } from "./transact.ts";
 
@@ -43,7 +50,12 @@ export class Accounts {
     this.#clock = clock;
   }
 
-  async create(email: string, planId = "free"): Promise<AccountState> {
+  /** `extend` adds writes to the creating commit (the dashboard's sign-up stores the password there). */
+  async create(
+    email: string,
+    planId = "free",
+    extend?: (op: Deno.AtomicOperation, account: AccountState) => void,
+  ): Promise<AccountState> {
     const normalized = String(email ?? "").trim().toLowerCase();
     if (!EMAIL.test(normalized)) throw new AccountError(422, "invalid_email", "email must be an email address");
     this.#plan(planId);
@@ -60,12 +72,13 @@ export class Accounts {
       keys: {},
       recent_batches: [],
     };
-    const r = await this.#kv.atomic()
+    const op = this.#kv.atomic()
       .check({ key: KV.accountByEmail(normalized), versionstamp: null })
       .check({ key: KV.account(state.id), versionstamp: null })
       .set(KV.account(state.id), state)
-      .set(KV.accountByEmail(normalized), state.id)
-      .commit();
+      .set(KV.accountByEmail(normalized), state.id);
+    extend?.(op, state);
+    const r = await op.commit();
     if (!r.ok) throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
     return state;
   }
@@ -95,8 +108,31 @@ export class Accounts {
         s.plan = change.plan;
         s.plan_started_at = now;
         s.period_start = now;
+        s.alerted = []; // a new period: each alert may be sent once more, against the new allowance
       }
       if (change.status !== undefined) s.status = change.status as AccountState["status"];
+      return { next: s, result: s };
+    });
+    this.onChange(accountId);
+    return result;
+  }
+
+  /** Turns the 80% / 100% alerts on or off and sets where they go (null: the account's email). */
+  async updateAlerts(accountId: string, change: Partial<AlertSettings>): Promise<AccountState> {
+    let email = change.email;
+    if (email !== undefined && email !== null) {
+      email = String(email).trim().toLowerCase();
+      if (email === "") email = null;
+      else if (!EMAIL.test(email)) throw new AccountError(422, "invalid_email", "the alert address must be an email address");
+    }
+    const { result } = await transact(this.#kv, accountId, null, (s) => {
+      if (!s) throw notFound("account", accountId);
+      const cur = alertSettings(s);
+      s.alerts = {
+        at80: change.at80 ?? cur.at80,
+        at100: change.at100 ?? cur.at100,
+        email: email === undefined ? cur.email : email,
+      };
       return { next: s, result: s };
     });
     this.onChange(accountId);

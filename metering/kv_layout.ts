@@ -22,4 +22,29 @@ export const KV = {
    * with expireIn (the endpoint's TTL): repeats are answered without an upstream fetch.
    */
   resultCache: (endpoint: string, paramsHash: string): Deno.KvKey => ["result_cache", endpoint, paramsHash],
+  /**
+   * Account id → dashboard password (scrypt digest, salt, parameters). Apart from the account
+   * record, which the meter reads and caches on every call, so the digest never travels with it.
+   */
+  credential: (accountId: string): Deno.KvKey => ["credential", accountId],
+  /**
+   * SHA-256 of a dashboard session token → { account_id, csrf, expires_at }, written with
+   * expireIn. Only the digest is the key, so a copy of the store signs nobody in.
+   */
+  session: (tokenHash: string): Deno.KvKey => ["session", tokenHash],
+  /**
+   * One usage alert (80% or 100% of a period's credits) of an account, with its delivery state.
+   * Written in the same commit as the charge that crossed the threshold; kept after delivery so
+   * the dashboard can list it.
+   */
+  alert: (accountId: string, alertId: string): Deno.KvKey => ["alert", accountId, alertId],
+  /** Prefix of an account's alerts, for the dashboard. */
+  alerts: (accountId: string): Deno.KvKey => ["alert", accountId],
+  /**
+   * Alert id → account id while the alert is undelivered: the outbox the delivery loop scans
+   * (kv.enqueue is not on every backend). Written with the alert, deleted on delivery.
+   */
+  outboxEntry: (alertId: string): Deno.KvKey => ["alert_outbox", alertId],
+  /** Prefix of the outbox, for the delivery loop. */
+  outbox: ["alert_outbox"] as Deno.KvKey,
 };

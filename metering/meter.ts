@@ -3,13 +3,24 @@
  * is decided and committed as one batch: one atomic commit, checked against the versionstamp of
  * the account record, admits, rate-counts and charges many concurrent calls. The record is kept
  * in memory between rounds; a stale copy only costs a failed check and a re-read, so revocations
- * and plan changes made elsewhere are seen by the very next call.
+ * and plan changes made elsewhere are seen by the very next call. The same commit counts the
+ * credits of the day and writes the usage alerts (80%, 100%) that the batch's charges crossed.
  */
 import type { Clock } from "./clock.ts";
 import type { Plan, Plans } from "./plans.ts";
 import type { Group } from "../schemas/endpoints.ts";
-import { type AccountState, PERIOD_MS, remaining, rollPeriod, usageRecord, type UsageRecord } from "./account_state.ts";
-import { transact, type Versioned } from "./transact.ts";
+import {
+  type AccountState,
+  countDay,
+  newlyCrossed,
+  PERIOD_MS,
+  remaining,
+  rollPeriod,
+  usageRecord,
+  type UsageRecord,
+} from "./account_state.ts";
+import { type Decision, transact, type Versioned } from "./transact.ts";
+import { type Alert, newAlert, writeAlert } from "./alerts.ts";
 
 export type Refusal = "unauthorized" | "forbidden" | "rate_limited" | "invalid" | "quota_exhausted";
 
@@ -58,6 +69,8 @@ export class Meter {
   readonly #clock: Clock;
   readonly #cache = new Map<string, Versioned>();
   readonly #queues = new Map<string, Pending[]>();
+  /** Told after a commit that wrote usage alerts, so a delivery loop can send them at once. */
+  onAlert: (alerts: Alert[]) => void = () => {};
 
   constructor(kv: Deno.Kv, plans: Plans, clock: Clock) {
     this.#kv = kv;
@@ -114,7 +127,8 @@ export class Meter {
         );
         if (current) this.#cache.set(accountId, current);
         else this.#cache.delete(accountId);
-        batch.forEach((p, i) => p.resolve(result[i]));
+        batch.forEach((p, i) => p.resolve(result.results[i]));
+        if (result.alerts.length) this.onAlert(result.alerts);
       } catch (e) {
         this.#cache.delete(accountId);
         batch.forEach((p) => p.reject(e));
@@ -123,10 +137,10 @@ export class Meter {
     this.#queues.delete(accountId);
   }
 
-  #decide(state: AccountState | null, ops: Op[]) {
+  #decide(state: AccountState | null, ops: Op[]): Decision<{ results: Result[]; alerts: Alert[] }> {
     if (!state) {
       const none = ops.map((op): Result => refusedWithout(op));
-      return { next: null, result: none };
+      return { next: null, result: { results: none, alerts: [] } };
     }
     const now = this.#clock.now();
     const plan = this.#plans.get(state.plan);
@@ -139,7 +153,14 @@ export class Meter {
       changed ||= r.changed;
       return r.result;
     });
-    return { next: changed ? state : null, result: results };
+    const crossed = newlyCrossed(state, plan);
+    changed ||= crossed.length > 0;
+    const alerts = crossed.map((t) => newAlert(state, plan, t, now)).filter((a) => a !== null);
+    return {
+      next: changed ? state : null,
+      result: { results, alerts },
+      extend: alerts.length ? (op) => alerts.forEach((a) => writeAlert(op, a)) : undefined,
+    };
   }
 }
 
@@ -186,6 +207,7 @@ function decideOne(
         return { result: { outcome: "quota_exhausted", charged: 0, snapshot: snap(op.keyId) }, changed: true };
       }
       state.used += op.cost;
+      countDay(state, now, op.cost);
       key.last_used_at = now;
       return { result: { outcome: "admitted", charged: op.cost, snapshot: snap(op.keyId) }, changed: true };
     }
@@ -204,11 +226,13 @@ function decideOne(
     case "charge": {
       if (op.cost > remaining(state, plan)) return { result: { ok: false, snapshot: snap() }, changed: false };
       state.used += op.cost;
+      countDay(state, now, op.cost);
       return { result: { ok: true, snapshot: snap() }, changed: true };
     }
     case "refund": {
       if (state.period_start !== op.periodStart) return { result: null, changed: false };
       state.used = Math.max(0, state.used - op.amount);
+      countDay(state, now, -op.amount);
       return { result: null, changed: true };
     }
   }

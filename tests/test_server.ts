@@ -2,7 +2,7 @@
  * A real Shelf server on loopback for tests: a temporary KV file, an injected clock, and a data
  * source that answers at once with a valid body or fails on demand. `await using` stops it.
  */
-import { createApp, type Log } from "../app.ts";
+import { createApp, type Deps, type Log } from "../app.ts";
 import { ManualClock, systemClock, type Clock } from "../metering/clock.ts";
 import { builtinPlans, type Plans } from "../metering/plans.ts";
 import type { DataRequest, DataSource } from "../upstream/data_source.ts";
@@ -49,6 +49,7 @@ export interface TestServer {
   clock: Clock;
   source: ControlledSource;
   accounts: Accounts;
+  deps: Deps;
   kvPath: string;
   kv: Deno.Kv;
   errors: string[];
@@ -64,6 +65,8 @@ export async function startServer(opts: {
   adminToken?: string;
   kvPath?: string;
   source?: ControlledSource;
+  smtp?: Parameters<typeof createApp>[0]["smtp"];
+  signup?: "open" | "closed";
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -73,11 +76,12 @@ export async function startServer(opts: {
   const log: Log = { error: (m) => void errors.push(m) };
   const { app, deps } = createApp({
     kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
+    smtp: opts.smtp, signup: opts.signup,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;
   return {
-    url, clock, source, accounts: deps.accounts, kvPath, kv, errors,
+    url, clock, source, accounts: deps.accounts, deps, kvPath, kv, errors,
     async account(plan = "free") {
       const a = await deps.accounts.create(`u${crypto.randomUUID()}@example.com`, plan);
       const { key, value } = await deps.accounts.createKey(a.id, { name: "test" });
@@ -90,6 +94,7 @@ export async function startServer(opts: {
     },
     async [Symbol.asyncDispose]() {
       await server.shutdown();
+      await deps.delivery?.stop();
       kv.close();
       if (!opts.kvPath) await Deno.remove(kvPath).catch(() => {});
     },

@@ -1,0 +1,130 @@
+/**
+ * The delivery loop of usage alerts: claims due alerts from the KV outbox, sends each by SMTP,
+ * and marks it delivered, or schedules a retry with exponential backoff. Undelivered alerts
+ * stay in the outbox, so a restarted process picks them up. Runs on the wall clock (retries must
+ * happen even when a test freezes the meter's clock).
+ *
+ * @example
+ * const delivery = new AlertDelivery(kv, parseSmtpUrl(SMTP_URL, SMTP_FROM), log);
+ * delivery.start();
+ * meter.onAlert = () => delivery.wake();
+ * await delivery.stop();
+ */
+import { type Alert, claim, markDelivered, markFailed, outboxEntries } from "../metering/alerts.ts";
+import { type Mail, sendMail, type SmtpConfig } from "./smtp.ts";
+import type { Log } from "../app.ts";
+
+export interface DeliveryTiming {
+  /** How often the outbox is scanned when nothing wakes the loop. */
+  pollMs: number;
+  /** First retry delay; doubles per failed attempt up to maxDelayMs. */
+  retryMs: number;
+  maxDelayMs: number;
+  /** How long a claimed alert is reserved for this process before another may send it. */
+  leaseMs: number;
+}
+
+export const DEFAULT_TIMING: DeliveryTiming = { pollMs: 5_000, retryMs: 30_000, maxDelayMs: 3_600_000, leaseMs: 60_000 };
+
+export class AlertDelivery {
+  readonly #kv: Deno.Kv;
+  readonly #smtp: SmtpConfig;
+  readonly #log: Log;
+  readonly #timing: DeliveryTiming;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+  #wake: (() => void) | null = null;
+  #woken = false;
+
+  constructor(kv: Deno.Kv, smtp: SmtpConfig, log: Log, timing: Partial<DeliveryTiming> = {}) {
+    this.#kv = kv;
+    this.#smtp = smtp;
+    this.#log = log;
+    this.#timing = { ...DEFAULT_TIMING, ...timing };
+  }
+
+  start(): void {
+    this.#running ??= this.#loop();
+  }
+
+  /** Scans the outbox now instead of at the next poll. */
+  wake(): void {
+    this.#woken = true;
+    this.#wake?.();
+  }
+
+  /** Ends the loop after the alert being sent, if any. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#running;
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopped) {
+      this.#woken = false;
+      try {
+        await this.deliverDue();
+      } catch (e) {
+        this.#log.error("alert delivery: outbox scan failed", e);
+      }
+      if (this.#stopped || this.#woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.#timing.pollMs);
+        const self = this;
+        function done() {
+          clearTimeout(timer);
+          self.#wake = null;
+          resolve();
+        }
+        this.#wake = done;
+      });
+    }
+  }
+
+  /** One pass over the outbox; returns how many alerts were delivered. */
+  async deliverDue(): Promise<number> {
+    let delivered = 0;
+    for (const { accountId, alertId } of await outboxEntries(this.#kv)) {
+      try {
+        const alert = await claim(this.#kv, accountId, alertId, Date.now(), this.#timing.leaseMs);
+        if (alert && await this.#send(alert)) delivered++;
+      } catch (e) {
+        this.#log.error(`alert delivery: ${alertId} failed in the store`, e);
+      }
+    }
+    return delivered;
+  }
+
+  async #send(alert: Alert): Promise<boolean> {
+    try {
+      await sendMail(this.#smtp, alertMail(alert));
+    } catch (e) {
+      const delay = Math.min(this.#timing.maxDelayMs, this.#timing.retryMs * 2 ** alert.attempts);
+      const message = e instanceof Error ? e.message : String(e);
+      this.#log.error(`alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`, message);
+      await markFailed(this.#kv, alert, message, Date.now() + delay);
+      return false;
+    }
+    await markDelivered(this.#kv, alert, Date.now());
+    return true;
+  }
+}
+
+export function alertMail(a: Alert): Mail {
+  const reset = new Date(a.period_end).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+  const subject = a.threshold >= 100
+    ? "Shelf: your monthly credits are used up (100%)"
+    : `Shelf: ${a.threshold}% of your monthly credits used`;
+  const text = [
+    a.threshold >= 100
+      ? `Your account has used all ${a.included} credits of this period. Calls are refused with 429 quota_exhausted until the credits reset.`
+      : `Your account has used ${a.used} of its ${a.included} credits this period (${a.threshold}% or more).`,
+    "",
+    `Plan: ${a.plan}`,
+    `Credits reset: ${reset}`,
+    "",
+    "Usage, keys and alert settings are in the dashboard at /dashboard.",
+  ].join("\n");
+  return { to: a.to, subject, text };
+}

@@ -1,0 +1,103 @@
+/**
+ * What every dashboard response and form goes through: security headers (a CSP that allows no
+ * inline script except the hashed copy-button script), the session cookie, and the CSRF check
+ * on every POST (the session's token, or before sign-in a double-submit cookie token).
+ *
+ * Cookies are HttpOnly, SameSite=Lax, Path=/dashboard, and Secure, except when the request came
+ * over plain http to a loopback host (127.0.0.1, localhost, ::1): a browser drops Secure cookies
+ * there, and that is how the tests and local development reach the server. Behind a TLS proxy the
+ * request is not loopback, so the cookies stay Secure.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { timingSafeEqual } from "node:crypto";
+import { Buffer } from "node:buffer";
+import type { Deps } from "../../app.ts";
+import { randomHex } from "../../metering/api_key.ts";
+import { readSession, type Session, SESSION_MS } from "../../metering/sessions.ts";
+import { COPY_SCRIPT_HASH } from "./layout.tsx";
+
+export const SESSION_COOKIE = "shelf_session";
+/** Before sign-in: the CSRF token of the sign-in and sign-up forms, double-submitted. */
+export const FORM_COOKIE = "shelf_form";
+import { CSRF_FIELD_NAME as CSRF_FIELD } from "./names.ts";
+
+const CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self'",
+  `script-src '${COPY_SCRIPT_HASH}'`,
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+export function securityHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CSP);
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "same-origin");
+    c.header("Cross-Origin-Opener-Policy", "same-origin");
+    c.header("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
+    if (!c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
+  };
+}
+
+function isLoopbackHttp(c: Context): boolean {
+  const u = new URL(c.req.url);
+  return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+}
+
+function cookieOptions(c: Context, maxAgeSec: number) {
+  return { path: "/dashboard", httpOnly: true, secure: !isLoopbackHttp(c), sameSite: "Lax" as const, maxAge: maxAgeSec };
+}
+
+export function setSessionCookie(c: Context, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, cookieOptions(c, SESSION_MS / 1000));
+  deleteCookie(c, FORM_COOKIE, { path: "/dashboard" });
+}
+
+export function clearSessionCookie(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/dashboard", secure: !isLoopbackHttp(c) });
+}
+
+/** The form token for a visitor without a session, set as a cookie when missing. */
+export function formToken(c: Context): string {
+  const have = getCookie(c, FORM_COOKIE);
+  if (have && /^[0-9a-f]{32}$/.test(have)) return have;
+  const token = randomHex(16);
+  setCookie(c, FORM_COOKIE, token, cookieOptions(c, 3600));
+  return token;
+}
+
+export async function currentSession(c: Context, deps: Deps): Promise<{ token: string; session: Session } | null> {
+  const token = getCookie(c, SESSION_COOKIE);
+  const session = await readSession(deps.kv, token, deps.clock.now());
+  return session && token ? { token, session } : null;
+}
+
+/** Refuses (403) a POST from another origin or without the right CSRF token. */
+export function csrfCheck(deps: Deps, refuse: (c: Context, why: string) => Response | Promise<Response>): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== "POST") return await next();
+    const origin = c.req.header("origin");
+    const host = c.req.header("x-forwarded-host") ?? c.req.header("host");
+    if (origin && origin !== "null" && new URL(origin).host !== host) return refuse(c, "The form came from another site.");
+    const form = await c.req.parseBody();
+    const given = typeof form[CSRF_FIELD] === "string" ? form[CSRF_FIELD] as string : "";
+    const signedIn = await currentSession(c, deps);
+    const expected = signedIn ? signedIn.session.csrf : getCookie(c, FORM_COOKIE) ?? "";
+    if (!expected || !sameToken(given, expected)) {
+      return refuse(c, "The form's security token is missing or out of date. Go back, reload the page and try again.");
+    }
+    await next();
+  };
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,182 @@
+/**
+ * The dashboard at /dashboard: sign up, sign in and out, keys, usage and alert settings, rendered
+ * on the server with Hono's JSX; plain forms, no client-side build. It changes accounts through
+ * the same Accounts functions as the admin API and the CLI.
+ *
+ * @example
+ * dashboardRoutes(app, deps); // in createApp
+ */
+import type { Context, Hono } from "hono";
+import type { Deps } from "../../app.ts";
+import { AccountError } from "../../metering/accounts.ts";
+import type { AccountState } from "../../metering/account_state.ts";
+import { usageRecord } from "../../metering/account_state.ts";
+import { KV } from "../../metering/kv_layout.ts";
+import { hashPassword, passwordProblem, readCredential, verifyPassword } from "../../metering/passwords.ts";
+import { createSession, deleteSession, type Session } from "../../metering/sessions.ts";
+import { listAlerts } from "../../metering/alerts.ts";
+import { clearSessionCookie, csrfCheck, currentSession, formToken, securityHeaders, setSessionCookie } from "./guard.ts";
+import { STYLE, type Viewer } from "./layout.tsx";
+import { RefusedPage, SignInPage, SignUpPage } from "./auth_pages.tsx";
+import { KeysPage, RevokePage } from "./keys_page.tsx";
+import { UsagePage } from "./usage_page.tsx";
+import { SettingsPage } from "./settings_page.tsx";
+import { SignInThrottle } from "./throttle.ts";
+
+interface SignedIn {
+  session: Session;
+  token: string;
+  account: AccountState;
+  viewer: Viewer;
+}
+
+export function dashboardRoutes(app: Hono, deps: Deps): void {
+  const { accounts, plans, kv, clock } = deps;
+  const throttle = new SignInThrottle();
+  const refuse = (c: Context, message: string) => c.html(<RefusedPage message={message} />, 403);
+
+  app.use("/dashboard", securityHeaders());
+  app.use("/dashboard/*", securityHeaders());
+  app.use("/dashboard/*", csrfCheck(deps, refuse));
+
+  app.get("/dashboard/style.css", (c) =>
+    c.body(STYLE, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }));
+
+  /** Runs `handler` for a signed-in visitor; anyone else is sent to the sign-in page. */
+  const signedIn = (handler: (c: Context, s: SignedIn) => Response | Promise<Response>) => async (c: Context) => {
+    const found = await currentSession(c, deps);
+    if (!found) return c.redirect("/dashboard/signin", 303);
+    let account: AccountState;
+    try {
+      account = await accounts.get(found.session.account_id);
+    } catch (e) {
+      if (!(e instanceof AccountError)) throw e;
+      await deleteSession(kv, found.token);
+      clearSessionCookie(c);
+      return c.redirect("/dashboard/signin", 303);
+    }
+    return await handler(c, { ...found, account, viewer: { email: account.email, csrf: found.session.csrf } });
+  };
+
+  const startSession = async (c: Context, accountId: string) => {
+    const { token } = await createSession(kv, accountId, clock.now());
+    setSessionCookie(c, token);
+    return c.redirect("/dashboard/keys", 303);
+  };
+
+  app.get("/dashboard", async (c) => c.redirect((await currentSession(c, deps)) ? "/dashboard/keys" : "/dashboard/signin", 303));
+
+  app.get("/dashboard/signin", async (c) => {
+    if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
+    return c.html(<SignInPage csrf={formToken(c)} notice={c.req.query("signed_out") ? "Signed out." : undefined} />);
+  });
+
+  app.post("/dashboard/signin", async (c) => {
+    const form = await c.req.parseBody();
+    const email = String(form.email ?? "").trim().toLowerCase();
+    const password = String(form.password ?? "");
+    if (!throttle.allows(email, clock.now())) {
+      return c.html(<SignInPage csrf={formToken(c)} email={email} error="Too many failed attempts. Wait 15 minutes and try again." />, 429);
+    }
+    const id = email ? await accounts.idByEmail(email) : null;
+    const ok = await verifyPassword(password, id ? await readCredential(kv, id) : null);
+    if (!ok || !id) {
+      throttle.failed(email, clock.now());
+      return c.html(<SignInPage csrf={formToken(c)} email={email} error="Wrong email or password." />, 401);
+    }
+    throttle.succeeded(email);
+    return await startSession(c, id);
+  });
+
+  app.get("/dashboard/signup", async (c) => {
+    if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
+    return c.html(<SignUpPage csrf={formToken(c)} open={deps.signupOpen} />, deps.signupOpen ? 200 : 403);
+  });
+
+  app.post("/dashboard/signup", async (c) => {
+    if (!deps.signupOpen) return c.html(<SignUpPage csrf={formToken(c)} open={false} />, 403);
+    const form = await c.req.parseBody();
+    const email = String(form.email ?? "");
+    const password = String(form.password ?? "");
+    const again = (error: string, status: 401 | 409 | 422) =>
+      c.html(<SignUpPage csrf={formToken(c)} open email={email} error={error} />, status);
+    const problem = passwordProblem(password);
+    if (problem) return again(problem, 422);
+    const credential = await hashPassword(password, clock.now());
+    try {
+      const account = await accounts.create(email, "free", (op, a) => op.set(KV.credential(a.id), credential));
+      return await startSession(c, account.id);
+    } catch (e) {
+      if (!(e instanceof AccountError)) throw e;
+      if (e.code === "email_taken") return again("An account with this email exists. Sign in instead.", 409);
+      return again("Enter a valid email address.", 422);
+    }
+  });
+
+  app.post("/dashboard/signout", async (c) => {
+    const found = await currentSession(c, deps);
+    if (found) await deleteSession(kv, found.token);
+    clearSessionCookie(c);
+    return c.redirect("/dashboard/signin?signed_out=1", 303);
+  });
+
+  app.get("/dashboard/keys", signedIn((c, s) => {
+    const notice = c.req.query("revoked") ? "The key is revoked. Calls with it now get 401." : undefined;
+    return c.html(<KeysPage viewer={s.viewer} account={s.account} plan={plans.get(s.account.plan)} notice={notice} />);
+  }));
+
+  app.post("/dashboard/keys", signedIn(async (c, s) => {
+    const form = await c.req.parseBody();
+    try {
+      const { key, value } = await accounts.createKey(s.account.id, { mode: String(form.mode ?? "live"), name: String(form.name ?? "") });
+      const created = { apiKey: key, value };
+      const account = await accounts.get(s.account.id);
+      return c.html(<KeysPage viewer={s.viewer} account={account} plan={plans.get(account.plan)} created={created} />);
+    } catch (e) {
+      if (!(e instanceof AccountError)) throw e;
+      const error = `Key not created: ${e.message}.`;
+      return c.html(<KeysPage viewer={s.viewer} account={s.account} plan={plans.get(s.account.plan)} error={error} />, e.status as 409);
+    }
+  }));
+
+  app.get("/dashboard/keys/:id/revoke", signedIn((c, s) => {
+    const key = s.account.keys[c.req.param("id") ?? ""];
+    if (!key) return c.html(<RefusedPage message="No such key on this account." />, 404);
+    if (key.status !== "active") return c.redirect("/dashboard/keys", 303);
+    return c.html(<RevokePage viewer={s.viewer} apiKey={key} />);
+  }));
+
+  app.post("/dashboard/keys/:id/revoke", signedIn(async (c, s) => {
+    const id = c.req.param("id") ?? "";
+    if (!s.account.keys[id]) return c.html(<RefusedPage message="No such key on this account." />, 404);
+    await accounts.revokeKey(id);
+    return c.redirect("/dashboard/keys?revoked=1", 303);
+  }));
+
+  app.get("/dashboard/usage", signedIn(async (c, s) => {
+    const usage = usageRecord(s.account, plans.get(s.account.plan));
+    const alerts = await listAlerts(kv, s.account.id, 20);
+    return c.html(
+      <UsagePage viewer={s.viewer} account={s.account} usage={usage} alerts={alerts} mailConfigured={!!deps.delivery} now={clock.now()} />,
+    );
+  }));
+
+  app.get("/dashboard/settings", signedIn((c, s) =>
+    c.html(<SettingsPage viewer={s.viewer} account={s.account} saved={!!c.req.query("saved")} mailConfigured={!!deps.delivery} />)
+  ));
+
+  app.post("/dashboard/settings", signedIn(async (c, s) => {
+    const form = await c.req.parseBody();
+    try {
+      await accounts.updateAlerts(s.account.id, {
+        at80: form.at80 === "on",
+        at100: form.at100 === "on",
+        email: String(form.alert_email ?? ""),
+      });
+    } catch (e) {
+      if (!(e instanceof AccountError)) throw e;
+      return c.html(<SettingsPage viewer={s.viewer} account={s.account} error={e.message} mailConfigured={!!deps.delivery} />, 422);
+    }
+    return c.redirect("/dashboard/settings?saved=1", 303);
+  }));
+}
