@@ -11,9 +11,7 @@ import {
   DealItem,
   DealProductItem,
   Identifiers,
-  Image,
   Offer,
-  PriceWithList,
   ProductItem,
   Promotion,
   Review,
@@ -22,6 +20,7 @@ import {
   SingleReview,
   UsageRecord,
 } from "./resources.ts";
+import { ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
@@ -94,22 +93,7 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Product details",
     params: { asin, ...shared },
-    response: z.object({
-      url: z.string(),
-      asin: z.string(),
-      brand: z.string(),
-      price: PriceWithList.nullable(),
-      title: z.string(),
-      images: z.array(Image),
-      rating: z.number(),
-      in_stock: z.boolean(),
-      merchant: z.string(),
-      variations: z.object({ parent_asin: z.string() }),
-      availability: z.string(),
-      product_facts: z.record(z.string(), z.string()),
-      reviews_count: z.int(),
-      feature_bullets: z.array(z.string()),
-    }),
+    response: ProductPage,
   },
   {
     name: "bestsellers",
