@@ -31,7 +31,8 @@ input[type=email],input[type=password],input[type=text],select{width:100%;paddin
 button,.button{display:inline-block;font:inherit;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer;text-decoration:none}
 button.secondary,.button.secondary{background:#fff;color:var(--accent)}
 button.danger{background:var(--bad);border-color:var(--bad)}
-button.link{background:none;border:none;color:var(--muted);padding:.25rem 0}
+button.link{background:none;border:none;color:var(--muted);padding:.25rem 0;line-height:inherit}
+nav form{margin:0;display:flex}
 .row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:end}
 .row>*{flex:1 1 12rem}
 .row>.fit{flex:0 0 auto}
@@ -49,7 +50,7 @@ th{font-size:.85rem;color:var(--muted);font-weight:600}
 .status-active{color:var(--ok);font-weight:600}
 .status-revoked,.status-pending{color:var(--bad);font-weight:600}
 .status-delivered{color:var(--ok)}
-progress{width:100%;height:1.25rem;accent-color:var(--accent)}
+progress{width:100%;height:1.25rem;accent-color:var(--accent);margin:0 0 1rem}
 dl.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem;margin:0}
 dl.facts div{background:var(--bg);border-radius:6px;padding:.5rem .75rem}
 dl.facts dt{font-size:.8rem;color:var(--muted)}
@@ -69,6 +70,9 @@ svg.chart line{stroke:var(--line)}
 }
 `;
 
+export const ICON =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f6feb"/><path d="M7 10h18M7 16h18M7 22h18" stroke="#fff" stroke-width="3"/></svg>`;
+
 export interface Viewer {
   email: string;
   csrf: string;
@@ -86,6 +90,7 @@ export function Layout(props: { title: string; viewer?: Viewer; current?: string
         <meta name="referrer" content="same-origin" />
         <title>{props.title} · Shelf</title>
         <link rel="stylesheet" href="/dashboard/style.css" />
+        <link rel="icon" href="/dashboard/icon.svg" type="image/svg+xml" />
       </head>
       <body>
         <header>

@@ -16,7 +16,7 @@ import { hashPassword, passwordProblem, readCredential, verifyPassword } from ".
 import { createSession, deleteSession, type Session } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
 import { clearSessionCookie, csrfCheck, currentSession, formToken, securityHeaders, setSessionCookie } from "./guard.ts";
-import { STYLE, type Viewer } from "./layout.tsx";
+import { ICON, STYLE, type Viewer } from "./layout.tsx";
 import { RefusedPage, SignInPage, SignUpPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
 import { UsagePage } from "./usage_page.tsx";
@@ -41,6 +41,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
 
   app.get("/dashboard/style.css", (c) =>
     c.body(STYLE, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }));
+  app.get("/dashboard/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
 
   /** Runs `handler` for a signed-in visitor; anyone else is sent to the sign-in page. */
   const signedIn = (handler: (c: Context, s: SignedIn) => Response | Promise<Response>) => async (c: Context) => {

@@ -68,8 +68,8 @@ function DailyChart(props: { account: AccountState; now: number }) {
   const counts = days.map((d) => props.account.daily?.[d] ?? 0);
   const max = Math.max(1, ...counts);
   const today = dayOf(props.now);
-  const W = 620, H = 180, left = 34, bottom = 22, top = 10;
-  const slot = (W - left) / days.length;
+  const W = 620, H = 180, left = 34, right = 16, bottom = 22, top = 10;
+  const slot = (W - left - right) / days.length;
   const scale = (n: number) => ((H - bottom - top) * n) / max;
   return (
     <svg class="chart" id="daily-chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label="Calls per day in the current period">
