@@ -8,6 +8,8 @@ export interface Config {
   host: string;
   kvPath: string | undefined;
   upstream: string;
+  /** Repeats within an endpoint's TTL are answered from KV (RESULT_CACHE=off disables). */
+  resultCache: boolean;
   adminToken: string | undefined;
   plans: Plans;
   smtp: { url: string; from?: string } | undefined;
@@ -25,6 +27,7 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     host: env.get("HOST") ?? "0.0.0.0",
     kvPath: kvPathFrom(env),
     upstream: env.get("UPSTREAM") ?? "live",
+    resultCache: env.get("RESULT_CACHE") !== "off",
     adminToken: env.get("ADMIN_TOKEN") || undefined,
     plans: plansFile ? parsePlans(Deno.readTextFileSync(plansFile)) : builtinPlans(),
     smtp: env.get("SMTP_URL") ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined } : undefined,

@@ -6,6 +6,7 @@ import { createApp } from "./app.ts";
 import { loadConfig, openStore } from "./config.ts";
 import { systemClock } from "./metering/clock.ts";
 import { dataSourceFor } from "./upstream/select.ts";
+import { CachingSource } from "./upstream/result_cache.ts";
 
 const config = loadConfig();
 const kv = await openStore(config.kvPath);
@@ -13,7 +14,9 @@ const { app } = createApp({
   kv,
   plans: config.plans,
   clock: systemClock,
-  dataSource: dataSourceFor(config.upstream),
+  dataSource: config.resultCache
+    ? new CachingSource(dataSourceFor(config.upstream), kv, systemClock)
+    : dataSourceFor(config.upstream),
   adminToken: config.adminToken,
   smtp: config.smtp,
   signup: config.signup,
