@@ -70,13 +70,12 @@ export class AlertDelivery {
       }
       if (this.#stopped || this.#woken) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.#timing.pollMs);
-        const self = this;
-        function done() {
+        const done = () => {
           clearTimeout(timer);
-          self.#wake = null;
+          this.#wake = null;
           resolve();
-        }
+        };
+        const timer = setTimeout(done, this.#timing.pollMs);
         this.#wake = done;
       });
     }
