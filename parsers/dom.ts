@@ -2,10 +2,10 @@
  * The DOM every parser works on: htmlparser2's document and css-select's selectors, chosen by
  * measurement (see README). Helpers here return plain strings so that no node outlives a parse.
  */
-import { parseDocument } from "htmlparser2";
+import { parseDocument, Parser } from "htmlparser2";
+import { DomHandler } from "domhandler";
 import type { AnyNode, Document, Element } from "domhandler";
-import { selectAll, selectOne } from "css-select";
-import { textContent } from "domutils";
+import { compile, selectAll, selectOne } from "css-select";
 
 export type { AnyNode, Document, Element };
 
@@ -13,20 +13,217 @@ export function parseHtml(html: string): Document {
   return parseDocument(html, { decodeEntities: true });
 }
 
+/** What `parseRegions` does with an element met outside the regions it keeps. */
+export type RegionChoice = "keep" | "skip" | "stop" | undefined;
+
+/** Reads one attribute of the start tag being chosen on (undefined when the tag lacks it). */
+export type AttributeReader = (name: string) => string | undefined;
+
+/**
+ * Parses `html` in one tokenizer pass and builds the DOM of the chosen regions only: `choose` sees
+ * every start tag outside the kept and skipped regions and answers "keep" (the element and its
+ * subtree become a child of the returned document, in page order), "skip" (nothing inside it is
+ * shown to `choose`), "stop" (the rest of the page is not read) or nothing (its children are
+ * shown to `choose` in turn).
+ *
+ * `from`, when given, is searched for in the raw text (a regular expression scan costs a fifth of
+ * tokenizing the same text): parsing starts at the tag holding its first match, so the head and
+ * navigation before the content are never tokenized. Without a match the whole page is read.
+ *
+ * Selectors over the returned document see exactly the elements they would see in the whole
+ * page's DOM, provided `choose` keeps every element they can match (and what they read above it).
+ * Outside kept regions no attribute object is built: `choose` reads attributes one by one.
+ *
+ * @example
+ * ```ts
+ * const doc = parseRegions(html, (name, attr) => attr("id") === "reviews" ? "keep" : undefined);
+ * ```
+ */
+export function parseRegions(
+  html: string,
+  choose: (name: string, attr: AttributeReader) => RegionChoice | void,
+  from?: RegExp,
+): Document {
+  const dom = new DomHandler();
+  let keptDepth = 0;
+  let skippedDepth = 0;
+  // The start tag being read: its attributes arrive one by one, and it is complete at the next
+  // event. Names and values are kept in reused arrays so that a tag outside the kept regions
+  // costs no object.
+  let pending = "";
+  const names: string[] = [];
+  const values: string[] = [];
+  const attr: AttributeReader = (name) => {
+    const i = names.indexOf(name);
+    return i < 0 ? undefined : values[i];
+  };
+  let ending = false;
+  let stopped = false;
+  const flush = () => {
+    if (!pending || stopped) return;
+    const name = pending;
+    pending = "";
+    // A start tag cut off by the end of the text never completes, so the full DOM has no element.
+    if (ending && openTagName() === name) return;
+    if (skippedDepth > 0) {
+      skippedDepth++;
+      return;
+    }
+    if (keptDepth === 0) {
+      const choice = choose(name, attr);
+      if (choice === "skip") skippedDepth = 1;
+      else if (choice === "stop") {
+        stopped = true;
+        parser.pause();
+      }
+      if (choice !== "keep") return;
+    }
+    const attribs: Record<string, string> = {};
+    for (let i = 0; i < names.length; i++) {
+      if (!(names[i] in attribs)) attribs[names[i]] = values[i];
+    }
+    keptDepth++;
+    dom.onopentag(name, attribs);
+  };
+  const parser: Parser = new Parser({
+    onopentagname(name) {
+      flush();
+      pending = name;
+      names.length = 0;
+      values.length = 0;
+    },
+    onattribute(name, value) {
+      // A second <form> inside a form is dropped by the parser, attributes included.
+      if (pending && openTagName() === pending) {
+        names.push(name);
+        values.push(value);
+      }
+    },
+    onclosetag() {
+      flush();
+      if (skippedDepth > 0) skippedDepth--;
+      else if (keptDepth > 0) {
+        keptDepth--;
+        dom.onclosetag();
+      }
+    },
+    ontext(data) {
+      flush();
+      if (keptDepth > 0 && skippedDepth === 0) dom.ontext(data);
+    },
+    oncomment(data) {
+      flush();
+      if (keptDepth > 0 && skippedDepth === 0) dom.oncomment(data);
+    },
+    oncommentend() {
+      if (keptDepth > 0 && skippedDepth === 0) dom.oncommentend();
+    },
+    onprocessinginstruction: flush,
+    onend: flush,
+  }, { decodeEntities: true });
+  // The tag whose start tag the parser is reading ("" between tags).
+  const openTagName = () => (parser as unknown as { tagname: string }).tagname;
+  parser.write(from ? html.slice(regionStart(html, from)) : html);
+  if (stopped) return dom.root;
+  ending = true;
+  parser.end();
+  return dom.root;
+}
+
+/** Where the tag holding the first match of `marker` starts; 0 when nothing matches. */
+function regionStart(html: string, marker: RegExp): number {
+  const m = marker.exec(html);
+  if (!m) return 0;
+  return Math.max(html.lastIndexOf("<", m.index), 0);
+}
+
+// Compiled selectors, by selector text. css-select compiles a selector string on every call, which
+// costs more than the match itself when run per card; `all` and `one` compile each text once.
+// A query from an element that has a parent element is scoped the way css-select scopes it
+// (`:scope S`: the whole match lies inside the root), through the `shelf-scope` pseudo-class.
+type Compiled = ReturnType<typeof compile<AnyNode, Element>>;
+const plain = new Map<string, Compiled>();
+const scoped = new Map<string, Compiled>();
+let scopeRoot: AnyNode | null = null;
+const SCOPE_OPTIONS = { pseudos: { "shelf-scope": (el: Element) => el === scopeRoot } };
+
+function compiled(root: AnyNode | AnyNode[], selector: string): Compiled | null {
+  if (Array.isArray(root)) {
+    return root.every((n) => !hasParentElement(n)) ? plainQuery(selector) : null;
+  }
+  if (!hasParentElement(root)) return plainQuery(selector);
+  let query = scoped.get(selector);
+  if (!query) {
+    const list = splitSelectorList(selector).map((s) => `:shelf-scope ${s}`).join(", ");
+    query = compile<AnyNode, Element>(list, SCOPE_OPTIONS);
+    scoped.set(selector, query);
+  }
+  scopeRoot = root;
+  return query;
+}
+
+function plainQuery(selector: string): Compiled {
+  let query = plain.get(selector);
+  if (!query) plain.set(selector, query = compile<AnyNode, Element>(selector));
+  return query;
+}
+
+/** "a, b[x='1,2']" → ["a", "b[x='1,2']"]: the list's selectors, split on top-level commas. */
+export function splitSelectorList(selector: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = "";
+  let start = 0;
+  for (let i = 0; i < selector.length; i++) {
+    const c = selector[i];
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "(" || c === "[") depth++;
+    else if (c === ")" || c === "]") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(selector.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(selector.slice(start).trim());
+  return parts;
+}
+
+function hasParentElement(node: AnyNode): boolean {
+  return node.type === "tag" || node.type === "script" || node.type === "style"
+    ? node.parent?.type === "tag" || node.parent?.type === "script" || node.parent?.type === "style"
+    : false;
+}
+
 /** All elements under `root` matching `selector`, in document order. */
 export function all(root: AnyNode | AnyNode[], selector: string): Element[] {
-  return selectAll(selector, root) as Element[];
+  return selectAll(compiled(root, selector) ?? selector, root) as Element[];
 }
 
 /** The first element under `root` matching `selector`, or null. */
 export function one(root: AnyNode | AnyNode[], selector: string): Element | null {
-  return selectOne(selector, root) as Element | null;
+  return selectOne(compiled(root, selector) ?? selector, root) as Element | null;
 }
 
-/** Whitespace-collapsed text of a node ("" for null). */
+const HIDDEN = new Set(["script", "style", "noscript"]);
+
+/** Whitespace-collapsed text of a node ("" for null), without script, style and noscript bodies. */
 export function text(node: AnyNode | null | undefined): string {
   if (!node) return "";
-  return textContent(node).replace(/\s+/g, " ").trim();
+  const parts: string[] = [];
+  collectText(node, parts);
+  return parts.join("").replace(/\s+/g, " ").trim();
+}
+
+function collectText(node: AnyNode, parts: string[]): void {
+  if (node.type === "text") parts.push(node.data);
+  else if (
+    node.type === "tag" ? !HIDDEN.has(node.name) : node.type === "root" || node.type === "cdata"
+  ) {
+    for (const child of (node as Element).children) collectText(child, parts);
+  }
 }
 
 /** Text of the first match of `selector` under `root` ("" when nothing matches). */

@@ -3,12 +3,12 @@
  * `deno task parse` can go from detected type to data without a switch of their own.
  */
 import type { PageType } from "../schemas/pages.ts";
-import { ParseError } from "./parse_error.ts";
 import { parseBestsellers } from "./bestsellers.ts";
 import { parseCategories } from "./categories.ts";
 import { parseDeals } from "./deals.ts";
 import { parseDealProducts } from "./deal_products.ts";
 import { parseOffers } from "./offers.ts";
+import { parseProduct } from "./product.ts";
 import { parsePromotion } from "./promotion.ts";
 import { parseReview } from "./review.ts";
 import { parseReviews } from "./reviews.ts";
@@ -17,16 +17,10 @@ import { parseSellerProfile } from "./seller_profile.ts";
 
 export type PageParser = (html: string, opts: { marketplace: string; url?: string }) => unknown;
 
-// parsers/product.ts (parseProduct) did not exist when this registry was written; until it does,
-// a product page is refused the way any parser refuses a page it cannot read.
-const parseProductMissing: PageParser = () => {
-  throw new ParseError("unrecognised", "Cannot parse product page: the product parser is not available yet");
-};
-
 export const PARSERS: Record<PageType, PageParser> = {
   search: parseSearch,
   seller_products: parseSearch, // a storefront is a search restricted to one merchant
-  product: parseProductMissing,
+  product: parseProduct,
   offers: parseOffers,
   reviews: parseReviews,
   review: parseReview,

@@ -14,12 +14,14 @@
 import {
   all,
   attr,
+  type AttributeReader,
   type Document,
   type Element,
   intFrom,
   one,
-  parseHtml,
+  parseRegions,
   ratingFrom,
+  type RegionChoice,
   text,
 } from "./dom.ts";
 import { parsePrice } from "./price.ts";
@@ -37,6 +39,11 @@ export interface ParseSearchOptions {
 
 const ASIN = /^[A-Z0-9]{10}$/;
 
+// Where the region read starts (see parseRegions): the first of the banner, result list,
+// pagination or robot-check markup; the head and navigation before it are never parsed.
+const REGION_START =
+  /data-component-type="s-(?:result-info-bar|search-results?)"|class="(?:s-main-slot|s-result-item|s-pagination-strip|a-pagination)|id="(?:s-result-count|s-results-list-atf|atfResults|noResultsTitle|pagn|captchacharacters)"|validateCaptcha/;
+
 /** Parses a search-result page; throws ParseError, and only ParseError, when it cannot. */
 export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage {
   const where = opts?.url ? ` (${opts.url})` : "";
@@ -45,7 +52,9 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
   }
   try {
     const host = marketplace(opts.marketplace).host;
-    return readPage(parseHtml(html), opts.marketplace, host, where);
+    const scan = newScan();
+    const doc = parseRegions(html, (name, attr) => chooseRegion(name, attr, scan), REGION_START);
+    return readPage(scanPage(doc, scan), opts.marketplace, host, where);
   } catch (e) {
     if (e instanceof ParseError) throw e;
     // A malformed page must surface as an upstream failure, not crash the route.
@@ -54,8 +63,7 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
   }
 }
 
-function readPage(doc: Document, code: string, host: string, where: string): SearchPage {
-  const shell = scanPage(doc);
+function readPage(shell: PageScan, code: string, host: string, where: string): SearchPage {
   if (shell.cards.length === 0) assertGenuinelyEmpty(shell, where);
   const results = shell.cards.map((card, i) => readItem(card, i + 1, code, host));
   const page = currentPage(shell);
@@ -79,14 +87,12 @@ interface PageScan {
   pageLinks: string[];
   resultRegion: boolean;
   captcha: boolean;
+  /** A card or the pagination has been met while reading the page. */
+  listed: boolean;
 }
 
-/**
- * One walk over the document instead of a css-select query per page field: whole-document
- * selector scans cost more than building the DOM did. Cards are not entered; `readItem` walks each.
- */
-function scanPage(doc: Document): PageScan {
-  const scan: PageScan = {
+function newScan(): PageScan {
+  return {
     cards: [],
     infoBar: null,
     oldCount: null,
@@ -95,7 +101,43 @@ function scanPage(doc: Document): PageScan {
     pageLinks: [],
     resultRegion: false,
     captcha: false,
+    listed: false,
   };
+}
+
+/**
+ * Which parts of the page to build a DOM for (see parseRegions): the cards, and outside them the
+ * result banner and the pagination. Every other element outside the cards only raises the page's
+ * flags, which need no subtree; a card-shaped element without an ASIN is a widget, not read.
+ * Reading stops at the filter panel or footer that follows the result list.
+ */
+function chooseRegion(name: string, attr: AttributeReader, scan: PageScan): RegionChoice {
+  const cls = attr("class");
+  const padded = cls ? ` ${cls} ` : "";
+  const asin = attr("data-asin");
+  const type = attr("data-component-type");
+  if (asin !== undefined && isCardTag(name, type, padded)) {
+    if (!ASIN.test(asin.trim())) return "skip";
+    scan.listed = true;
+    return "keep";
+  }
+  const id = attr("id");
+  if (isPaginationRoot(name, id, padded)) {
+    scan.listed = true;
+    return "keep";
+  }
+  if (type === "s-result-info-bar" || id === "s-result-count") return "keep";
+  if (scan.listed && (type === "s-filters-panel-view" || id === "navFooter" || id === "rhf")) {
+    return "stop";
+  }
+  notePage(name, id, padded, type, attr("action"), scan);
+}
+
+/**
+ * One walk over the kept regions instead of a css-select query per page field: whole-document
+ * selector scans cost more than building the DOM did. Cards are not entered; `readItem` walks each.
+ */
+function scanPage(doc: Document, scan: PageScan): PageScan {
   const visit = (el: Element, inPagination: boolean) => {
     const a = el.attribs;
     const cls = a.class ? ` ${a.class} ` : "";
@@ -105,17 +147,8 @@ function scanPage(doc: Document): PageScan {
     }
     if (!scan.infoBar && a["data-component-type"] === "s-result-info-bar") scan.infoBar = el;
     if (a.id === "s-result-count") scan.oldCount = el;
-    if (
-      a.id === "captchacharacters" || (el.name === "form" && /validateCaptcha/.test(a.action ?? ""))
-    ) {
-      scan.captcha = true;
-    }
-    if (
-      cls.includes(" s-main-slot ") || a["data-component-type"] === "s-search-results" ||
-      a.id === "s-results-list-atf" || a.id === "atfResults" || a.id === "noResultsTitle"
-    ) scan.resultRegion = true;
-    const pagination = inPagination || cls.includes(" s-pagination-strip ") || a.id === "pagn" ||
-      (el.name === "ul" && cls.includes(" a-pagination "));
+    notePage(el.name, a.id, cls, a["data-component-type"], a.action, scan);
+    const pagination = inPagination || isPaginationRoot(el.name, a.id, cls);
     if (pagination) readPaginationElement(el, cls, scan);
     for (const child of el.children) if (child.type === "tag") visit(child as Element, pagination);
   };
@@ -123,9 +156,36 @@ function scanPage(doc: Document): PageScan {
   return scan;
 }
 
+/** Raises the page flags an element outside the cards stands for (`cls` padded with spaces). */
+function notePage(
+  name: string,
+  id: string | undefined,
+  cls: string,
+  type: string | undefined,
+  action: string | undefined,
+  scan: PageScan,
+): void {
+  if (id === "captchacharacters" || (name === "form" && /validateCaptcha/.test(action ?? ""))) {
+    scan.captcha = true;
+  }
+  if (
+    cls.includes(" s-main-slot ") || type === "s-search-results" ||
+    id === "s-results-list-atf" || id === "atfResults" || id === "noResultsTitle"
+  ) scan.resultRegion = true;
+}
+
+function isPaginationRoot(name: string, id: string | undefined, cls: string): boolean {
+  return cls.includes(" s-pagination-strip ") || id === "pagn" ||
+    (name === "ul" && cls.includes(" a-pagination "));
+}
+
 function isCard(el: Element, cls: string): boolean {
-  return (el.name === "div" && el.attribs["data-component-type"] === "s-search-result") ||
-    (el.name === "li" && cls.includes(" s-result-item "));
+  return isCardTag(el.name, el.attribs["data-component-type"], cls);
+}
+
+function isCardTag(name: string, type: string | undefined, cls: string): boolean {
+  return (name === "div" && type === "s-search-result") ||
+    (name === "li" && cls.includes(" s-result-item "));
 }
 
 function readPaginationElement(el: Element, cls: string, scan: PageScan): void {
@@ -184,16 +244,29 @@ interface CardParts {
   volumeElsewhere: Element[];
 }
 
-interface Context {
-  inLink: boolean;
-  inProductImage: boolean;
-  inReviewsBlock: boolean;
-  inAligned: boolean;
-  inDeliveryRecipe: boolean;
-  inPriceRecipe: boolean;
-  inOldDeliveryRow: number;
+// Where in the card an element sits, as bits: inside the product link, the product image, the
+// 2024+ reviews block, a centred row, the delivery recipe, the price recipe; and how far into the
+// 2018-19 delivery row (a-span7, then a-spacing-mini).
+const IN_LINK = 1;
+const IN_PRODUCT_IMAGE = 2;
+const IN_REVIEWS_BLOCK = 4;
+const IN_ALIGNED = 8;
+const IN_DELIVERY_RECIPE = 16;
+const IN_PRICE_RECIPE = 32;
+const IN_OLD_DELIVERY_SPAN = 64;
+const IN_OLD_DELIVERY_ROW = 128;
+
+/** True when the class list `cls` holds `token` (space-separated, as ` ${cls} `.includes would). */
+function hasToken(cls: string, token: string, prefixOnly = false): boolean {
+  for (let i = cls.indexOf(token); i >= 0; i = cls.indexOf(token, i + 1)) {
+    if (i > 0 && cls.charCodeAt(i - 1) !== 32) continue;
+    const end = i + token.length;
+    if (prefixOnly || end === cls.length || cls.charCodeAt(end) === 32) return true;
+  }
+  return false;
 }
 
+/** One walk of a card, without an allocation per element: the hot loop of a search page. */
 function scanCard(card: Element): CardParts {
   const parts: CardParts = {
     star: null,
@@ -214,78 +287,72 @@ function scanCard(card: Element): CardParts {
   };
   const alignedLabels: Element[] = [];
   const recipeLabels: Element[] = [];
-  const visit = (el: Element, ctx: Context) => {
+  const linkedTitles = new Set<Element>();
+  const visit = (el: Element, at: number) => {
     const a = el.attribs;
-    const cls = a.class ? ` ${a.class} ` : " ";
+    const cls = a.class ?? "";
     const name = el.name;
-    if (name === "i" && !parts.star && cls.includes(" a-icon-star")) parts.star = el;
+    if (name === "i" && !parts.star && hasToken(cls, "a-icon-star", true)) parts.star = el;
     else if (name === "h2") parts.titles.push(el);
     else if (name === "img") {
-      if (!parts.productImage && (ctx.inProductImage || cls.includes(" s-access-image "))) {
+      if (!parts.productImage && (at & IN_PRODUCT_IMAGE || hasToken(cls, "s-access-image"))) {
         parts.productImage = el;
       }
-      if (!parts.anyImage && cls.includes(" s-image ")) parts.anyImage = el;
-    } else if (name === "span" && cls.includes(" a-price ")) {
-      if (!cls.includes(" a-text-price ")) parts.price ??= el;
+      if (!parts.anyImage && hasToken(cls, "s-image")) parts.anyImage = el;
+    } else if (name === "span" && hasToken(cls, "a-price")) {
+      if (!hasToken(cls, "a-text-price")) parts.price ??= el;
       else if (a["data-a-strike"] === "true") parts.struck ??= el;
-    } else if (name === "span" && cls.includes(" s-price ")) parts.oldPrice ??= el;
-    else if (cls.includes(" a-text-strike ")) parts.struck ??= el;
+    } else if (name === "span" && hasToken(cls, "s-price")) parts.oldPrice ??= el;
+    else if (hasToken(cls, "a-text-strike")) parts.struck ??= el;
     if (
-      cls.includes(" a-icon-prime ") || cls.includes(" s-prime ") ||
+      hasToken(cls, "a-icon-prime") || hasToken(cls, "s-prime") ||
       a["aria-label"] === "Amazon Prime"
     ) {
       parts.prime = true;
     }
     if (
-      cls.includes(" puis-sponsored-label-text ") || cls.includes(" s-sponsored-label-text ") ||
-      cls.includes(" s-sponsored-header ")
+      hasToken(cls, "puis-sponsored-label-text") || hasToken(cls, "s-sponsored-label-text") ||
+      hasToken(cls, "s-sponsored-header")
     ) parts.sponsored = true;
-    if (cls.includes(" a-badge ")) parts.badges.push(el);
+    if (hasToken(cls, "a-badge")) parts.badges.push(el);
     if (
-      cls.includes(" udm-primary-delivery-message ") ||
-      cls.includes(" udm-secondary-delivery-message ")
+      hasToken(cls, "udm-primary-delivery-message") ||
+      hasToken(cls, "udm-secondary-delivery-message")
     ) {
       parts.udm.push(el);
     }
-    if (name === "span" && a["aria-label"] !== undefined && ctx.inAligned) {
-      (ctx.inDeliveryRecipe ? recipeLabels : alignedLabels).push(el);
+    if (name === "span" && a["aria-label"] !== undefined && at & IN_ALIGNED) {
+      (at & IN_DELIVERY_RECIPE ? recipeLabels : alignedLabels).push(el);
     }
-    if (name === "span" && ctx.inOldDeliveryRow === 2 && !parts.oldDelivery) {
-      if (cls.includes(" a-size-small ") && cls.includes(" a-color-secondary ")) {
+    if (name === "span" && at & IN_OLD_DELIVERY_ROW && !parts.oldDelivery) {
+      if (hasToken(cls, "a-size-small") && hasToken(cls, "a-color-secondary")) {
         parts.oldDelivery = el;
       }
     }
-    if (name === "span" && cls.includes(" a-size-base ") && cls.includes(" a-color-secondary ")) {
-      if (ctx.inReviewsBlock) parts.volumeInBlock.push(el);
-      else if (!ctx.inPriceRecipe) parts.volumeElsewhere.push(el);
+    if (name === "span" && hasToken(cls, "a-size-base") && hasToken(cls, "a-color-secondary")) {
+      if (at & IN_REVIEWS_BLOCK) parts.volumeInBlock.push(el);
+      else if (!(at & IN_PRICE_RECIPE)) parts.volumeElsewhere.push(el);
     }
+    if (name === "h2" && at & IN_LINK) linkedTitles.add(el);
+    if (el.children.length === 0) return;
     const cy = a["data-cy"];
-    const next: Context = {
-      inLink: ctx.inLink || name === "a",
-      inProductImage: ctx.inProductImage || a["data-component-type"] === "s-product-image",
-      inReviewsBlock: ctx.inReviewsBlock || cy === "reviews-block",
-      inAligned: ctx.inAligned || cls.includes(" s-align-children-center "),
-      inDeliveryRecipe: ctx.inDeliveryRecipe || cy === "delivery-recipe",
-      inPriceRecipe: ctx.inPriceRecipe || cy === "price-recipe",
-      inOldDeliveryRow: ctx.inOldDeliveryRow === 0 && cls.includes(" a-span7 ")
-        ? 1
-        : ctx.inOldDeliveryRow === 1 && cls.includes(" a-spacing-mini ")
-        ? 2
-        : ctx.inOldDeliveryRow,
-    };
-    if (name === "h2" && ctx.inLink) linkedTitles.add(el);
+    let next = at;
+    if (name === "a") next |= IN_LINK;
+    if (a["data-component-type"] === "s-product-image") next |= IN_PRODUCT_IMAGE;
+    if (cy === "reviews-block") next |= IN_REVIEWS_BLOCK;
+    else if (cy === "delivery-recipe") next |= IN_DELIVERY_RECIPE;
+    else if (cy === "price-recipe") next |= IN_PRICE_RECIPE;
+    if (cls) {
+      if (hasToken(cls, "s-align-children-center")) next |= IN_ALIGNED;
+      if (!(at & (IN_OLD_DELIVERY_SPAN | IN_OLD_DELIVERY_ROW))) {
+        if (hasToken(cls, "a-span7")) next |= IN_OLD_DELIVERY_SPAN;
+      } else if (at & IN_OLD_DELIVERY_SPAN && hasToken(cls, "a-spacing-mini")) {
+        next = (next & ~IN_OLD_DELIVERY_SPAN) | IN_OLD_DELIVERY_ROW;
+      }
+    }
     for (const child of el.children) if (child.type === "tag") visit(child as Element, next);
   };
-  const linkedTitles = new Set<Element>();
-  visit(card, {
-    inLink: false,
-    inProductImage: false,
-    inReviewsBlock: false,
-    inAligned: false,
-    inDeliveryRecipe: false,
-    inPriceRecipe: false,
-    inOldDeliveryRow: 0,
-  });
+  visit(card, 0);
   // The product heading is the one inside the product link; brand lines are bare headings.
   parts.titles.sort((x, y) => Number(linkedTitles.has(y)) - Number(linkedTitles.has(x)));
   parts.deliveryLabels = recipeLabels.length ? recipeLabels : alignedLabels;

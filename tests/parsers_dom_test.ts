@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { selectAll } from "css-select";
+import { all, one, parseHtml, parseRegions, splitSelectorList, text } from "../parsers/dom.ts";
+import { fixture } from "./fixture.ts";
+
+const PAGE = `<html><head><script>var x = "<div id=a>";</script></head><body>
+<div id="nav"><a href="/n">nav</a></div>
+<ul class="list"><li class="card" data-asin="A1">one <b>bold</b></li><li class="card widget">skip <i class="card">inner</i></li>
+<li class="card" data-asin="A2">two<script>track()</script></li></ul>
+<div id="footer"><li class="card" data-asin="A3">late</li></div></body></html>`;
+
+const cards = (name: string, attr: (n: string) => string | undefined) => {
+  if (attr("id") === "footer") return "stop";
+  if (attr("class")?.includes("widget")) return "skip";
+  if (name === "li") return "keep";
+};
+
+Deno.test("parseRegions() keeps chosen subtrees in page order and skips and stops as told", () => {
+  const doc = parseRegions(PAGE, cards);
+  assert.deepEqual(doc.children.map((c) => text(c)), ["one bold", "two"]);
+  assert.deepEqual(all(doc, "li").map((li) => li.attribs["data-asin"]), ["A1", "A2"]);
+  assert.equal(one(doc, "i"), null, "nothing inside a skipped element is kept");
+});
+
+Deno.test("parseRegions() builds subtrees the whole-page DOM would build", async () => {
+  const html = await fixture("search/amazon.com__alaa-laptop.html");
+  const isCard = (_: string, attr: (n: string) => string | undefined) =>
+    attr("data-component-type") === "s-search-result" ? "keep" as const : undefined;
+  const kept = parseRegions(html, isCard).children;
+  const full = all(parseHtml(html), '[data-component-type="s-search-result"]');
+  assert.equal(kept.length, full.length);
+  assert.deepEqual(kept.map((c) => text(c)), full.map((c) => text(c)));
+  assert.deepEqual(all(kept, "a[href]").length, all(full, "a[href]").length);
+});
+
+Deno.test("parseRegions() starts at the tag holding the first match of `from`", () => {
+  const doc = parseRegions(
+    PAGE,
+    (name) => name === "li" || name === "a" ? "keep" : undefined,
+    /class="list"/,
+  );
+  assert.equal(one(doc, "a"), null, "markup before the match is not read");
+  assert.equal(all(doc, "li").length, 4);
+  const whole = parseRegions(PAGE, (name) => name === "a" ? "keep" : undefined, /no such marker/);
+  assert.equal(all(whole, "a").length, 1, "without a match the whole page is read");
+});
+
+Deno.test("parseRegions() drops a start tag cut off by the end of the text, as parseDocument does", () => {
+  const cut = '<div class="keep"><span>a</span><img src="x.jpg" alt="cut';
+  const doc = parseRegions(cut, (_, attr) => attr("class") === "keep" ? "keep" : undefined);
+  assert.equal(one(doc, "img"), null);
+  assert.equal(one(parseHtml(cut), "img"), null);
+  assert.equal(text(doc), "a");
+});
+
+Deno.test("parseRegions() ignores the attributes of a form nested in a form", () => {
+  const html =
+    '<form id="outer"><div class="x"><form id="inner" action="/y"><p>t</p></form></div></form>';
+  const doc = parseRegions(html, (name) => name === "div" ? "keep" : undefined);
+  assert.deepEqual(one(doc, "div")?.attribs, one(parseHtml(html), "div")?.attribs);
+  assert.deepEqual(one(doc, "div")?.attribs, { class: "x" });
+});
+
+Deno.test("text() leaves out script, style and noscript bodies", () => {
+  const doc = parseHtml(
+    "<p>a<script>x()</script> b<style>.c{}</style><noscript>n</noscript>  c</p>",
+  );
+  assert.equal(text(doc), "a b c");
+});
+
+Deno.test("one() and all() match as css-select does from a nested root", () => {
+  const doc = parseHtml(
+    '<div class="row"><section><div class="row"><span class="n">1</span></div><span class="n">2</span></section></div>',
+  );
+  const section = one(doc, "section")!;
+  for (const selector of [".row .n", ".n", "div.row > span, .n", "section .n"]) {
+    assert.deepEqual(all(section, selector), selectAll(selector, section), selector);
+    assert.equal(one(section, selector), selectAll(selector, section)[0] ?? null, selector);
+  }
+  assert.equal(all(section, ".row .n").length, 1, "an ancestor of the root does not count");
+});
+
+Deno.test("splitSelectorList() splits on top-level commas only", () => {
+  assert.deepEqual(splitSelectorList("a, b[x='1,2'], :not(c, d)"), [
+    "a",
+    "b[x='1,2']",
+    ":not(c, d)",
+  ]);
+});
