@@ -6,7 +6,8 @@
  * It keeps a session per `session-id` cookie and runs the "Deliver to" flow the way the
  * marketplace does (home page token → pop-over token → address change), showing the session's
  * postcode in every page's `#glow-ingress-line2`. On demand it answers a robot check, a 503, a
- * slow page or a reset connection instead of the next pages.
+ * slow page or a reset connection instead of the next pages, or instead of a random share of
+ * all pages (`failRandomly`).
  */
 import { canonicalUrl } from "../upstream/canonical_url.ts";
 import { fixtureBytes } from "./fixture.ts";
@@ -37,11 +38,14 @@ const NOT_FOUND_PAGE =
 export class FakeMarketplace {
   private readonly routes = new Map<string, Route>();
   private readonly troubles: Trouble[] = [];
+  private random: { rate: number; kinds: Failure[]; next: () => number } | null = null;
   private readonly locations = new Map<string, string>();
   private readonly bytes = new Map<string, Promise<Uint8Array>>();
   private readonly server: Deno.HttpServer<Deno.NetAddr>;
   private nextSession = 1;
 
+  /** Failures answered so far, by kind (targeted and random alike). */
+  readonly injected: Record<Failure, number> = { robot: 0, "503": 0, slow: 0, reset: 0 };
   /** Every request received (page and flow), in order. */
   readonly requests: { method: string; host: string; path: string; cookie: string }[] = [];
   /** Milliseconds every page (not the location flow) waits before answering. */
@@ -54,7 +58,10 @@ export class FakeMarketplace {
   shownLocation: string | null = null;
 
   constructor() {
-    this.server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => this.handle(req));
+    this.server = Deno.serve(
+      { port: 0, hostname: "127.0.0.1", onListen() {} },
+      (req) => this.handle(req),
+    );
   }
 
   get origin(): string {
@@ -68,7 +75,9 @@ export class FakeMarketplace {
 
   /** Serves a corpus page (or inline HTML) at a marketplace URL. */
   page(url: string, page: string | { html: string; status?: number }): this {
-    const route = typeof page === "string" ? { status: 200, fixture: page } : { status: page.status ?? 200, html: page.html };
+    const route = typeof page === "string"
+      ? { status: 200, fixture: page }
+      : { status: page.status ?? 200, html: page.html };
     this.routes.set(canonicalUrl(url), route);
     return this;
   }
@@ -84,9 +93,20 @@ export class FakeMarketplace {
     return this;
   }
 
+  /**
+   * From now on a share `rate` of page requests (0..1) fails, each with a kind drawn from `kinds`;
+   * `next` is the random source (a seeded one makes a run repeatable). Rate 0 turns it off.
+   */
+  failRandomly(rate: number, kinds: Failure[], next: () => number = Math.random): this {
+    this.random = rate > 0 ? { rate, kinds, next } : null;
+    return this;
+  }
+
   /** Page requests (not the location flow, not the home page) whose path contains `part`. */
   pageRequests(part = ""): number {
-    return this.requests.filter((r) => r.path !== "/" && !r.path.startsWith(FLOW) && r.path.includes(part)).length;
+    return this.requests.filter((r) =>
+      r.path !== "/" && !r.path.startsWith(FLOW) && r.path.includes(part)
+    ).length;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -105,16 +125,23 @@ export class FakeMarketplace {
     const headers = new Headers({ "content-type": "text/html" });
     if (!session) {
       session = `s${this.nextSession++}`;
-      headers.append("set-cookie", `session-id=${session}; Path=/; Domain=.${host.replace(/^www\./, "")}; Secure`);
+      headers.append(
+        "set-cookie",
+        `session-id=${session}; Path=/; Domain=.${host.replace(/^www\./, "")}; Secure`,
+      );
     }
 
     if (url.pathname.startsWith(FLOW)) return this.flow(req, url, session, headers);
     if (url.pathname === "/") return this.home(session, headers);
 
-    const trouble = this.troubles.find((t) => t.remaining > 0 && (!t.path || path.includes(t.path)));
-    if (trouble) {
-      trouble.remaining--;
-      const answer = await this.trouble(trouble.kind, req.signal, headers);
+    const trouble = this.troubles.find((t) =>
+      t.remaining > 0 && (!t.path || path.includes(t.path))
+    );
+    if (trouble) trouble.remaining--;
+    const kind = trouble?.kind ?? this.randomFailure();
+    if (kind) {
+      this.injected[kind]++;
+      const answer = await this.trouble(kind, req.signal, headers);
       if (answer) return answer;
     }
     if (this.delayMs) await sleep(this.delayMs);
@@ -125,21 +152,39 @@ export class FakeMarketplace {
       headers.set("location", route.location);
       return new Response(null, { status: route.status, headers });
     }
-    const raw = route.html !== undefined ? new TextEncoder().encode(route.html) : await this.fixture(route.fixture!);
+    const raw = route.html !== undefined
+      ? new TextEncoder().encode(route.html)
+      : await this.fixture(route.fixture!);
     const body = this.withLocation(raw, session);
     if (body !== raw) headers.set("content-type", "text/html; charset=utf-8");
     return new Response(body as BodyInit, { status: route.status, headers });
   }
 
-  private async trouble(kind: Failure, signal: AbortSignal, headers: Headers): Promise<Response | null> {
+  private randomFailure(): Failure | undefined {
+    const r = this.random;
+    if (!r || r.next() >= r.rate) return undefined;
+    return r.kinds[Math.floor(r.next() * r.kinds.length)];
+  }
+
+  private async trouble(
+    kind: Failure,
+    signal: AbortSignal,
+    headers: Headers,
+  ): Promise<Response | null> {
     switch (kind) {
       case "robot":
-        return new Response(await this.fixture("blocked/amazon.com__app-robot-check.html") as BodyInit, { headers });
+        return new Response(
+          await this.fixture("blocked/amazon.com__app-robot-check.html") as BodyInit,
+          { headers },
+        );
       case "503":
-        return new Response(await this.fixture("blocked/amazon.com__cagan-dogs-of-amazon-503.html") as BodyInit, {
-          status: 503,
-          headers,
-        });
+        return new Response(
+          await this.fixture("blocked/amazon.com__cagan-dogs-of-amazon-503.html") as BodyInit,
+          {
+            status: 503,
+            headers,
+          },
+        );
       case "slow":
         await sleep(this.slowMs, signal);
         return null;
@@ -158,10 +203,14 @@ export class FakeMarketplace {
 
   /** The home page: the pop-over's token and the current delivery location. */
   private home(session: string, headers: Headers): Response {
-    const modal = JSON.stringify({ ajaxHeaders: { "anti-csrftoken-a2z": `page-${session}` } }).replace(/"/g, "&quot;");
-    const html = `<!doctype html><html><body><span id="nav-global-location-data-modal-action" data-a-modal="${modal}">` +
+    const modal = JSON.stringify({ ajaxHeaders: { "anti-csrftoken-a2z": `page-${session}` } })
+      .replace(/"/g, "&quot;");
+    const html =
+      `<!doctype html><html><body><span id="nav-global-location-data-modal-action" data-a-modal="${modal}">` +
       `</span><div id="nav-global-location-slot"><span class="nav-line-1" id="glow-ingress-line1">Deliver to</span>` +
-      `<span class="nav-line-2" id="glow-ingress-line2">${this.shown(session)}</span></div></body></html>`;
+      `<span class="nav-line-2" id="glow-ingress-line2">${
+        this.shown(session)
+      }</span></div></body></html>`;
     return new Response(html, { headers });
   }
 
@@ -169,16 +218,21 @@ export class FakeMarketplace {
     const token = req.headers.get("anti-csrftoken-a2z");
     if (url.pathname.endsWith("/get-rendered-address-selections")) {
       if (token !== `page-${session}`) return new Response("forbidden", { status: 403, headers });
-      return new Response(`<script>P.when('A').execute(function(){ var CSRF_TOKEN : "modal-${session}"; });</script>`, {
-        headers,
-      });
+      return new Response(
+        `<script>P.when('A').execute(function(){ var CSRF_TOKEN : "modal-${session}"; });</script>`,
+        {
+          headers,
+        },
+      );
     }
     if (url.pathname.endsWith("/address-change") && req.method === "POST") {
       if (token !== `modal-${session}`) return new Response("forbidden", { status: 403, headers });
       const body = await req.json().catch(() => ({}));
       const zip = String(body.zipCode ?? "");
       headers.set("content-type", "application/json");
-      if (!zip || this.refusedZips.has(zip)) return new Response(JSON.stringify({ isValidAddress: 0 }), { headers });
+      if (!zip || this.refusedZips.has(zip)) {
+        return new Response(JSON.stringify({ isValidAddress: 0 }), { headers });
+      }
       this.locations.set(session, zip);
       return new Response(JSON.stringify({ isValidAddress: 1, isAddressUpdated: 1 }), { headers });
     }
@@ -193,7 +247,9 @@ export class FakeMarketplace {
 
   /** A corpus page with the session's delivery location in place of the one it was saved with. */
   private withLocation(raw: Uint8Array, session: string): Uint8Array {
-    const latin = new TextDecoder("latin1").decode(raw.subarray(0, Math.min(raw.length, 2_000_000)));
+    const latin = new TextDecoder("latin1").decode(
+      raw.subarray(0, Math.min(raw.length, 2_000_000)),
+    );
     if (!latin.includes("glow-ingress-line2")) return raw;
     const html = decodeHtml(raw);
     const replaced = html.replace(

@@ -1,0 +1,95 @@
+/**
+ * Shelf as its operators run it: `deno run main.ts` in a child process with the settings of
+ * INTERFACE.md, on a loopback port picked by the test (main.ts has no PORT=0). Its stdout and
+ * stderr are kept whole, so that the secrets check can read every line the server wrote.
+ */
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+export interface ShelfProcess extends AsyncDisposable {
+  url: string;
+  pid: number;
+  /** Everything the process wrote to stdout and stderr so far. */
+  logs(): string;
+  /** SIGKILL: no shutdown hook, no flush; what a crash looks like. */
+  crash(): Promise<void>;
+}
+
+/** A free loopback port: bind port 0, read the port, close. Racy in theory, fine on a test box. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+export async function spawnShelf(env: {
+  KV_PATH: string;
+  UPSTREAM: string;
+  PLANS_FILE?: string;
+  ADMIN_TOKEN?: string;
+}): Promise<ShelfProcess> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await spawnOnce(env, freePort());
+    } catch (e) {
+      // Another process may have taken the port between the probe and the bind.
+      if (attempt >= 2) throw e;
+    }
+  }
+}
+
+async function spawnOnce(
+  env: Record<string, string | undefined>,
+  port: number,
+): Promise<ShelfProcess> {
+  const vars: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1" };
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN],
+    env: vars,
+    clearEnv: false,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  let out = "";
+  let listening: () => void;
+  const ready = new Promise<void>((r) => (listening = r));
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      out += chunk;
+      if (out.includes("Shelf listening")) listening();
+    }
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const status = child.status;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const started = await Promise.race([
+    ready.then(() => true),
+    status.then(() => false),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 30_000))),
+  ]);
+  clearTimeout(timer);
+  let dead = false;
+  const kill = async (signal: Deno.Signal) => {
+    if (!dead) {
+      dead = true;
+      try {
+        child.kill(signal);
+      } catch { /* already gone */ }
+    }
+    await status;
+    await drained;
+  };
+  if (!started) {
+    await kill("SIGKILL");
+    throw new Error(`Shelf did not start on port ${port}:\n${out}`);
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    logs: () => out,
+    crash: () => kill("SIGKILL"),
+    [Symbol.asyncDispose]: () => kill("SIGTERM"),
+  };
+}
