@@ -6,6 +6,7 @@ import { parseDocument, Parser } from "htmlparser2";
 import { DomHandler } from "domhandler";
 import type { AnyNode, Document, Element } from "domhandler";
 import { compile, selectAll, selectOne } from "css-select";
+import { removeSubsets } from "domutils";
 
 export type { AnyNode, Document, Element };
 
@@ -199,12 +200,46 @@ function hasParentElement(node: AnyNode): boolean {
 
 /** All elements under `root` matching `selector`, in document order. */
 export function all(root: AnyNode | AnyNode[], selector: string): Element[] {
-  return selectAll(compiled(root, selector) ?? selector, root) as Element[];
+  const query = compiled(root, selector);
+  if (!query) return selectAll(selector, root) as Element[];
+  const found: Element[] = [];
+  findIn(searched(root), query, found, false);
+  return found;
 }
 
 /** The first element under `root` matching `selector`, or null. */
 export function one(root: AnyNode | AnyNode[], selector: string): Element | null {
-  return selectOne(compiled(root, selector) ?? selector, root) as Element | null;
+  const query = compiled(root, selector);
+  if (!query) return selectOne(selector, root) as Element | null;
+  const found: Element[] = [];
+  findIn(searched(root), query, found, true);
+  return found[0] ?? null;
+}
+
+/** The nodes a query tests, as css-select picks them: a node's children, or an array's roots. */
+function searched(root: AnyNode | AnyNode[]): AnyNode[] {
+  if (Array.isArray(root)) return removeSubsets(root);
+  return "children" in root ? root.children : [];
+}
+
+/**
+ * css-select's depth-first search (elements in document order, <template> contents not entered),
+ * as a plain recursion: its own loop shifts and unshifts arrays at every step and costs several
+ * times the match itself.
+ */
+function findIn(nodes: AnyNode[], query: Compiled, found: Element[], first: boolean): boolean {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i];
+    if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+    if (query(node)) {
+      found.push(node);
+      if (first) return true;
+    }
+    if (node.name !== "template" && node.children.length > 0) {
+      if (findIn(node.children, query, found, first) && first) return true;
+    }
+  }
+  return false;
 }
 
 const HIDDEN = new Set(["script", "style", "noscript"]);

@@ -4,7 +4,15 @@
  *   blocks, in the ajax "main" fragment, its "page N" fragments and the opened side panel;
  * - the older /gp/offer-listing page (2015–2021): `div.olpOffer` rows.
  */
-import { all, attr, type Element, one, parseHtml } from "./dom.ts";
+import {
+  all,
+  attr,
+  type AttributeReader,
+  type Element,
+  one,
+  parseRegions,
+  type RegionChoice,
+} from "./dom.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import {
@@ -86,9 +94,26 @@ function marketplaceOf(code: string) {
   }
 }
 
+const OFFER_IDS = new Set(["aod-pinned-offer", "aod-offer"]);
+const CONTAINER_IDS = new Set([
+  "aod-container",
+  "aod-offer-list",
+  "olpOfferList",
+  "olpOfferListColumn",
+]);
+const OLP_OFFER_CLASS = /(?:^|\s)olpOffer(?:\s|$)/;
+
 function findParts(html: string): OffersParts {
   const parts: OffersParts = { offers: [], asinInputs: [], isOffersPage: false };
-  for (const el of all(parseHtml(html), PARTS_SELECTOR)) {
+  // Only offers and ASIN inputs are built as DOM; the containers need no subtree.
+  const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
+    const id = attr("id");
+    if (id !== undefined && OFFER_IDS.has(id)) return "keep";
+    if (name === "div" && OLP_OFFER_CLASS.test(attr("class") ?? "")) return "keep";
+    if (name === "input" && isAsinInputName(attr("name"))) return "keep";
+    if (id !== undefined && CONTAINER_IDS.has(id)) parts.isOffersPage = true;
+  };
+  for (const el of all(parseRegions(html, chooseRegion), PARTS_SELECTOR)) {
     const id = el.attribs.id;
     if (el.name === "input") parts.asinInputs.push(el);
     else if (
@@ -99,6 +124,11 @@ function findParts(html: string): OffersParts {
   }
   // The pinned (buy box) offer comes first on the page already; keep document order.
   return parts;
+}
+
+/** The inputs of PARTS_SELECTOR: items[0.base][asin], ASIN, metric-asin.<ASIN>. */
+function isAsinInputName(name: string | undefined): boolean {
+  return name === "items[0.base][asin]" || name === "ASIN" || !!name?.startsWith("metric-asin.");
 }
 
 function pageAsin(inputs: Element[]): string {

@@ -8,11 +8,13 @@ import {
   absoluteUrl,
   all,
   attr,
+  type AttributeReader,
   type Element,
   intFrom,
   one,
-  parseHtml,
+  parseRegions,
   ratingFrom,
+  type RegionChoice,
 } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
@@ -100,6 +102,24 @@ function marketplaceHost(code: string): string {
   }
 }
 
+const PART_HOOKS = new Set([
+  "review",
+  "product-link",
+  "rating-out-of-text",
+  "average-star-rating",
+  "total-review-count",
+]);
+const PART_IDS = new Set([
+  "histogramTable",
+  "cm_cr-review_list",
+  "acrPopover",
+  "acrCustomerReviewText",
+]);
+const PAGINATION_CLASS = /(?:^|\s)a-pagination(?:\s|$)/;
+// Where reading starts (see parseRegions): the first part PARTS_SELECTOR names.
+const PARTS_START =
+  /data-hook="(?:review|product-link|rating-out-of-text|average-star-rating|total-review-count)"|id="(?:histogramTable|cm_cr-review_list|acrPopover|acrCustomerReviewText)"|a-pagination/;
+
 function findParts(html: string): ReviewsParts {
   const parts: ReviewsParts = {
     reviews: [],
@@ -112,7 +132,22 @@ function findParts(html: string): ReviewsParts {
     productAverage: null,
     productTotal: null,
   };
-  for (const el of all(parseHtml(html), PARTS_SELECTOR)) sortPart(el, parts);
+  // Only the parts PARTS_SELECTOR names are built as DOM; reading ends at the page footer.
+  let kept = false;
+  const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
+    const id = attr("id");
+    const hook = attr("data-hook");
+    if (
+      (hook !== undefined && PART_HOOKS.has(hook)) || (id !== undefined && PART_IDS.has(id)) ||
+      (name === "ul" && PAGINATION_CLASS.test(attr("class") ?? ""))
+    ) {
+      kept = true;
+      return "keep";
+    }
+    if (kept && id === "navFooter") return "stop";
+  };
+  const doc = parseRegions(html, chooseRegion, PARTS_START);
+  for (const el of all(doc, PARTS_SELECTOR)) sortPart(el, parts);
   return parts;
 }
 
