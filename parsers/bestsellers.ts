@@ -3,8 +3,19 @@
  * (`#gridItemRoot` cells) or, on the all-departments landing page, one carousel per department
  * whose ranks restart at #1. Verified on the corpus pages of amazon.com, .de, .in and .ae.
  */
-import { all, attr, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
-import { query } from "./dom_tree.ts";
+import {
+  all,
+  attr,
+  type AttributeReader,
+  type Document,
+  type Element,
+  intFrom,
+  one,
+  parseRegions,
+  ratingFrom,
+  type RegionChoice,
+  text,
+} from "./dom.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { BestsellersPage } from "../schemas/pages.ts";
@@ -21,28 +32,39 @@ import {
 
 // Markup only a zeitgeist (best sellers) page carries; CSS rules hold the class names too, so
 // the markers include the attribute syntax.
-const ZG_MARKERS = ['id="zg_banner_text"', 'id="gridItemRoot"', 'class="zg-bdg-text"', "p13n-zg-list"];
-const CARD = query("#gridItemRoot, li.a-carousel-card");
-const RANK = query(".zg-bdg-text");
-const FACEOUT = query(".p13n-sc-uncoverable-faceout");
-const WITH_ASIN = query("[data-asin]");
-const PRODUCT_LINK = query('a[href*="/dp/"]');
-const IMG = query("img");
-const TITLE = query('[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-truncated');
-const PRICE = query('.p13n-sc-price, [class*="p13n-sc-price"]');
-const STARS = query(".a-icon-alt");
-const RATINGS = query(".a-icon-row .a-size-small");
+const ZG_MARKERS = [
+  'id="zg_banner_text"',
+  'id="gridItemRoot"',
+  'class="zg-bdg-text"',
+  "p13n-zg-list",
+];
+const CARD = "#gridItemRoot, li.a-carousel-card";
+const TITLE = '[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-truncated';
+const PRICE = '.p13n-sc-price, [class*="p13n-sc-price"]';
+const CAROUSEL_CARD = /(?:^|\s)a-carousel-card(?:\s|$)/;
+const PAGINATION = /(?:^|\s)a-pagination(?:\s|$)/;
+
+/** The DOM built (see parseRegions): the cards, the headings and the pagination. */
+function chooseRegion(name: string, attr: AttributeReader): RegionChoice {
+  if (name === "h1" || attr("id") === "gridItemRoot") return "keep";
+  const cls = attr("class");
+  if (cls && ((name === "li" && CAROUSEL_CARD.test(cls)) || PAGINATION.test(cls))) return "keep";
+}
 
 export function parseBestsellers(html: string, opts: ParseOptions): BestsellersPage {
   return guardParse("best sellers page", html, opts, () => {
     if (!ZG_MARKERS.some((m) => html.includes(m))) {
-      throw new ParseError("unrecognised", "Cannot parse best sellers page: no best sellers markup");
+      throw new ParseError(
+        "unrecognised",
+        "Cannot parse best sellers page: no best sellers markup",
+      );
     }
     // The heading comes right before the list; the department tree and footer follow it.
-    const doc = parseHtml(regionOf(html, ["<h1", 'id="gridItemRoot"'], ["<!-- EndZeitgeist -->"]));
+    const region = regionOf(html, ["<h1", 'id="gridItemRoot"'], ["<!-- EndZeitgeist -->"]);
+    const doc = parseRegions(region, chooseRegion);
     const origin = originOf(opts.marketplace);
     const results: BestSellerItem[] = [];
-    for (const card of CARD.all(doc)) {
+    for (const card of all(doc, CARD)) {
       const item = readCard(card, origin, opts.marketplace);
       if (item) results.push(item);
     }
@@ -51,36 +73,36 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
 }
 
 function readCard(card: Element, origin: string, marketplace: string): BestSellerItem | null {
-  const rank = intFrom(text(RANK.one(card)));
+  const rank = intFrom(text(one(card, ".zg-bdg-text")));
   const asin = cardAsin(card);
   // A carousel's empty placeholder cards and cards without a rank badge carry no ranked item.
   if (!asin || !rank) return null;
-  const img = IMG.one(card);
-  const priceText = text(PRICE.one(card));
+  const img = one(card, "img");
+  const priceText = text(one(card, PRICE));
   return {
     url: productUrl(origin, asin),
     asin,
     rank,
     image: attr(img, "src") || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
-    title: text(TITLE.one(card)),
-    rating: ratingFrom(text(STARS.one(card))) ?? 0,
-    reviews_count: intFrom(text(RATINGS.one(card))) ?? 0,
+    title: text(one(card, TITLE)),
+    rating: ratingFrom(text(one(card, ".a-icon-alt"))) ?? 0,
+    reviews_count: intFrom(text(one(card, ".a-icon-row .a-size-small"))) ?? 0,
   };
 }
 
 /** The faceout's id is the ASIN on grid pages; carousel cards only name it in their links. */
 function cardAsin(card: Element): string {
-  const faceout = FACEOUT.one(card);
+  const faceout = one(card, ".p13n-sc-uncoverable-faceout");
   const id = attr(faceout, "id");
   if (isAsin(id)) return id;
-  const tagged = WITH_ASIN.one(card);
+  const tagged = one(card, "[data-asin]");
   if (isAsin(attr(tagged, "data-asin"))) return attr(tagged, "data-asin");
-  return asinFromHref(attr(PRODUCT_LINK.one(card), "href"));
+  return asinFromHref(attr(one(card, 'a[href*="/dp/"]'), "href"));
 }
 
 /** The list's own heading ("Best Sellers in Tools & Home Improvement"), not the site banner. */
-function heading(doc: ReturnType<typeof parseHtml>): string {
+function heading(doc: Document): string {
   for (const h1 of all(doc, "h1")) {
     if (one(h1, "#zg_banner_text")) continue;
     const t = text(h1);
@@ -89,7 +111,7 @@ function heading(doc: ReturnType<typeof parseHtml>): string {
   return "";
 }
 
-function currentPage(doc: ReturnType<typeof parseHtml>): number {
+function currentPage(doc: Document): number {
   const n = intFrom(text(one(doc, ".a-pagination li.a-selected")));
   return n && n >= 1 ? n : 1;
 }

@@ -1,6 +1,5 @@
-/** Tree helpers that parsers/dom.ts does not offer (kept apart: dom.ts is shared and frozen). */
-import { compile, selectAll, selectOne } from "css-select";
-import type { AnyNode, Element } from "./dom.ts";
+/** Tree helpers over parsers/dom.ts: outermost matches, and selectors bound as constants. */
+import { all, type AnyNode, type Element, one } from "./dom.ts";
 
 /**
  * The matches that are not inside another match, in document order: a card selector list can
@@ -15,9 +14,9 @@ export function outermost(nodes: Element[]): Element[] {
 }
 
 /**
- * A selector compiled once. dom.ts's `one`/`all` compile their selector string on every call,
- * which costs more than the match itself when run per card; parsers that select inside each card
- * keep their selectors as Query constants instead.
+ * A selector bound once, for parsers that keep their selectors as constants. Matching goes through
+ * parsers/dom.ts's `one`/`all`, which compile each selector text once and match as css-select
+ * does from the given root.
  */
 export interface Query {
   one(root: AnyNode | AnyNode[]): Element | null;
@@ -25,9 +24,8 @@ export interface Query {
 }
 
 export function query(selector: string): Query {
-  const compiled = compile<AnyNode, Element>(selector);
   return {
-    one: (root) => selectOne(compiled, root) as Element | null,
-    all: (root) => selectAll(compiled, root) as Element[],
+    one: (root) => one(root, selector),
+    all: (root) => all(root, selector),
   };
 }
