@@ -49,9 +49,10 @@ export function parseRegions(
   let keptDepth = 0;
   let skippedDepth = 0;
   // The start tag being read: its attributes arrive one by one, and it is complete at the next
-  // event. Names and values are kept in reused arrays so that a tag outside the kept regions
-  // costs no object.
+  // event. Inside a kept region they go straight into the element's attribute object; outside,
+  // into reused arrays, so that a tag outside the kept regions costs no object.
   let pending = "";
+  let pendingAttribs: Record<string, string> | null = null;
   const names: string[] = [];
   const values: string[] = [];
   const attr: AttributeReader = (name) => {
@@ -70,7 +71,8 @@ export function parseRegions(
       skippedDepth++;
       return;
     }
-    if (keptDepth === 0) {
+    let attribs = pendingAttribs;
+    if (!attribs) {
       const choice = choose(name, attr);
       if (choice === "skip") skippedDepth = 1;
       else if (choice === "stop") {
@@ -78,10 +80,10 @@ export function parseRegions(
         parser.pause();
       }
       if (choice !== "keep") return;
-    }
-    const attribs: Record<string, string> = {};
-    for (let i = 0; i < names.length; i++) {
-      if (!(names[i] in attribs)) attribs[names[i]] = values[i];
+      attribs = {};
+      for (let i = 0; i < names.length; i++) {
+        if (!Object.hasOwn(attribs, names[i])) attribs[names[i]] = values[i];
+      }
     }
     keptDepth++;
     dom.onopentag(name, attribs);
@@ -90,12 +92,19 @@ export function parseRegions(
     onopentagname(name) {
       flush();
       pending = name;
-      names.length = 0;
-      values.length = 0;
+      if (keptDepth > 0) pendingAttribs = {};
+      else {
+        pendingAttribs = null;
+        names.length = 0;
+        values.length = 0;
+      }
     },
     onattribute(name, value) {
       // A second <form> inside a form is dropped by the parser, attributes included.
-      if (pending && openTagName() === pending) {
+      if (!pending || skippedDepth > 0 || openTagName() !== pending) return;
+      if (pendingAttribs) {
+        if (!Object.hasOwn(pendingAttribs, name)) pendingAttribs[name] = value;
+      } else {
         names.push(name);
         values.push(value);
       }
