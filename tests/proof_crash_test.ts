@@ -1,7 +1,8 @@
 /**
  * Proof 4, crash: SIGKILL of a server process under load, then a restart on the same KV file.
  * Every 200 the client received was charged (usage ≥ 200s), and the only calls charged without
- * a 200 are calls that were in flight at the kill (usage − 200s ≤ in flight). The store opens
+ * a 200 are calls that were in flight at the kill (usage − 200s ≤ in flight, counted as the calls
+ * whose connection died with the process). The store opens
  * cleanly: the restarted server serves and charges, and every entry of the file can be listed.
  */
 import assert from "node:assert/strict";
@@ -71,8 +72,8 @@ Deno.test("proof: kill -9 under load loses no charge of a 200 and charges at mos
     const figures = {
       "calls answered": answers.length,
       "200s": ok,
-      "in flight at kill": killedInFlight,
-      "connections lost": failed,
+      "open when kill issued": killedInFlight,
+      "in flight at kill (connection lost)": failed,
       "usage after restart": used,
       "charged without a 200": used - ok,
       "KV entries after restart": entries,
@@ -83,16 +84,14 @@ Deno.test("proof: kill -9 under load loses no charge of a 200 and charges at mos
       answers.length,
       `every answered call must be a 200: ${tallyText(tally(answers))}`,
     );
-    assert.equal(
-      failed,
-      killedInFlight,
-      "the calls that failed are exactly those in flight at the kill",
-    );
-    assert.ok(ok > 0 && killedInFlight > 0, "the kill must happen under load");
+    // A call still open when the kill was issued may complete before the signal lands, so the
+    // calls in flight at the kill itself are those that lost their connection.
+    assert.ok(failed <= killedInFlight, "only calls open at the kill can lose their connection");
+    assert.ok(ok > 0 && failed > 0, "the kill must happen under load");
     assert.ok(used >= ok, `usage ${used} below the ${ok} 200s received`);
     assert.ok(
-      used - ok <= killedInFlight,
-      `${used - ok} charged without a 200, more than the ${killedInFlight} in flight`,
+      used - ok <= failed,
+      `${used - ok} charged without a 200, more than the ${failed} in flight at the kill`,
     );
     assert.equal(after.status, 200, "the restarted server serves on the same store");
     assert.equal(usedAfter, used + 1, "and charges on it");
