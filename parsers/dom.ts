@@ -251,6 +251,24 @@ function findIn(nodes: AnyNode[], query: Compiled, found: Element[], first: bool
   return false;
 }
 
+/**
+ * Every element under `nodes` (the nodes themselves included) for which `test` holds, in document
+ * order: the walk `all` makes, for a test that reads a tag's name and attributes as `parseRegions`
+ * hands them to its `choose`, so that one predicate serves both.
+ */
+export function allWhere(
+  nodes: AnyNode[],
+  test: (name: string, attr: AttributeReader) => boolean,
+  found: Element[] = [],
+): Element[] {
+  for (const node of nodes) {
+    if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+    if (test(node.name, (n) => node.attribs[n])) found.push(node);
+    if (node.name !== "template") allWhere(node.children, test, found);
+  }
+  return found;
+}
+
 const HIDDEN = new Set(["script", "style", "noscript"]);
 
 /** Whitespace-collapsed text of a node ("" for null), without script, style and noscript bodies. */

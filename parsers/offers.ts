@@ -6,6 +6,7 @@
  */
 import {
   all,
+  allWhere,
   attr,
   type AttributeReader,
   type Element,
@@ -44,18 +45,9 @@ const AMAZON_MERCHANTS = new Set([
   "AN1VRQENFRJN5", // amazon.co.jp
 ]);
 
-const PARTS_SELECTOR = [
-  "#aod-pinned-offer",
-  "#aod-offer",
-  "div.olpOffer",
-  "#aod-container",
-  "#aod-offer-list",
-  "#olpOfferList",
-  "#olpOfferListColumn",
-  "input[name='items[0.base][asin]']",
-  "input[name=ASIN]",
-  "input[name^='metric-asin.']",
-].join(", ");
+// The parts of a page read below: the offers (#aod-pinned-offer, #aod-offer, div.olpOffer), the
+// inputs naming the ASIN (items[0.base][asin], ASIN, metric-asin.<ASIN>) and the containers
+// (#aod-container, #aod-offer-list, #olpOfferList, #olpOfferListColumn) that mark an offers page.
 
 interface OffersParts {
   offers: Element[];
@@ -107,13 +99,16 @@ function findParts(html: string): OffersParts {
   const parts: OffersParts = { offers: [], asinInputs: [], isOffersPage: false };
   // Only offers and ASIN inputs are built as DOM; the containers need no subtree.
   const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
-    const id = attr("id");
-    if (id !== undefined && OFFER_IDS.has(id)) return "keep";
-    if (name === "div" && OLP_OFFER_CLASS.test(attr("class") ?? "")) return "keep";
-    if (name === "input" && isAsinInputName(attr("name"))) return "keep";
-    if (id !== undefined && CONTAINER_IDS.has(id)) parts.isOffersPage = true;
+    const kind = partKind(name, attr);
+    if (kind === "container") parts.isOffersPage = true;
+    else if (kind) return "keep";
   };
-  for (const el of all(parseRegions(html, chooseRegion), PARTS_SELECTOR)) {
+  for (
+    const el of allWhere(
+      parseRegions(html, chooseRegion).children,
+      (name, attr) => !!partKind(name, attr),
+    )
+  ) {
     const id = el.attribs.id;
     if (el.name === "input") parts.asinInputs.push(el);
     else if (
@@ -126,7 +121,19 @@ function findParts(html: string): OffersParts {
   return parts;
 }
 
-/** The inputs of PARTS_SELECTOR: items[0.base][asin], ASIN, metric-asin.<ASIN>. */
+/** Which kind of part an element is, if any. */
+function partKind(
+  name: string,
+  attr: AttributeReader,
+): "offer" | "input" | "container" | undefined {
+  const id = attr("id");
+  if (id !== undefined && OFFER_IDS.has(id)) return "offer";
+  if (name === "div" && OLP_OFFER_CLASS.test(attr("class") ?? "")) return "offer";
+  if (name === "input" && isAsinInputName(attr("name"))) return "input";
+  if (id !== undefined && CONTAINER_IDS.has(id)) return "container";
+}
+
+/** The names of the inputs that carry the ASIN: items[0.base][asin], ASIN, metric-asin.<ASIN>. */
 function isAsinInputName(name: string | undefined): boolean {
   return name === "items[0.base][asin]" || name === "ASIN" || !!name?.startsWith("metric-asin.");
 }

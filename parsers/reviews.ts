@@ -7,6 +7,7 @@
 import {
   absoluteUrl,
   all,
+  allWhere,
   attr,
   type AttributeReader,
   type Element,
@@ -40,18 +41,9 @@ interface ReviewsParts {
   productTotal: Element | null;
 }
 
-const PARTS_SELECTOR = [
-  "[data-hook=review]",
-  "[data-hook=product-link]",
-  "[data-hook=rating-out-of-text]",
-  "[data-hook=average-star-rating]",
-  "[data-hook=total-review-count]",
-  "#histogramTable",
-  "ul.a-pagination",
-  "#cm_cr-review_list",
-  "#acrPopover",
-  "#acrCustomerReviewText",
-].join(", ");
+// The parts read (PARTS): [data-hook=review], [data-hook=product-link],
+// [data-hook=rating-out-of-text], [data-hook=average-star-rating], [data-hook=total-review-count],
+// #histogramTable, ul.a-pagination, #cm_cr-review_list, #acrPopover, #acrCustomerReviewText.
 
 export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
   return guarded("reviews", () => {
@@ -116,7 +108,7 @@ const PART_IDS = new Set([
   "acrCustomerReviewText",
 ]);
 const PAGINATION_CLASS = /(?:^|\s)a-pagination(?:\s|$)/;
-// Where reading starts (see parseRegions): the first part PARTS_SELECTOR names.
+// Where reading starts (see parseRegions): the first part PARTS names.
 const PARTS_START =
   /data-hook="(?:review|product-link|rating-out-of-text|average-star-rating|total-review-count)"|id="(?:histogramTable|cm_cr-review_list|acrPopover|acrCustomerReviewText)"|a-pagination/;
 
@@ -132,23 +124,27 @@ function findParts(html: string): ReviewsParts {
     productAverage: null,
     productTotal: null,
   };
-  // Only the parts PARTS_SELECTOR names are built as DOM; reading ends at the page footer.
+  // Only the parts PARTS names are built as DOM; reading ends at the page footer.
   let kept = false;
   const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
-    const id = attr("id");
-    const hook = attr("data-hook");
-    if (
-      (hook !== undefined && PART_HOOKS.has(hook)) || (id !== undefined && PART_IDS.has(id)) ||
-      (name === "ul" && PAGINATION_CLASS.test(attr("class") ?? ""))
-    ) {
+    if (isPart(name, attr)) {
       kept = true;
       return "keep";
     }
-    if (kept && id === "navFooter") return "stop";
+    if (kept && attr("id") === "navFooter") return "stop";
   };
   const doc = parseRegions(html, chooseRegion, PARTS_START);
-  for (const el of all(doc, PARTS_SELECTOR)) sortPart(el, parts);
+  for (const el of allWhere(doc.children, isPart)) sortPart(el, parts);
   return parts;
+}
+
+/** True for an element PARTS names, read without a selector engine. */
+function isPart(name: string, attr: AttributeReader): boolean {
+  const hook = attr("data-hook");
+  if (hook !== undefined && PART_HOOKS.has(hook)) return true;
+  const id = attr("id");
+  if (id !== undefined && PART_IDS.has(id)) return true;
+  return name === "ul" && PAGINATION_CLASS.test(attr("class") ?? "");
 }
 
 function sortPart(el: Element, parts: ReviewsParts): void {
