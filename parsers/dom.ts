@@ -17,6 +17,12 @@ export function parseHtml(html: string): Document {
 /** What `parseRegions` does with an element met outside the regions it keeps. */
 export type RegionChoice = "keep" | "skip" | "stop" | undefined;
 
+/** Where `parseRegions` starts reading, and what it drops inside the regions it keeps. */
+export interface RegionOptions {
+  from?: RegExp;
+  prune?: (name: string, attr: AttributeReader) => boolean;
+}
+
 /** Reads one attribute of the start tag being chosen on (undefined when the tag lacks it). */
 export type AttributeReader = (name: string) => string | undefined;
 
@@ -27,7 +33,10 @@ export type AttributeReader = (name: string) => string | undefined;
  * shown to `choose`), "stop" (the rest of the page is not read) or nothing (its children are
  * shown to `choose` in turn).
  *
- * `from`, when given, is searched for in the raw text (a regular expression scan costs a fifth of
+ * `opts.prune`, when given, sees every start tag inside the kept regions and drops the element and
+ * its subtree when it answers true: for bulky markup no reader looks into (a quantity menu).
+ *
+ * `opts.from`, when given, is searched for in the raw text (a regular expression scan costs a fifth of
  * tokenizing the same text): parsing starts at the tag holding its first match, so the head and
  * navigation before the content are never tokenized. Without a match the whole page is read.
  *
@@ -43,8 +52,9 @@ export type AttributeReader = (name: string) => string | undefined;
 export function parseRegions(
   html: string,
   choose: (name: string, attr: AttributeReader) => RegionChoice | void,
-  from?: RegExp,
+  opts: RegionOptions = {},
 ): Document {
+  const { from, prune } = opts;
   const dom = new DomHandler();
   let keptDepth = 0;
   let skippedDepth = 0;
@@ -59,6 +69,7 @@ export function parseRegions(
     const i = names.indexOf(name);
     return i < 0 ? undefined : values[i];
   };
+  const keptAttr: AttributeReader = (name) => pendingAttribs![name];
   let ending = false;
   let stopped = false;
   const flush = () => {
@@ -72,6 +83,10 @@ export function parseRegions(
       return;
     }
     let attribs = pendingAttribs;
+    if (attribs && prune?.(name, keptAttr)) {
+      skippedDepth = 1;
+      return;
+    }
     if (!attribs) {
       const choice = choose(name, attr);
       if (choice === "skip") skippedDepth = 1;
@@ -92,7 +107,7 @@ export function parseRegions(
     onopentagname(name) {
       flush();
       pending = name;
-      if (keptDepth > 0) pendingAttribs = {};
+      if (keptDepth > 0 && skippedDepth === 0) pendingAttribs = {};
       else {
         pendingAttribs = null;
         names.length = 0;

@@ -95,20 +95,27 @@ const CONTAINER_IDS = new Set([
 ]);
 const OLP_OFFER_CLASS = /(?:^|\s)olpOffer(?:\s|$)/;
 
+// Where reading starts (see parseRegions): the first offer, container or ASIN input. The head
+// and navigation of an offer-listing page (a third of it) are never parsed.
+const PARTS_START =
+  /id="(?:aod-|olpOffer)|name="(?:ASIN"|items\[0\.base\]\[asin\]"|metric-asin\.)|\bolpOffer\b/;
+
 function findParts(html: string): OffersParts {
   const parts: OffersParts = { offers: [], asinInputs: [], isOffersPage: false };
-  // Only offers and ASIN inputs are built as DOM; the containers need no subtree.
+  // Only offers and ASIN inputs are built as DOM; the containers need no subtree. Once an offer
+  // and the page's ASIN have been read, the footer ends the reading.
+  let offerKept = false;
+  let asinKept = false;
   const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
     const kind = partKind(name, attr);
     if (kind === "container") parts.isOffersPage = true;
-    else if (kind) return "keep";
+    else if (kind === "offer") offerKept = true;
+    else if (kind === "input") asinKept ||= inputAsin(attr("name") ?? "", attr("value")) !== "";
+    else if (offerKept && asinKept && attr("id") === "navFooter") return "stop";
+    if (kind === "offer" || kind === "input") return "keep";
   };
-  for (
-    const el of allWhere(
-      parseRegions(html, chooseRegion).children,
-      (name, attr) => !!partKind(name, attr),
-    )
-  ) {
+  const doc = parseRegions(html, chooseRegion, { from: PARTS_START, prune: isQuantityMenu });
+  for (const el of allWhere(doc.children, (name, attr) => !!partKind(name, attr))) {
     const id = el.attribs.id;
     if (el.name === "input") parts.asinInputs.push(el);
     else if (
@@ -119,6 +126,17 @@ function findParts(html: string): OffersParts {
   }
   // The pinned (buy box) offer comes first on the page already; keep document order.
   return parts;
+}
+
+const QUANTITY_MENU = /(?:^|\s)aod-qty-dropdown-container(?:\s|$)/;
+
+/**
+ * The hidden quantity menu of an AOD offer (`div.aod-qty-dropdown-container`, one row per
+ * quantity up to 30): more than half of an offer's markup, and none of the readers below looks
+ * into it (the price, delivery and seller blocks all come before it), so it is not built.
+ */
+function isQuantityMenu(name: string, attr: AttributeReader): boolean {
+  return name === "div" && QUANTITY_MENU.test(attr("class") ?? "");
 }
 
 /** Which kind of part an element is, if any. */
@@ -140,13 +158,18 @@ function isAsinInputName(name: string | undefined): boolean {
 
 function pageAsin(inputs: Element[]): string {
   for (const input of inputs) {
-    const name = attr(input, "name");
-    const value = name.startsWith("metric-asin.")
-      ? name.slice("metric-asin.".length)
-      : attr(input, "value");
-    if (/^[A-Z0-9]{10}$/.test(value)) return value;
+    const value = inputAsin(attr(input, "name"), input.attribs.value);
+    if (value) return value;
   }
   return "";
+}
+
+/** The ASIN an input carries: in its name (metric-asin.<ASIN>) or its value; "" when none. */
+function inputAsin(name: string, value: string | undefined): string {
+  const asin = name.trim().startsWith("metric-asin.")
+    ? name.trim().slice("metric-asin.".length)
+    : value?.trim() ?? "";
+  return /^[A-Z0-9]{10}$/.test(asin) ? asin : "";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -133,7 +133,7 @@ function findParts(html: string): ReviewsParts {
     }
     if (kept && attr("id") === "navFooter") return "stop";
   };
-  const doc = parseRegions(html, chooseRegion, PARTS_START);
+  const doc = parseRegions(html, chooseRegion, { from: PARTS_START });
   for (const el of allWhere(doc.children, isPart)) sortPart(el, parts);
   return parts;
 }

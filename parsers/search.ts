@@ -53,7 +53,9 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
   try {
     const host = marketplace(opts.marketplace).host;
     const scan = newScan();
-    const doc = parseRegions(html, (name, attr) => chooseRegion(name, attr, scan), REGION_START);
+    const doc = parseRegions(html, (name, attr) => chooseRegion(name, attr, scan), {
+      from: REGION_START,
+    });
     return readPage(scanPage(doc, scan), opts.marketplace, host, where);
   } catch (e) {
     if (e instanceof ParseError) throw e;

@@ -33,15 +33,25 @@ Deno.test("parseRegions() builds subtrees the whole-page DOM would build", async
   assert.deepEqual(all(kept, "a[href]").length, all(full, "a[href]").length);
 });
 
+Deno.test("parseRegions() drops the elements `prune` names inside kept regions", () => {
+  const doc = parseRegions(PAGE, (name) => name === "ul" ? "keep" : undefined, {
+    prune: (name, attr) => name === "b" || attr("class") === "card widget",
+  });
+  assert.equal(text(doc), "one two");
+  assert.deepEqual(all(doc, "li").map((li) => li.attribs["data-asin"]), ["A1", "A2"]);
+});
+
 Deno.test("parseRegions() starts at the tag holding the first match of `from`", () => {
   const doc = parseRegions(
     PAGE,
     (name) => name === "li" || name === "a" ? "keep" : undefined,
-    /class="list"/,
+    { from: /class="list"/ },
   );
   assert.equal(one(doc, "a"), null, "markup before the match is not read");
   assert.equal(all(doc, "li").length, 4);
-  const whole = parseRegions(PAGE, (name) => name === "a" ? "keep" : undefined, /no such marker/);
+  const whole = parseRegions(PAGE, (name) => name === "a" ? "keep" : undefined, {
+    from: /no such marker/,
+  });
   assert.equal(all(whole, "a").length, 1, "without a match the whole page is read");
 });
 
