@@ -274,13 +274,19 @@ function findIn(nodes: AnyNode[], query: Compiled, found: Element[], first: bool
 export function allWhere(
   nodes: AnyNode[],
   test: (name: string, attr: AttributeReader) => boolean,
-  found: Element[] = [],
 ): Element[] {
-  for (const node of nodes) {
-    if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
-    if (test(node.name, (n) => node.attribs[n])) found.push(node);
-    if (node.name !== "template") allWhere(node.children, test, found);
-  }
+  const found: Element[] = [];
+  let current: Element;
+  const attr: AttributeReader = (name) => current.attribs[name];
+  const walk = (list: AnyNode[]) => {
+    for (const node of list) {
+      if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+      current = node;
+      if (test(node.name, attr)) found.push(node);
+      if (node.name !== "template") walk(node.children);
+    }
+  };
+  walk(nodes);
   return found;
 }
 
