@@ -227,7 +227,11 @@ export function all(root: AnyNode | AnyNode[], selector: string): Element[] {
   const query = compiled(root, selector);
   if (!query) return selectAll(selector, root) as Element[];
   const found: Element[] = [];
-  findIn(searched(root), query, found, false);
+  try {
+    findIn(searched(root), query, found, false);
+  } finally {
+    scopeRoot = null; // no node may outlive the parse that made it
+  }
   return found;
 }
 
@@ -236,7 +240,11 @@ export function one(root: AnyNode | AnyNode[], selector: string): Element | null
   const query = compiled(root, selector);
   if (!query) return selectOne(selector, root) as Element | null;
   const found: Element[] = [];
-  findIn(searched(root), query, found, true);
+  try {
+    findIn(searched(root), query, found, true);
+  } finally {
+    scopeRoot = null;
+  }
   return found[0] ?? null;
 }
 
