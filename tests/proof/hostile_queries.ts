@@ -155,6 +155,9 @@ export function hostileQuery(endpoints: readonly Endpoint[], next: () => number)
   const endpoint = pick(endpoints);
   const names = Object.keys(endpoint.params);
   const parts: string[] = [];
+  // An HTTP client refuses a URL past 64 KiB ("Invalid URL") before anything is sent, so the
+  // over-long values of one query share a budget that keeps the whole URL well under that.
+  let longBudget = 24_000;
   for (const name of names) {
     const r = next();
     if (r < 0.15) continue; // leave it out (required ones then give "missing")
@@ -184,8 +187,13 @@ export function hostileQuery(endpoints: readonly Endpoint[], next: () => number)
         return encodeURIComponent(pick(INJECTION));
       case 4:
         return pick(RAW_ENCODED);
-      case 5: // over-long: past every max, up to 8 KB
-        return pick(["A", "9", "%41", "é"]).repeat(pick([201, 301, 2_001, 4_000]));
+      case 5: { // over-long: past every max, up to 8 KB as sent
+        const unit = pick(["A", "9", "%41", "é"]);
+        const sentBytes = unit === "é" ? 6 : unit.length; // é goes out as %C3%A9
+        const reps = Math.min(pick([201, 301, 2_001, 4_000]), Math.floor(8_192 / sentBytes), Math.floor(longBudget / sentBytes));
+        longBudget -= reps * sentBytes;
+        return reps > 200 ? unit.repeat(reps) : encodeURIComponent(pick(WRONG_TYPES));
+      }
       default: // a valid value with garbage around it
         return encodeURIComponent(
           pick(VALID[name] ?? ["x"]) + pick(["", " ", "\u0000", "'", "%", "日"]),
