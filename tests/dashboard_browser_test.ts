@@ -70,6 +70,10 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     const copy = page.locator("button[data-copy]");
     assert.ok(await copy.isVisible(), "the copy button's script ran under the CSP");
     await copy.click();
+    // The label changes after the clipboard write resolves, so wait for it rather than race it.
+    await page.waitForFunction(`document.querySelector("button[data-copy]")?.textContent === "Copied"`, null, {
+      timeout: 5_000,
+    }).catch(() => {});
     assert.equal(await copy.textContent(), "Copied");
     await shot(page, "04-key-created");
 
