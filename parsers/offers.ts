@@ -24,7 +24,7 @@ import {
   rejectEmpty,
   visibleText,
 } from "./page_text.ts";
-import { marketplace } from "../schemas/marketplaces.ts";
+import { marketplaceOrParseError } from "./page_common.ts";
 import type { Offer } from "../schemas/resources.ts";
 import type { OffersPage } from "../schemas/pages.ts";
 
@@ -58,7 +58,7 @@ interface OffersParts {
 export function parseOffers(html: string, opts: OffersOptions): OffersPage {
   return guarded("offers", () => {
     rejectEmpty(html, "offers");
-    const mp = marketplaceOf(opts.marketplace);
+    const mp = marketplaceOrParseError(opts.marketplace);
     const parts = findParts(html);
     if (!parts.isOffersPage && parts.offers.length === 0) {
       rejectBlockedPage(html);
@@ -73,17 +73,6 @@ export function parseOffers(html: string, opts: OffersOptions): OffersPage {
     });
     return { asin: pageAsin(parts.asinInputs) || asinFromUrl(opts.url), offers };
   });
-}
-
-function marketplaceOf(code: string) {
-  try {
-    return marketplace(code);
-  } catch {
-    throw new ParseError(
-      "unrecognised",
-      `Cannot read a page of marketplace '${code}': the code is unknown`,
-    );
-  }
 }
 
 const OFFER_IDS = new Set(["aod-pinned-offer", "aod-offer"]);

@@ -4,7 +4,7 @@
  * ASIN links and the cheap region slice that keeps the DOM small.
  */
 import { ParseError } from "./parse_error.ts";
-import { MARKETPLACES } from "../schemas/marketplaces.ts";
+import { type Marketplace, MARKETPLACES } from "../schemas/marketplaces.ts";
 
 /** Parser options every page parser takes. */
 export interface ParseOptions {
@@ -31,6 +31,13 @@ export function guardParse<T>(what: string, html: string, opts: ParseOptions, bo
     if (e instanceof ParseError) throw e;
     throw new ParseError("unrecognised", `Cannot parse ${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/** The marketplace of a code; an unknown code is a page this parser cannot read, not a crash. */
+export function marketplaceOrParseError(code: string): Marketplace {
+  const m = MARKETPLACES.get(String(code).toUpperCase());
+  if (!m) throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+  return m;
 }
 
 /** `https://www.amazon.de` for "DE" (the code is checked by guardParse first). */

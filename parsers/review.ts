@@ -12,7 +12,7 @@ import { all, attr, type Element, parseHtml } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty } from "./page_text.ts";
 import { readReview } from "./reviews.ts";
-import { marketplace } from "../schemas/marketplaces.ts";
+import { marketplaceOrParseError } from "./page_common.ts";
 import type { Review, SingleReview } from "../schemas/resources.ts";
 import type { SingleReviewPage } from "../schemas/pages.ts";
 
@@ -25,7 +25,7 @@ export interface SingleReviewOptions {
 export function parseReview(html: string, opts: SingleReviewOptions): SingleReviewPage {
   return guarded("review", () => {
     rejectEmpty(html, "review");
-    const host = hostOf(opts.marketplace);
+    const host = marketplaceOrParseError(opts.marketplace).host;
     const found = all(parseHtml(html), "[data-hook=review], [data-hook=product-link]");
     const reviews = found.filter((el) => el.attribs["data-hook"] === "review")
       .map((el) => ({ el, review: readReview(el, host) }))
@@ -45,17 +45,6 @@ export function parseReview(html: string, opts: SingleReviewOptions): SingleRevi
       review: toSingle(wanted.review),
     };
   });
-}
-
-function hostOf(code: string): string {
-  try {
-    return marketplace(code).host;
-  } catch {
-    throw new ParseError(
-      "unrecognised",
-      `Cannot read a page of marketplace '${code}': the code is unknown`,
-    );
-  }
 }
 
 /** The review's own title link carries `ASIN=` when the page has no product link. */

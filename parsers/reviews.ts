@@ -19,7 +19,7 @@ import {
 } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
-import { marketplace } from "../schemas/marketplaces.ts";
+import { marketplaceOrParseError } from "./page_common.ts";
 import type { Review, ReviewSummary } from "../schemas/resources.ts";
 import type { ReviewsPage } from "../schemas/pages.ts";
 
@@ -48,7 +48,7 @@ interface ReviewsParts {
 export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
   return guarded("reviews", () => {
     rejectEmpty(html, "reviews");
-    const host = marketplaceHost(opts.marketplace);
+    const host = marketplaceOrParseError(opts.marketplace).host;
     const parts = findParts(html);
     if (parts.reviews.length === 0 && !parts.reviewList && !parts.totalText) {
       rejectBlockedPage(html);
@@ -70,7 +70,7 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
 export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSummary {
   return guarded("review summary", () => {
     rejectEmpty(html, "review summary");
-    marketplaceHost(opts.marketplace);
+    marketplaceOrParseError(opts.marketplace).host;
     const parts = findParts(html);
     if (
       !parts.averageText && !parts.totalText && parts.histograms.length === 0 &&
@@ -81,17 +81,6 @@ export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSum
     }
     return readSummary(parts);
   });
-}
-
-function marketplaceHost(code: string): string {
-  try {
-    return marketplace(code).host;
-  } catch {
-    throw new ParseError(
-      "unrecognised",
-      `Cannot read a page of marketplace '${code}': the code is unknown`,
-    );
-  }
 }
 
 const PART_HOOKS = new Set([
