@@ -6,11 +6,9 @@
  * bound.
  */
 import assert from "node:assert/strict";
-import { FakeMarketplace } from "./fake_marketplace.ts";
-import { spawnShelf } from "./proof/shelf_process.ts";
-import { plansFile } from "./proof/plans_file.ts";
-import { createAccount, usedCredits } from "./proof/admin_client.ts";
-import { hit, json, removeKv, tally, tallyText, tempKv } from "./proof/http.ts";
+import { PRODUCT_PATH, productShelf } from "./proof/product_shelf.ts";
+import { usedCredits } from "./proof/admin_client.ts";
+import { hit, json, tally, tallyText } from "./proof/http.ts";
 import { drive } from "./proof/load.ts";
 import { perSecond } from "./proof/rate_windows.ts";
 import { errorShapeProblem } from "./proof/error_shape.ts";
@@ -31,79 +29,64 @@ Deno.test("perSecond() places a call straddling a boundary where the limit allow
 });
 
 Deno.test(`proof: a key limited to ${LIMIT}/s under ${CONNECTIONS} connections for ${SECONDS} s gets exactly ${LIMIT} per whole second`, async () => {
-  await using fake = new FakeMarketplace();
-  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
-  const kvPath = await tempKv();
-  const plans = await plansFile(10_000, LIMIT);
-  const token = crypto.randomUUID();
-  await using server = await spawnShelf({
-    KV_PATH: kvPath,
-    UPSTREAM: fake.upstream,
-    PLANS_FILE: plans,
-    ADMIN_TOKEN: token,
+  await using shelf = await productShelf(10_000, LIMIT);
+  const { server, key } = shelf;
+  // Warm the result cache and the connection pool, so that the first second is not a cold one.
+  assert.equal((await hit(server.url, PRODUCT_PATH, key)).status, 200);
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 300));
+  const start = Date.now();
+  const answers = await drive({
+    connections: CONNECTIONS,
+    untilMs: start + SECONDS * 1000,
+    maxCalls: 200_000,
+    send: () => hit(server.url, PRODUCT_PATH, key),
   });
-  try {
-    const { key } = await createAccount(server.url, token);
-    // Warm the result cache and the connection pool, so that the first second is not a cold one.
-    assert.equal((await hit(server.url, "/v1/products/details?asin=B07H57DNVV", key)).status, 200);
-    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 300));
-    const start = Date.now();
-    const answers = await drive({
-      connections: CONNECTIONS,
-      untilMs: start + SECONDS * 1000,
-      maxCalls: 200_000,
-      send: () => hit(server.url, "/v1/products/details?asin=B07H57DNVV", key),
-    });
-    const end = Date.now();
-    const admitted = answers.filter((a) => a.status === 200)
-      .map((a) => ({ sentAt: a.sentAt, doneAt: a.doneAt }));
-    const { seconds, straddling } = perSecond(admitted, LIMIT);
-    // Whole seconds of demand: those entirely between the first request and the last one sent.
-    const whole = seconds.filter((s) => s.second * 1000 >= start && (s.second + 1) * 1000 <= end);
-    const counts = tally(answers);
-    const others = answers.filter((a) => a.status !== 200 && a.status !== 429);
-    const badShape = answers.filter((a) =>
-      a.status === 429 &&
-      (errorShapeProblem(429, json(a)) || a.headers.get("retry-after") !== "1")
-    );
-    const used = await usedCredits(server.url, key);
-    const figures = {
-      limit: LIMIT,
-      connections: CONNECTIONS,
-      calls: answers.length,
-      "admitted per second": seconds.map((s) => s.admitted).join(" "),
-      "whole seconds": whole.length,
-      straddling,
-      answers: tallyText(counts),
-      usage: used - 1,
-    };
-    console.log(figures);
-    for (const s of seconds) {
-      assert.ok(s.admitted <= LIMIT, `second ${s.second} admitted ${s.admitted} > ${LIMIT}`);
-    }
-    assert.ok(whole.length >= SECONDS - 1, `too few whole seconds of demand: ${whole.length}`);
-    for (const s of whole) {
-      assert.equal(
-        s.admitted,
-        LIMIT,
-        `whole second ${s.second} admitted ${s.admitted}, not ${LIMIT}`,
-      );
-    }
-    assert.deepEqual(others.map((a) => a.status), [], "only 200 and 429");
-    assert.equal(counts.get("429 rate_limited"), answers.length - admitted.length);
-    assert.equal(
-      badShape.length,
-      0,
-      `429 without the spec's body or Retry-After: 1: ${badShape[0]?.text}`,
-    );
-    assert.equal(
-      used - 1,
-      admitted.length,
-      "credits used must equal the admitted calls (plus the warm-up)",
-    );
-    report("2. rate window", figures);
-  } finally {
-    await removeKv(kvPath);
-    await Deno.remove(plans).catch(() => {});
+  const end = Date.now();
+  const admitted = answers.filter((a) => a.status === 200)
+    .map((a) => ({ sentAt: a.sentAt, doneAt: a.doneAt }));
+  const { seconds, straddling } = perSecond(admitted, LIMIT);
+  // Whole seconds of demand: those entirely between the first request and the last one sent.
+  const whole = seconds.filter((s) => s.second * 1000 >= start && (s.second + 1) * 1000 <= end);
+  const counts = tally(answers);
+  const others = answers.filter((a) => a.status !== 200 && a.status !== 429);
+  const badShape = answers.filter((a) =>
+    a.status === 429 &&
+    (errorShapeProblem(429, json(a)) || a.headers.get("retry-after") !== "1")
+  );
+  const used = await usedCredits(server.url, key);
+  const figures = {
+    limit: LIMIT,
+    connections: CONNECTIONS,
+    calls: answers.length,
+    "admitted per second": seconds.map((s) => s.admitted).join(" "),
+    "whole seconds": whole.length,
+    straddling,
+    answers: tallyText(counts),
+    usage: used - 1,
+  };
+  console.log(figures);
+  for (const s of seconds) {
+    assert.ok(s.admitted <= LIMIT, `second ${s.second} admitted ${s.admitted} > ${LIMIT}`);
   }
+  assert.ok(whole.length >= SECONDS - 1, `too few whole seconds of demand: ${whole.length}`);
+  for (const s of whole) {
+    assert.equal(
+      s.admitted,
+      LIMIT,
+      `whole second ${s.second} admitted ${s.admitted}, not ${LIMIT}`,
+    );
+  }
+  assert.deepEqual(others.map((a) => a.status), [], "only 200 and 429");
+  assert.equal(counts.get("429 rate_limited"), answers.length - admitted.length);
+  assert.equal(
+    badShape.length,
+    0,
+    `429 without the spec's body or Retry-After: 1: ${badShape[0]?.text}`,
+  );
+  assert.equal(
+    used - 1,
+    admitted.length,
+    "credits used must equal the admitted calls (plus the warm-up)",
+  );
+  report("2. rate window", figures);
 });
