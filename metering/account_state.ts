@@ -89,8 +89,16 @@ export function rollPeriod(state: AccountState, now: number): void {
 
 /** The UTC day of `ms` as "YYYY-MM-DD", the key of the per-day counters. */
 export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  // Every admitted call asks for it, and all calls of a day share the answer: format it once.
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayText = new Date(day * 86_400_000).toISOString().slice(0, 10);
+  }
+  return lastDayText;
 }
+let lastDay = NaN;
+let lastDayText = "";
 
 /** Counts `credits` charged (negative: refunded) on the day of `now`. */
 export function countDay(state: AccountState, now: number, credits: number): void {
