@@ -4,15 +4,9 @@
  */
 import { ApiError } from "../routes/api_error.ts";
 import { marketplaceForHost } from "../schemas/marketplaces.ts";
-import { PARSERS, type PageParser } from "../parsers/mod.ts";
-import { parseProduct } from "../parsers/product.ts";
-import type { PageType } from "../schemas/pages.ts";
+import { PARSERS } from "../parsers/mod.ts";
 import { type FetchedPage, parsed } from "./fetch_page.ts";
 import { isMarketplaceUrl } from "./marketplace_url.ts";
-
-// parsers/mod.ts was written before parsers/product.ts existed; the product parser is named here
-// so that scrape reads product pages either way.
-const SCRAPE_PARSERS: Record<PageType, PageParser> = { ...PARSERS, product: parseProduct };
 
 export async function scrape(
   raw: string,
@@ -30,6 +24,6 @@ export async function scrape(
     throw new ApiError(502, "upstream_error", "The page at this URL is not a page type Shelf can read.");
   }
   const type = page.detection.type;
-  const data = parsed(page, (h) => SCRAPE_PARSERS[type](h, { marketplace: mp.code, url: page.url }));
+  const data = parsed(page, (h) => PARSERS[type](h, { marketplace: mp.code, url: page.url }));
   return { url: page.url, type, marketplace: mp.code, data };
 }
