@@ -204,3 +204,12 @@ Deno.test("scrape does not follow a redirect off the marketplace hosts", async (
   assert.equal(r.status, 502);
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
+
+Deno.test("scrape reads a product page through the parser registry", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const body = await expectValid(rig, "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV"), "2");
+  assert.equal(body.type, "product");
+  assert.equal(body.data.asin, "B07H57DNVV");
+  assert.equal(body.data.title, "Anthem Of The Peaceful Army");
+});
