@@ -21,6 +21,7 @@ export type RegionChoice = "keep" | "skip" | "stop" | undefined;
 export interface RegionOptions {
   from?: RegExp;
   prune?: (name: string, attr: AttributeReader) => boolean;
+  excise?: RegExp;
 }
 
 /** Reads one attribute of the start tag being chosen on (undefined when the tag lacks it). */
@@ -35,6 +36,14 @@ export type AttributeReader = (name: string) => string | undefined;
  *
  * `opts.prune`, when given, sees every start tag inside the kept regions and drops the element and
  * its subtree when it answers true: for bulky markup no reader looks into (a quantity menu).
+ *
+ * `opts.excise`, when given, is searched for in the raw text like `from`: each element whose start
+ * tag holds a match is dropped before tokenizing, up to its matching end tag found by counting
+ * same-named tags. A scan costs a fraction of tokenizing, which is what makes it worth having for
+ * bulky repeated markup no reader looks into. The count is only trusted where it is unambiguous:
+ * a match inside a script, style or comment, or an element holding one, or one with no matching
+ * end tag (a cut-off page) is left in place, for `prune` to drop after tokenizing. It assumes no
+ * attribute value in the element holds a raw `<name` of the element's own tag name.
  *
  * `opts.from`, when given, is searched for in the raw text (a regular expression scan costs a fifth of
  * tokenizing the same text): parsing starts at the tag holding its first match, so the head and
@@ -54,20 +63,23 @@ export function parseRegions(
   choose: (name: string, attr: AttributeReader) => RegionChoice | void,
   opts: RegionOptions = {},
 ): Document {
-  const { from, prune } = opts;
+  const { from, prune, excise } = opts;
   const dom = new DomHandler();
   let keptDepth = 0;
   let skippedDepth = 0;
   // The start tag being read: its attributes arrive one by one, and it is complete at the next
   // event. Inside a kept region they go straight into the element's attribute object; outside,
-  // into reused arrays, so that a tag outside the kept regions costs no object.
+  // into reused arrays, so that a tag outside the kept regions costs no object. The arrays are
+  // overwritten up to `count` rather than emptied: emptying them on every tag cost a tenth of the
+  // whole pass.
   let pending = "";
   let pendingAttribs: Record<string, string> | null = null;
   const names: string[] = [];
   const values: string[] = [];
+  let count = 0;
   const attr: AttributeReader = (name) => {
-    const i = names.indexOf(name);
-    return i < 0 ? undefined : values[i];
+    for (let i = 0; i < count; i++) if (names[i] === name) return values[i];
+    return undefined;
   };
   const keptAttr: AttributeReader = (name) => pendingAttribs![name];
   let ending = false;
@@ -96,7 +108,7 @@ export function parseRegions(
       }
       if (choice !== "keep") return;
       attribs = {};
-      for (let i = 0; i < names.length; i++) {
+      for (let i = 0; i < count; i++) {
         if (!Object.hasOwn(attribs, names[i])) attribs[names[i]] = values[i];
       }
     }
@@ -105,13 +117,12 @@ export function parseRegions(
   };
   const parser: Parser = new Parser({
     onopentagname(name) {
-      flush();
+      if (pending) flush();
       pending = name;
       if (keptDepth > 0 && skippedDepth === 0) pendingAttribs = {};
       else {
         pendingAttribs = null;
-        names.length = 0;
-        values.length = 0;
+        count = 0;
       }
     },
     onattribute(name, value) {
@@ -120,12 +131,13 @@ export function parseRegions(
       if (pendingAttribs) {
         if (!Object.hasOwn(pendingAttribs, name)) pendingAttribs[name] = value;
       } else {
-        names.push(name);
-        values.push(value);
+        names[count] = name;
+        values[count] = value;
+        count++;
       }
     },
     onclosetag() {
-      flush();
+      if (pending) flush();
       if (skippedDepth > 0) skippedDepth--;
       else if (keptDepth > 0) {
         keptDepth--;
@@ -133,7 +145,7 @@ export function parseRegions(
       }
     },
     ontext(data) {
-      flush();
+      if (pending) flush();
       if (keptDepth > 0 && skippedDepth === 0) dom.ontext(data);
     },
     oncomment(data) {
@@ -148,11 +160,99 @@ export function parseRegions(
   }, { decodeEntities: true });
   // The tag whose start tag the parser is reading ("" between tags).
   const openTagName = () => (parser as unknown as { tagname: string }).tagname;
-  parser.write(from ? html.slice(regionStart(html, from)) : html);
+  const start = from ? regionStart(html, from) : 0;
+  let at = start;
+  if (excise) {
+    for (const [cutStart, cutEnd] of excisions(html, excise, start)) {
+      parser.write(html.slice(at, cutStart));
+      at = cutEnd;
+      if (stopped) return dom.root;
+    }
+  }
+  parser.write(at === 0 ? html : html.slice(at));
   if (stopped) return dom.root;
   ending = true;
   parser.end();
   return dom.root;
+}
+
+/** The [start, end) text ranges of the elements `parseRegions` drops untokenized (see `excise`). */
+function* excisions(html: string, marker: RegExp, from: number): Generator<[number, number]> {
+  const re = new RegExp(
+    marker.source,
+    marker.flags.includes("g") ? marker.flags : marker.flags + "g",
+  );
+  const rawText = rawTextRanges(html, from);
+  re.lastIndex = from;
+  for (let m = re.exec(html); m; m = re.exec(html)) {
+    const start = html.lastIndexOf("<", m.index);
+    // The match must lie inside a start tag: after its "<name", with no ">" in between.
+    const name = start < from ? undefined : /^<([a-zA-Z][a-zA-Z0-9-]*)[\s/][^>]*$/.exec(
+      html.slice(start, m.index),
+    )?.[1];
+    if (!name || rawText.holds(start)) continue;
+    const end = matchingEnd(html, start, name);
+    if (end < 0) continue;
+    yield [start, end];
+    re.lastIndex = end;
+  }
+}
+
+const SCRIPT_END = /<\/script/gi;
+const STYLE_END = /<\/style/gi;
+
+/**
+ * Answers whether a position lies in a script, style or comment (whose text is not markup), for
+ * ascending positions: each range is found once, scanning forward from `from`.
+ */
+function rawTextRanges(html: string, from: number): { holds(at: number): boolean } {
+  const opener = /<(script|style)\b|<!--/gi;
+  let start = -1;
+  let end = from;
+  return {
+    holds(at) {
+      while (end <= at) {
+        opener.lastIndex = end;
+        const m = opener.exec(html);
+        if (!m) {
+          start = end = html.length + 1;
+          break;
+        }
+        start = m.index;
+        const closer = m[1] ? (m[1].toLowerCase() === "script" ? SCRIPT_END : STYLE_END) : null;
+        let close: number;
+        if (closer) {
+          closer.lastIndex = start;
+          close = closer.exec(html)?.index ?? -1;
+        } else close = html.indexOf("-->", start);
+        end = close < 0 ? html.length + 1 : close;
+      }
+      return start <= at && at < end;
+    },
+  };
+}
+
+/**
+ * The index just past the end tag matching the `name` element starting at `start`, counting
+ * nested same-named tags; -1 when the element holds text that is not markup (script, style,
+ * comment, textarea, CDATA) or never ends.
+ */
+function matchingEnd(html: string, start: number, name: string): number {
+  const tags = new RegExp(
+    `<(/?)(?:(${name})(?=[\\s/>])|script|style|textarea|!--|!\\[CDATA)|-->`,
+    "gi",
+  );
+  tags.lastIndex = start;
+  let depth = 0;
+  for (let t = tags.exec(html); t; t = tags.exec(html)) {
+    if (t[2] === undefined) return -1;
+    depth += t[1] ? -1 : 1;
+    if (depth === 0) {
+      const close = html.indexOf(">", t.index);
+      return close < 0 ? -1 : close + 1;
+    }
+  }
+  return -1;
 }
 
 /** Where the tag holding the first match of `marker` starts; 0 when nothing matches. */
@@ -246,6 +346,37 @@ export function one(root: AnyNode | AnyNode[], selector: string): Element | null
     scopeRoot = null;
   }
   return found[0] ?? null;
+}
+
+/**
+ * The first element under `root` matching each of `selectors` (null where none matches), in one
+ * walk: what `one` finds for each, for a reader that looks for many parts of one block, most of
+ * which a single `one` would search the whole block for in vain.
+ */
+export function firstOfEach(root: AnyNode, selectors: readonly string[]): (Element | null)[] {
+  const found: (Element | null)[] = selectors.map(() => null);
+  const queries = selectors.map((s) => compiled(root, s)!);
+  let left = selectors.length;
+  const walk = (nodes: AnyNode[]): boolean => {
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i];
+      if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+      for (let q = 0; q < queries.length; q++) {
+        if (found[q] === null && queries[q](node)) {
+          found[q] = node;
+          if (--left === 0) return true;
+        }
+      }
+      if (node.name !== "template" && node.children.length > 0 && walk(node.children)) return true;
+    }
+    return false;
+  };
+  try {
+    walk(searched(root));
+  } finally {
+    scopeRoot = null;
+  }
+  return found;
 }
 
 /** The nodes a query tests, as css-select picks them: a node's children, or an array's roots. */

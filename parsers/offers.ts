@@ -10,6 +10,7 @@ import {
   attr,
   type AttributeReader,
   type Element,
+  firstOfEach,
   one,
   parseRegions,
   type RegionChoice,
@@ -103,7 +104,11 @@ function findParts(html: string): OffersParts {
     else if (offerKept && asinKept && attr("id") === "navFooter") return "stop";
     if (kind === "offer" || kind === "input") return "keep";
   };
-  const doc = parseRegions(html, chooseRegion, { from: PARTS_START, prune: isQuantityMenu });
+  const doc = parseRegions(html, chooseRegion, {
+    from: PARTS_START,
+    excise: QUANTITY_PICKER,
+    prune: isQuantityMenu,
+  });
   for (const el of allWhere(doc.children, (name, attr) => !!partKind(name, attr))) {
     const id = el.attribs.id;
     if (el.name === "input") parts.asinInputs.push(el);
@@ -117,12 +122,17 @@ function findParts(html: string): OffersParts {
   return parts;
 }
 
-const QUANTITY_MENU = /(?:^|\s)aod-qty-dropdown-container(?:\s|$)/;
+const QUANTITY_MENU = /(?:^|\s)aod-qty(?:-dropdown)?-container(?:\s|$)/;
+// In the ids of the quantity pickers' start tags, as the 2023–2025 fragments write them (see
+// below): "aod-offer-qty-component-3", "aod-sticky-pinned-offer-qty-component".
+const QUANTITY_PICKER = /qty-component\b/g;
 
 /**
- * The hidden quantity menu of an AOD offer (`div.aod-qty-dropdown-container`, one row per
- * quantity up to 30): more than half of an offer's markup, and none of the readers below looks
- * into it (the price, delivery and seller blocks all come before it), so it is not built.
+ * The hidden quantity picker of an AOD offer (`div.aod-qty-container` and the menu inside it,
+ * `div.aod-qty-dropdown-container`, one row per quantity up to 30): more than half of an offer's
+ * markup, and none of the readers below looks into it (the price, delivery and seller blocks all
+ * come before it), so it is cut before tokenizing where its bounds are plain (QUANTITY_PICKER)
+ * and otherwise not built.
  */
 function isQuantityMenu(name: string, attr: AttributeReader): boolean {
   return name === "div" && QUANTITY_MENU.test(attr("class") ?? "");
@@ -166,23 +176,59 @@ function inputAsin(name: string, value: string | undefined): string {
 
 type OfferFields = Omit<Offer, "position">;
 
+// The parts of an AOD offer the readers below look at, found in one walk of the offer (see
+// firstOfEach). Where a part has several selectors, the first that matches is used, most
+// specific first.
+const AOD_PARTS = {
+  soldBy: ["#aod-offer-soldBy"],
+  shipsFrom: ["#aod-offer-shipsFrom"],
+  priceBlock: ["#aod-offer-price, [id^=aod-price-]"],
+  heading: ["#aod-offer-heading"],
+  sellerRating: ["#aod-offer-seller-rating"],
+  primeBadge: ["i.a-icon-prime, .aod-prime-badge"],
+  // Signed-out 2025 fragments show no badge, and instead offer Prime members a faster free
+  // delivery, which Amazon offers only on Prime-eligible offers.
+  primeSignup: ["[id$=SECONDARY_DELIVERY_MESSAGE_LARGE] a.prime-signup-ingress"],
+  shipCharge: ["#aod_ship_charge_row, .aod-ship-charge"],
+  secondaryText: ["span.a-color-secondary.a-size-base"],
+  // The promise block also holds the secondary "Prime members get…" offer.
+  deliveryPromise: [
+    "[id$='-slot-PRIMARY_DELIVERY_MESSAGE_LARGE']",
+    "#delivery-message",
+    ".aod-delivery-promise",
+  ],
+};
+type AodPart = keyof typeof AOD_PARTS;
+const AOD_SELECTORS = Object.values(AOD_PARTS).flat();
+
+/** The first element of each part of an AOD offer (null where the offer lacks it). */
+function aodParts(el: Element): Record<AodPart, Element | null> {
+  const found = firstOfEach(el, AOD_SELECTORS);
+  const parts = {} as Record<AodPart, Element | null>;
+  let i = 0;
+  for (const [part, selectors] of Object.entries(AOD_PARTS) as [AodPart, string[]][]) {
+    parts[part] = found.slice(i, i + selectors.length).find((e) => e !== null) ?? null;
+    i += selectors.length;
+  }
+  return parts;
+}
+
 function readAodOffer(el: Element, mp: string): OfferFields {
-  const soldBy = one(el, "#aod-offer-soldBy");
-  const shipsFrom = one(el, "#aod-offer-shipsFrom");
-  const sellerLink = soldBy && one(soldBy, "a[href]");
+  const parts = aodParts(el);
+  const sellerLink = parts.soldBy && one(parts.soldBy, "a[href]");
   const href = attr(sellerLink, "href");
-  const sellerName = aodSellerName(soldBy);
+  const sellerName = aodSellerName(parts.soldBy);
   const shipsFromName = visibleText(
-    shipsFrom && one(shipsFrom, ".a-col-right span.a-color-base, .a-col-right span"),
+    parts.shipsFrom && one(parts.shipsFrom, ".a-col-right span.a-color-base, .a-col-right span"),
   );
   return {
-    price: parsePrice(aodPriceText(el), mp),
+    price: parsePrice(aodPriceText(parts.priceBlock ?? el), mp),
     is_fba: queryParam(href, "isAmazonFulfilled") === "1" || /^Amazon\b/i.test(shipsFromName),
     seller: { id: queryParam(href, "seller") || null, name: sellerName },
-    is_prime: aodIsPrime(el),
-    shipping: aodShipping(el),
-    condition: visibleText(one(el, "#aod-offer-heading")),
-    seller_rating: positivePercent(visibleText(one(el, "#aod-offer-seller-rating"))),
+    is_prime: parts.primeBadge !== null || parts.primeSignup !== null,
+    shipping: aodShipping(parts),
+    condition: visibleText(parts.heading),
+    seller_rating: positivePercent(visibleText(parts.sellerRating)),
   };
 }
 
@@ -194,8 +240,7 @@ function aodSellerName(soldBy: Element | null): string {
 }
 
 /** The price to pay: the first `.a-price` that is not the struck-through list price. */
-function aodPriceText(el: Element): string {
-  const block = one(el, "#aod-offer-price, [id^=aod-price-]") ?? el;
+function aodPriceText(block: Element): string {
   const price = one(block, ".a-price:not(.a-text-price)");
   if (!price) return "";
   const offscreen = visibleText(one(price, ".a-offscreen"));
@@ -204,41 +249,17 @@ function aodPriceText(el: Element): string {
   return visibleText(one(price, "[aria-hidden=true]")).replace(/\s+/g, "");
 }
 
-/**
- * A Prime badge when the page shows one; signed-out 2025 fragments show none and instead offer
- * Prime members a faster free delivery, which Amazon offers only on Prime-eligible offers.
- */
-function aodIsPrime(el: Element): boolean {
-  if (one(el, "i.a-icon-prime, .aod-prime-badge")) return true;
-  return one(el, "[id$=SECONDARY_DELIVERY_MESSAGE_LARGE] a.prime-signup-ingress") !== null;
-}
-
 // "Details" and "Join Prime" links trail the delivery promise; they are controls, not copy.
 const isControl = (e: Element) =>
   (e.name === "a" &&
     /details|prime-signup/i.test(`${e.attribs.href ?? ""} ${e.attribs.class ?? ""}`)) ||
   /\baok-hidden\b/.test(e.attribs.class ?? "");
 
-// Most specific first: the promise block also holds the secondary "Prime members get…" offer.
-const DELIVERY_PROMISES = [
-  "[id$='-slot-PRIMARY_DELIVERY_MESSAGE_LARGE']",
-  "#delivery-message",
-  ".aod-delivery-promise",
-];
-
-function firstOf(root: Element, selectors: string[]): Element | null {
-  for (const selector of selectors) {
-    const found = one(root, selector);
-    if (found) return found;
-  }
-  return null;
-}
-
-function aodShipping(el: Element): string {
-  const charge = visibleText(one(el, "#aod_ship_charge_row, .aod-ship-charge"), isControl) ||
-    visibleText(one(el, "span.a-color-secondary.a-size-base"));
+/** The shipping charge when the offer states one, else its delivery promise. */
+function aodShipping(parts: Record<AodPart, Element | null>): string {
+  const charge = visibleText(parts.shipCharge, isControl) || visibleText(parts.secondaryText);
   if (/\d/.test(charge)) return charge;
-  return visibleText(firstOf(el, DELIVERY_PROMISES), isControl).replace(/\s*\.\.\.\s*More$/, "")
+  return visibleText(parts.deliveryPromise, isControl).replace(/\s*\.\.\.\s*More$/, "")
     .replace(/\s+([.,])/g, "$1");
 }
 

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { selectAll } from "css-select";
-import { all, one, parseHtml, parseRegions, splitSelectorList, text } from "../parsers/dom.ts";
+import {
+  all,
+  type AnyNode,
+  firstOfEach,
+  one,
+  parseHtml,
+  parseRegions,
+  splitSelectorList,
+  text,
+} from "../parsers/dom.ts";
 import { fixture } from "./fixture.ts";
 
 const PAGE = `<html><head><script>var x = "<div id=a>";</script></head><body>
@@ -96,4 +105,63 @@ Deno.test("splitSelectorList() splits on top-level commas only", () => {
     "b[x='1,2']",
     ":not(c, d)",
   ]);
+});
+
+// The element tree of a document as plain data, to compare two parses.
+function shape(nodes: AnyNode[]): unknown[] {
+  return nodes.map((n) =>
+    n.type === "text"
+      ? n.data
+      : "children" in n && "name" in n
+      ? [n.name, n.attribs, shape(n.children)]
+      : n.type
+  );
+}
+
+Deno.test("parseRegions() excise drops matched elements untokenized, as prune drops them", () => {
+  const html = '<div id="keep"><p>a</p><div id="menu-1" class="m"><div><b>x</b></div><div>y</div>' +
+    '</div><span>b</span><div id="menu-2" class="m">z</div><i>c</i></div>';
+  const keep = (_: string, attr: (n: string) => string | undefined) =>
+    attr("id") === "keep" ? "keep" as const : undefined;
+  const pruned = parseRegions(html, keep, { prune: (_, attr) => /menu-/.test(attr("id") ?? "") });
+  const excised = parseRegions(html, keep, { excise: /menu-\d/ });
+  assert.deepEqual(shape(excised.children), shape(pruned.children));
+  assert.deepEqual(shape(excised.children), [[
+    "div",
+    { id: "keep" },
+    [["p", {}, ["a"]], ["span", {}, ["b"]], ["i", {}, ["c"]]],
+  ]]);
+});
+
+Deno.test("parseRegions() excise leaves in place what it cannot bound by counting tags", () => {
+  const keepAll = () => "keep" as const;
+  for (
+    const html of [
+      // the match is in a script's text
+      "<div><script>var t = '<div id=\"menu-1\">x</div>';</script><p>a</p></div>",
+      // the element holds a comment, whose text may hold tags
+      '<div id="menu-1"><!-- </div> --><p>a</p></div><p>b</p>',
+      // the element holds a script
+      '<div id="menu-1"><script>"</div>"</script></div><p>b</p>',
+      // the element never ends (a cut-off page)
+      '<section><div id="menu-1"><div>a</div>',
+      // the match is in text, not in a start tag
+      "<p>menu-1</p><div>b</div>",
+    ]
+  ) {
+    const whole = parseRegions(html, keepAll);
+    const excised = parseRegions(html, keepAll, { excise: /menu-\d/ });
+    assert.deepEqual(shape(excised.children), shape(whole.children), html);
+  }
+});
+
+Deno.test("firstOfEach() finds what one() finds for each selector, in one walk", () => {
+  const doc = parseHtml(
+    '<div class="row"><section><div class="row"><span class="n">1</span></div>' +
+      '<span class="n" id="two">2</span><a href="/x">l</a></section></div>',
+  );
+  const section = one(doc, "section")!;
+  const selectors = [".row .n", "#two", "a[href]", "i.none", "div.row > span, .n", "section .n"];
+  assert.deepEqual(firstOfEach(section, selectors), selectors.map((s) => one(section, s)));
+  assert.deepEqual(firstOfEach(doc, selectors), selectors.map((s) => one(doc, s)));
 });
