@@ -55,19 +55,62 @@ export async function haveWrk(): Promise<boolean> {
   }
 }
 
-export async function benchGateway(seconds = 5, connections = 64): Promise<{ bare: LoadResult; metered: LoadResult }> {
-  const bare = await startServer("./bare_server.ts");
-  const metered = await startServer("./metered_server.ts");
+export interface GatewayResult {
+  bare: LoadResult;
+  deferred: LoadResult;
+  metered: LoadResult;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function medianResult(runs: LoadResult[]): LoadResult {
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+  };
+}
+
+/**
+ * Bare Hono, the deferred reference (deferred_server.ts) and the metered call, each loaded in
+ * turn for `seconds` per round over `rounds` rounds; each figure is the median of its rounds.
+ * Interleaving matters on a shared machine, whose speed drifts by a third within a minute: one
+ * long run of each would compare two different machines.
+ */
+export async function benchGateway(
+  rounds = 5,
+  seconds = 2,
+  connections = 64,
+): Promise<GatewayResult> {
+  const servers = {
+    bare: await startServer("./bare_server.ts"),
+    deferred: await startServer("./deferred_server.ts"),
+    metered: await startServer("./metered_server.ts"),
+  };
+  const load = (name: keyof typeof servers, secs: number) => {
+    const { url, key } = servers[name].info;
+    return wrk(url, key ? { "x-api-key": key } : {}, secs, connections);
+  };
   try {
-    await wrk(bare.info.url, {}, 1); // warm-up of both, so JIT state is alike
-    await wrk(metered.info.url, { "x-api-key": metered.info.key! }, 1);
-    const b = await wrk(bare.info.url, {}, seconds, connections);
-    const m = await wrk(metered.info.url, { "x-api-key": metered.info.key! }, seconds, connections);
-    return { bare: b, metered: m };
+    const names = Object.keys(servers) as (keyof typeof servers)[];
+    for (const name of names) await load(name, 1); // warm-up, so JIT state is alike
+    const runs = { bare: [] as LoadResult[], deferred: [] as LoadResult[], metered: [] as LoadResult[] };
+    for (let r = 0; r < rounds; r++) {
+      for (const name of names) runs[name].push(await load(name, seconds));
+    }
+    return {
+      bare: medianResult(runs.bare),
+      deferred: medianResult(runs.deferred),
+      metered: medianResult(runs.metered),
+    };
   } finally {
-    for (const p of [bare.proc, metered.proc]) {
-      p.kill("SIGTERM");
-      await p.status;
+    for (const { proc } of Object.values(servers)) {
+      proc.kill("SIGTERM");
+      await proc.status;
     }
   }
 }

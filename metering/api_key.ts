@@ -2,7 +2,7 @@
  * API key values: `shelf_live_` or `shelf_test_` + 48 lowercase hex (24 random bytes).
  * Only the SHA-256 digest, the prefix and the last four characters are ever stored.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 export type KeyMode = "live" | "test";
 export const KEY_PATTERN = /^shelf_(live|test)_[0-9a-f]{48}$/;
@@ -11,8 +11,9 @@ export function generateKey(mode: KeyMode): string {
   return `shelf_${mode}_${randomHex(24)}`;
 }
 
+/** The SHA-256 digest (hex) under which a key, session token or cache key is stored. */
 export function hashKey(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
+  return sha256Hex(value);
 }
 
 /** What is shown of a key after creation: "shelf_live_1a2b" and "9f0e". */
