@@ -194,6 +194,7 @@ function* excisions(html: string, marker: RegExp, from: number): Generator<[numb
     const end = matchingEnd(html, start, name);
     if (end < 0) continue;
     yield [start, end];
+    rawText.resumeAt(end);
     re.lastIndex = end;
   }
 }
@@ -203,9 +204,13 @@ const STYLE_END = /<\/style/gi;
 
 /**
  * Answers whether a position lies in a script, style or comment (whose text is not markup), for
- * ascending positions: each range is found once, scanning forward from `from`.
+ * ascending positions: each range is found once, scanning forward from `from` and skipping what
+ * `resumeAt` says needs no reading.
  */
-function rawTextRanges(html: string, from: number): { holds(at: number): boolean } {
+function rawTextRanges(
+  html: string,
+  from: number,
+): { holds(at: number): boolean; resumeAt(at: number): void } {
   const opener = /<(script|style)\b|<!--/gi;
   let start = -1;
   let end = from;
@@ -228,6 +233,11 @@ function rawTextRanges(html: string, from: number): { holds(at: number): boolean
         end = close < 0 ? html.length + 1 : close;
       }
       return start <= at && at < end;
+    },
+    // `at` ends an element cut out whole, which held no script, style or comment: the scan need
+    // not read it.
+    resumeAt(at) {
+      if (at > end) start = end = at;
     },
   };
 }

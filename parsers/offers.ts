@@ -6,7 +6,6 @@
  */
 import {
   all,
-  allWhere,
   attr,
   type AttributeReader,
   type Element,
@@ -52,7 +51,8 @@ const AMAZON_MERCHANTS = new Set([
 
 interface OffersParts {
   offers: Element[];
-  asinInputs: Element[];
+  /** The ASIN of the first ASIN input on the page that names a well-formed one; "" when none. */
+  asin: string;
   isOffersPage: boolean;
 }
 
@@ -72,7 +72,7 @@ export function parseOffers(html: string, opts: OffersOptions): OffersPage {
       const offer = el.attribs.id ? readAodOffer(el, mp.code) : readOlpOffer(el, mp);
       return { ...offer, position: i + 1 };
     });
-    return { asin: pageAsin(parts.asinInputs) || asinFromUrl(opts.url), offers };
+    return { asin: parts.asin || asinFromUrl(opts.url), offers };
   });
 }
 
@@ -91,34 +91,34 @@ const PARTS_START =
   /id="(?:aod-|olpOffer)|name="(?:ASIN"|items\[0\.base\]\[asin\]"|metric-asin\.)|\bolpOffer\b/;
 
 function findParts(html: string): OffersParts {
-  const parts: OffersParts = { offers: [], asinInputs: [], isOffersPage: false };
-  // Only offers and ASIN inputs are built as DOM; the containers need no subtree. Once an offer
-  // and the page's ASIN have been read, the footer ends the reading.
-  let offerKept = false;
-  let asinKept = false;
+  const parts: OffersParts = { offers: [], asin: "", isOffersPage: false };
+  // Only the offers are built as DOM: the ASIN inputs and containers are read as the tokenizer
+  // meets them. Once an offer and the page's ASIN have been read, the footer ends the reading.
+  let offerSeen = false;
+  const noteInput = (name: string, attr: AttributeReader) => {
+    if (!parts.asin && name === "input" && isAsinInputName(attr("name"))) {
+      parts.asin = inputAsin(attr("name") ?? "", attr("value"));
+    }
+  };
   const chooseRegion = (name: string, attr: AttributeReader): RegionChoice => {
     const kind = partKind(name, attr);
+    if (kind === "offer") {
+      offerSeen = true;
+      return "keep";
+    }
     if (kind === "container") parts.isOffersPage = true;
-    else if (kind === "offer") offerKept = true;
-    else if (kind === "input") asinKept ||= inputAsin(attr("name") ?? "", attr("value")) !== "";
-    else if (offerKept && asinKept && attr("id") === "navFooter") return "stop";
-    if (kind === "offer" || kind === "input") return "keep";
+    else if (kind === "input") noteInput(name, attr);
+    else if (offerSeen && parts.asin && attr("id") === "navFooter") return "stop";
   };
-  const doc = parseRegions(html, chooseRegion, {
-    from: PARTS_START,
-    excise: QUANTITY_PICKER,
-    prune: isQuantityMenu,
-  });
-  for (const el of allWhere(doc.children, (name, attr) => !!partKind(name, attr))) {
-    const id = el.attribs.id;
-    if (el.name === "input") parts.asinInputs.push(el);
-    else if (
-      id === "aod-pinned-offer" || id === "aod-offer" || /\bolpOffer\b/.test(el.attribs.class ?? "")
-    ) {
-      parts.offers.push(el);
-    } else parts.isOffersPage = true;
-  }
-  // The pinned (buy box) offer comes first on the page already; keep document order.
+  // Inside an offer: its add-to-cart form holds the page's ASIN input.
+  const prune = (name: string, attr: AttributeReader) => {
+    noteInput(name, attr);
+    return isQuantityMenu(name, attr);
+  };
+  const doc = parseRegions(html, chooseRegion, { from: PARTS_START, excise: QUANTITY_PICKER, prune });
+  // Every kept region is an offer (the outermost, where blocks nest), in page order: the pinned
+  // (buy box) offer comes first on the page already.
+  for (const node of doc.children) if (node.type === "tag") parts.offers.push(node);
   return parts;
 }
 
@@ -153,14 +153,6 @@ function partKind(
 /** The names of the inputs that carry the ASIN: items[0.base][asin], ASIN, metric-asin.<ASIN>. */
 function isAsinInputName(name: string | undefined): boolean {
   return name === "items[0.base][asin]" || name === "ASIN" || !!name?.startsWith("metric-asin.");
-}
-
-function pageAsin(inputs: Element[]): string {
-  for (const input of inputs) {
-    const value = inputAsin(attr(input, "name"), input.attribs.value);
-    if (value) return value;
-  }
-  return "";
 }
 
 /** The ASIN an input carries: in its name (metric-asin.<ASIN>) or its value; "" when none. */
