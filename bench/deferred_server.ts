@@ -43,4 +43,8 @@ app.get("/v1/products/offers", async () => {
   return Response.json(BENCH_BODY, { headers: meterHeaders(snapshot, 1, Date.now()) });
 });
 const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
-console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV` }));
+console.log(
+  JSON.stringify({
+    url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV`,
+  }),
+);

@@ -115,7 +115,11 @@ function findParts(html: string): OffersParts {
     noteInput(name, attr);
     return isQuantityMenu(name, attr);
   };
-  const doc = parseRegions(html, chooseRegion, { from: PARTS_START, excise: QUANTITY_PICKER, prune });
+  const doc = parseRegions(html, chooseRegion, {
+    from: PARTS_START,
+    excise: QUANTITY_PICKER,
+    prune,
+  });
   // Every kept region is an offer (the outermost, where blocks nest), in page order: the pinned
   // (buy box) offer comes first on the page already.
   for (const node of doc.children) if (node.type === "tag") parts.offers.push(node);
