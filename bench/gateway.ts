@@ -2,6 +2,7 @@
  * Gateway benchmark: requests/s and p50/p99 latency of a metered data call against bare Hono,
  * both loaded by wrk in the same run. Target: metered ≥ 0.5 × bare.
  */
+import { median } from "./median.ts";
 export interface LoadResult {
   rps: number;
   p50: number;
@@ -61,11 +62,6 @@ export interface GatewayResult {
   metered: LoadResult;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function medianResult(runs: LoadResult[]): LoadResult {
   return {

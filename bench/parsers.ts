@@ -7,6 +7,7 @@
  * both sides alike; each side's figure is the median of its runs.
  */
 import { Parser } from "htmlparser2";
+import { median } from "./median.ts";
 import { fixture, fixtureMarketplace, fixtureNames } from "../tests/fixture.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import type { PageType } from "../schemas/pages.ts";
@@ -22,11 +23,6 @@ const FOLDERS: [string, PageType][] = [
 
 const WARMUP = 3;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 function elapsed(fn: () => void): number {
   const t0 = performance.now();
