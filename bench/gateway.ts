@@ -9,7 +9,9 @@ export interface LoadResult {
   p99: number;
 }
 
-async function startServer(script: string): Promise<{ proc: Deno.ChildProcess; info: { url: string; key?: string } }> {
+async function startServer(
+  script: string,
+): Promise<{ proc: Deno.ChildProcess; info: { url: string; key?: string } }> {
   const proc = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", new URL(script, import.meta.url).pathname],
     stdout: "piped",
@@ -33,10 +35,19 @@ function ms(text: string): number {
   return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
 }
 
-export async function wrk(url: string, headers: Record<string, string>, seconds: number, connections = 64): Promise<LoadResult> {
+export async function wrk(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections = 64,
+): Promise<LoadResult> {
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
-  const out = await new Deno.Command("wrk", { args: [...args, url], stdout: "piped", stderr: "piped" }).output();
+  const out = await new Deno.Command("wrk", {
+    args: [...args, url],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const text = new TextDecoder().decode(out.stdout);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
   if (non2xx) throw new Error(`wrk saw ${non2xx[1]} error responses:\n${text}`);
@@ -61,7 +72,6 @@ export interface GatewayResult {
   deferred: LoadResult;
   metered: LoadResult;
 }
-
 
 function medianResult(runs: LoadResult[]): LoadResult {
   return {
@@ -94,7 +104,11 @@ export async function benchGateway(
   try {
     const names = Object.keys(servers) as (keyof typeof servers)[];
     for (const name of names) await load(name, 1); // warm-up, so JIT state is alike
-    const runs = { bare: [] as LoadResult[], deferred: [] as LoadResult[], metered: [] as LoadResult[] };
+    const runs = {
+      bare: [] as LoadResult[],
+      deferred: [] as LoadResult[],
+      metered: [] as LoadResult[],
+    };
     for (let r = 0; r < rounds; r++) {
       for (const name of names) runs[name].push(await load(name, seconds));
     }

@@ -23,7 +23,6 @@ const FOLDERS: [string, PageType][] = [
 
 const WARMUP = 3;
 
-
 function elapsed(fn: () => void): number {
   const t0 = performance.now();
   fn();
