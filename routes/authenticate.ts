@@ -12,7 +12,7 @@ export interface Caller {
   keyId: string;
 }
 
-export function presentedKey(req: Request, url: URL): string | null {
+export function presentedKey(req: Request, query: URLSearchParams): string | null {
   const header = req.headers.get("x-api-key");
   if (header) return header.trim();
   const auth = req.headers.get("authorization");
@@ -20,11 +20,15 @@ export function presentedKey(req: Request, url: URL): string | null {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (m) return m[1];
   }
-  return url.searchParams.get("api_key");
+  return query.get("api_key");
 }
 
-export async function authenticate(accounts: Accounts, req: Request, url: URL): Promise<Caller> {
-  const value = presentedKey(req, url);
+export async function authenticate(
+  accounts: Accounts,
+  req: Request,
+  query: URLSearchParams,
+): Promise<Caller> {
+  const value = presentedKey(req, query);
   if (!value || !KEY_PATTERN.test(value)) throw unauthorized();
   const found = await accounts.lookupKey(value);
   if (!found) throw unauthorized();

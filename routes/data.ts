@@ -11,6 +11,7 @@ import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
 import { validateQuery } from "./validate_query.ts";
+import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
@@ -19,9 +20,9 @@ export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]
 }
 
 async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response> {
-  const url = new URL(req.url);
-  const caller = await authenticate(deps.accounts, req, url);
-  const input = validateQuery(ep.params, url.searchParams);
+  const query = queryParams(req.url);
+  const caller = await authenticate(deps.accounts, req, query);
+  const input = validateQuery(ep.params, query);
   const admitted = await deps.meter.call(caller.accountId, caller.keyId, {
     group: ep.group,
     cost: ep.cost,
