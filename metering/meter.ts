@@ -21,6 +21,7 @@ import {
 } from "./account_state.ts";
 import { type Decision, transact, type Versioned } from "./transact.ts";
 import { type Alert, newAlert, writeAlert } from "./alerts.ts";
+import { setImmediate } from "node:timers";
 
 export type Refusal = "unauthorized" | "forbidden" | "rate_limited" | "invalid" | "quota_exhausted";
 
@@ -109,7 +110,9 @@ export class Meter {
       if (!q) {
         q = [];
         this.#queues.set(accountId, q);
-        queueMicrotask(() => this.#drain(accountId, q!));
+        // After this turn's other requests have queued too: a microtask would start a batch of one
+        // at the first request of every burst, and the rest would wait behind its commit.
+        setImmediate(() => this.#drain(accountId, q!));
       }
       q.push({ op, resolve, reject });
     });
