@@ -106,20 +106,19 @@ export class Meter {
 
   #submit(accountId: string, op: Op): Promise<Result> {
     return new Promise((resolve, reject) => {
-      let q = this.#queues.get(accountId);
-      if (!q) {
-        q = [];
-        this.#queues.set(accountId, q);
-        // After this turn's other requests have queued too: a microtask would start a batch of one
-        // at the first request of every burst, and the rest would wait behind its commit.
-        setImmediate(() => this.#drain(accountId, q!));
-      }
-      q.push({ op, resolve, reject });
+      const q = this.#queues.get(accountId);
+      if (q) return void q.push({ op, resolve, reject });
+      const fresh = [{ op, resolve, reject }];
+      this.#queues.set(accountId, fresh);
+      this.#drain(accountId, fresh);
     });
   }
 
   async #drain(accountId: string, q: Pending[]): Promise<void> {
     while (q.length) {
+      // Each batch waits for the end of the current turn, so that the requests arriving in it
+      // share one commit: started at once, a batch would often hold only the first of them.
+      await new Promise((r) => setImmediate(r));
       const batch = q.splice(0, MAX_BATCH);
       try {
         const { result, current } = await transact(
