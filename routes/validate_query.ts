@@ -21,10 +21,17 @@ type Failure = { type: string; msg: string };
 const INT = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
+// Every metered call validates its query: the parameter list and the answer for an absent
+// parameter are the same on every call of an endpoint, so they are worked out once.
+const entriesOf = new WeakMap<Record<string, Param>, [string, Param][]>();
+const absentOf = new WeakMap<Param, { value: unknown } | { failure: Failure }>();
+
 export function validateQuery(params: Record<string, Param>, query: URLSearchParams): Validated {
   const value: Record<string, unknown> = {};
   const detail: DetailEntry[] = [];
-  for (const [name, param] of Object.entries(params)) {
+  let entries = entriesOf.get(params);
+  if (!entries) entriesOf.set(params, entries = Object.entries(params));
+  for (const [name, param] of entries) {
     const all = query.getAll(name);
     const raw = all.length ? all[all.length - 1] : undefined;
     const result = validateOne(param, raw);
@@ -39,12 +46,18 @@ export function validateQuery(params: Record<string, Param>, query: URLSearchPar
 
 function validateOne(param: Param, raw: string | undefined): { value: unknown } | { failure: Failure } {
   if (raw === undefined) {
-    if (param.required) return { failure: { type: "missing", msg: "Field required" } };
-    return parseWith(param.schema, undefined);
+    let absent = absentOf.get(param);
+    if (!absent) absentOf.set(param, absent = absentResult(param));
+    return absent;
   }
   const converted = convert(param, raw);
   if ("failure" in converted) return converted;
   return parseWith(param.schema, converted.value);
+}
+
+function absentResult(param: Param): { value: unknown } | { failure: Failure } {
+  if (param.required) return { failure: { type: "missing", msg: "Field required" } };
+  return parseWith(param.schema, undefined);
 }
 
 function convert(param: Param, raw: string): { value: unknown } | { failure: Failure } {
