@@ -10,11 +10,11 @@ import { BrowserTransport } from "../upstream/browser_transport.ts";
 import { UpstreamSource } from "../upstream/source.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { validateQuery } from "../routes/validate_query.ts";
+import { queryParams } from "../routes/query_params.ts";
 
 function request(path: string) {
-  const [p, q] = path.split("?");
-  const endpoint = DATA_ENDPOINTS.find((e) => e.path === p)!;
-  const v = validateQuery(endpoint.params, new URLSearchParams(q));
+  const endpoint = DATA_ENDPOINTS.find((e) => e.path === path.split("?")[0])!;
+  const v = validateQuery(endpoint.params, queryParams(`http://bench${path}`));
   if (!v.ok) throw new TypeError(`bench request ${path} is invalid`);
   return { endpoint, params: v.value, chargePage: () => Promise.resolve(true) };
 }

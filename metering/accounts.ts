@@ -199,11 +199,16 @@ export class Accounts {
     return result;
   }
 
-  /** The account and key a presented key value belongs to, or null for an unknown value. */
-  async lookupKey(value: string): Promise<KeyLookup | null> {
+  /**
+   * The account and key a presented key value belongs to, or null for an unknown value. A key
+   * seen before is answered at once rather than through a promise: every metered call asks.
+   */
+  lookupKey(value: string): KeyLookup | Promise<KeyLookup | null> {
     const hash = hashKey(value);
-    const cached = this.#lookups.get(hash);
-    if (cached) return cached;
+    return this.#lookups.get(hash) ?? this.#readLookup(hash);
+  }
+
+  async #readLookup(hash: string): Promise<KeyLookup | null> {
     const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hash))).value;
     if (found) this.#lookups.set(hash, found);
     return found;

@@ -3,16 +3,17 @@
  * `api_key` query parameter, resolved to its account. Missing, malformed and unknown keys all
  * get the same 401; a revoked key gets it too, from the meter, with the same body.
  */
-import type { Accounts } from "../metering/accounts.ts";
+import type { Accounts, KeyLookup } from "../metering/accounts.ts";
 import { KEY_PATTERN } from "../metering/api_key.ts";
 import { ApiError, UNAUTHORIZED_MESSAGE } from "./api_error.ts";
+import type { Query } from "./query_params.ts";
 
 export interface Caller {
   accountId: string;
   keyId: string;
 }
 
-export function presentedKey(req: Request, query: URLSearchParams): string | null {
+export function presentedKey(req: Request, query: Query): string | null {
   const header = req.headers.get("x-api-key");
   if (header) return header.trim();
   const auth = req.headers.get("authorization");
@@ -20,17 +21,22 @@ export function presentedKey(req: Request, query: URLSearchParams): string | nul
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (m) return m[1];
   }
-  return query.get("api_key");
+  return query.get("api_key")?.[0] ?? null;
 }
 
-export async function authenticate(
+/** The caller, at once for a key seen before (see Accounts.lookupKey); throws the 401. */
+export function authenticate(
   accounts: Accounts,
   req: Request,
-  query: URLSearchParams,
-): Promise<Caller> {
+  query: Query,
+): Caller | Promise<Caller> {
   const value = presentedKey(req, query);
   if (!value || !KEY_PATTERN.test(value)) throw unauthorized();
-  const found = await accounts.lookupKey(value);
+  const found = accounts.lookupKey(value);
+  return found instanceof Promise ? found.then(callerOf) : callerOf(found);
+}
+
+function callerOf(found: KeyLookup | null): Caller {
   if (!found) throw unauthorized();
   return { accountId: found.account_id, keyId: found.key_id };
 }

@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import type { Param } from "../schemas/params.ts";
+import type { Query } from "./query_params.ts";
 
 export interface DetailEntry {
   loc: ["query", string];
@@ -26,14 +27,14 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const entriesOf = new WeakMap<Record<string, Param>, [string, Param][]>();
 const absentOf = new WeakMap<Param, { value: unknown } | { failure: Failure }>();
 
-export function validateQuery(params: Record<string, Param>, query: URLSearchParams): Validated {
+export function validateQuery(params: Record<string, Param>, query: Query): Validated {
   const value: Record<string, unknown> = {};
   const detail: DetailEntry[] = [];
   let entries = entriesOf.get(params);
   if (!entries) entriesOf.set(params, entries = Object.entries(params));
   for (const [name, param] of entries) {
-    const all = query.getAll(name);
-    const raw = all.length ? all[all.length - 1] : undefined;
+    const all = query.get(name);
+    const raw = all?.[all.length - 1];
     const result = validateOne(param, raw);
     if ("failure" in result) {
       detail.push({ loc: ["query", name], msg: result.failure.msg, type: result.failure.type, input: raw ?? null });
