@@ -12,6 +12,7 @@
 import { Hono } from "hono";
 import { BENCH_BODY } from "./bench_body.ts";
 import { meterHeaders } from "../routes/meter_headers.ts";
+import { setImmediate } from "node:timers";
 
 const snapshot = {
   remaining: 1_000_000_000,
@@ -21,18 +22,21 @@ const snapshot = {
   windowRemaining: 1_000_000,
 };
 
-// Requests wait in waves, as a metered batch waits for its one commit: one read of an in-memory
-// KV per wave, an async operation that completes in a later turn (a timer would add a delay).
+// Requests wait in waves, as a metered batch waits for its one commit: the requests of a turn
+// gather (setImmediate, as the meter does), then one read of an in-memory KV, an async operation
+// that completes in a later turn, releases them (a timer would add a delay).
 const kv = await Deno.openKv(":memory:");
 let waiting: (() => void)[] = [];
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => {
     if (waiting.push(resolve) > 1) return;
-    kv.get(["wave"]).then(() => {
-      const wave = waiting;
-      waiting = [];
-      for (const release of wave) release();
-    });
+    setImmediate(() =>
+      kv.get(["wave"]).then(() => {
+        const wave = waiting;
+        waiting = [];
+        for (const release of wave) release();
+      })
+    );
   });
 }
 
