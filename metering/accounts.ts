@@ -14,6 +14,8 @@ import {
   rollPeriod,
 } from "./account_state.ts";
 import { generateKey, hashKey, keyDisplayParts, type KeyMode, randomHex } from "./api_key.ts";
+import { digestHex, sha256Words } from "./sha256.ts";
+import { DigestMap } from "./digest_map.ts";
 import { readAccount, transact } from "./transact.ts";
 
 /** A refused change, with the HTTP status and code the admin API answers with. */
@@ -39,8 +41,8 @@ export class Accounts {
   readonly #kv: Deno.Kv;
   readonly #plans: Plans;
   readonly #clock: Clock;
-  /** Hash → ids never changes once written, so every lookup after the first is free. */
-  readonly #lookups = new Map<string, KeyLookup>();
+  /** Digest → ids never changes once written, so every lookup after the first is free. */
+  readonly #lookups = new DigestMap<KeyLookup>();
   /** Told of every change this process makes, so caches elsewhere can drop the record. */
   onChange: (accountId: string) => void = () => {};
 
@@ -204,13 +206,13 @@ export class Accounts {
    * seen before is answered at once rather than through a promise: every metered call asks.
    */
   lookupKey(value: string): KeyLookup | Promise<KeyLookup | null> {
-    const hash = hashKey(value);
-    return this.#lookups.get(hash) ?? this.#readLookup(hash);
+    const digest = sha256Words(value);
+    return this.#lookups.get(digest) ?? this.#readLookup(digest.slice(0, 8));
   }
 
-  async #readLookup(hash: string): Promise<KeyLookup | null> {
-    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hash))).value;
-    if (found) this.#lookups.set(hash, found);
+  async #readLookup(digest: Int32Array): Promise<KeyLookup | null> {
+    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(digestHex(digest)))).value;
+    if (found) this.#lookups.set(digest, found);
     return found;
   }
 

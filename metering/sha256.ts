@@ -93,6 +93,14 @@ const encoder = new TextEncoder();
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 export function sha256Hex(text: string): string {
+  return digestHex(sha256Words(text));
+}
+
+/**
+ * The digest of `text` as eight big-endian 32-bit words. The array is shared: it holds the
+ * answer until the next call, so read or copy it first.
+ */
+export function sha256Words(text: string): Int32Array {
   const length = writeUtf8(text);
   const total = (length + 9 + 63) & ~63;
   const b = buffer;
@@ -111,9 +119,14 @@ export function sha256Hex(text: string): string {
   b[total - 1] = low;
   H.set(H0);
   for (let at = 0; at < total; at += 64) compress(b, at);
+  return H;
+}
+
+/** Eight digest words as 64 lowercase hex digits. */
+export function digestHex(words: Int32Array): string {
   let hex = "";
   for (let i = 0; i < 8; i++) {
-    const h = H[i];
+    const h = words[i];
     hex += HEX[(h >>> 24) & 255] + HEX[(h >>> 16) & 255] + HEX[(h >>> 8) & 255] + HEX[h & 255];
   }
   return hex;
