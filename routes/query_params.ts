@@ -24,9 +24,7 @@ export function queryParams(url: string): Query {
       const value = eq < amp ? decode(url.slice(eq + 1, amp)) : "";
       // A "%" that is not a valid UTF-8 escape: the standard decoder keeps or replaces it.
       if (name === null || value === null) return viaUrl(url);
-      const values = out.get(name);
-      if (values) values.push(value);
-      else out.set(name, [value]);
+      add(out, name, value);
     }
     at = amp + 1;
   }
@@ -53,10 +51,12 @@ function viaUrl(url: string): Query {
   } catch {
     return out;
   }
-  for (const [name, value] of params) {
-    const values = out.get(name);
-    if (values) values.push(value);
-    else out.set(name, [value]);
-  }
+  for (const [name, value] of params) add(out, name, value);
   return out;
+}
+
+function add(query: Query, name: string, value: string): void {
+  const values = query.get(name);
+  if (values) values.push(value);
+  else query.set(name, [value]);
 }
