@@ -11,9 +11,10 @@ export interface LoadResult {
 
 async function startServer(
   script: string,
+  ...args: string[]
 ): Promise<{ proc: Deno.ChildProcess; info: { url: string; key?: string } }> {
   const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", new URL(script, import.meta.url).pathname],
+    args: ["run", "--allow-all", new URL(script, import.meta.url).pathname, ...args],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -70,6 +71,7 @@ export async function haveWrk(): Promise<boolean> {
 export interface GatewayResult {
   bare: LoadResult;
   deferred: LoadResult;
+  durable: LoadResult;
   metered: LoadResult;
 }
 
@@ -82,7 +84,7 @@ function medianResult(runs: LoadResult[]): LoadResult {
 }
 
 /**
- * Bare Hono, the deferred reference (deferred_server.ts) and the metered call, each loaded in
+ * Bare Hono, the two references of deferred_server.ts and the metered call, each loaded in
  * turn for `seconds` per round over `rounds` rounds; each figure is the median of its rounds.
  * Interleaving matters on a shared machine, whose speed drifts by a third within a minute: one
  * long run of each would compare two different machines.
@@ -95,6 +97,7 @@ export async function benchGateway(
   const servers = {
     bare: await startServer("./bare_server.ts"),
     deferred: await startServer("./deferred_server.ts"),
+    durable: await startServer("./deferred_server.ts", "durable"),
     metered: await startServer("./metered_server.ts"),
   };
   const load = (name: keyof typeof servers, secs: number) => {
@@ -104,17 +107,17 @@ export async function benchGateway(
   try {
     const names = Object.keys(servers) as (keyof typeof servers)[];
     for (const name of names) await load(name, 1); // warm-up, so JIT state is alike
-    const runs = {
-      bare: [] as LoadResult[],
-      deferred: [] as LoadResult[],
-      metered: [] as LoadResult[],
-    };
+    const runs = Object.fromEntries(names.map((n) => [n, [] as LoadResult[]])) as Record<
+      keyof typeof servers,
+      LoadResult[]
+    >;
     for (let r = 0; r < rounds; r++) {
       for (const name of names) runs[name].push(await load(name, seconds));
     }
     return {
       bare: medianResult(runs.bare),
       deferred: medianResult(runs.deferred),
+      durable: medianResult(runs.durable),
       metered: medianResult(runs.metered),
     };
   } finally {
