@@ -6,6 +6,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { type AccountState, cloneAccount } from "./account_state.ts";
+import { randomHex } from "./api_key.ts";
 
 export interface Versioned {
   state: AccountState;
@@ -59,7 +60,9 @@ export async function transact<T>(
       fresh = true;
       continue;
     }
-    const batch = crypto.randomUUID();
+    // 64 random bits: unique among the few recent ids, and a third of a UUID's bytes in a record
+    // that every commit serializes.
+    const batch = randomHex(8);
     d.next.recent_batches = [batch, ...(d.next.recent_batches ?? []).slice(0, RECENT_BATCHES - 1)];
     const op = kv.atomic()
       .check({ key: KV.account(accountId), versionstamp: cur?.versionstamp ?? null })
