@@ -84,7 +84,7 @@ function medianResult(runs: LoadResult[]): LoadResult {
 }
 
 /**
- * Bare Hono, the two references of deferred_server.ts and the metered call, each loaded in
+ * Bare Hono, the two references of reference_server.ts and the metered call, each loaded in
  * turn for `seconds` per round over `rounds` rounds; each figure is the median of its rounds.
  * Interleaving matters on a shared machine, whose speed drifts by a third within a minute: one
  * long run of each would compare two different machines.
@@ -96,8 +96,8 @@ export async function benchGateway(
 ): Promise<GatewayResult> {
   const servers = {
     bare: await startServer("./bare_server.ts"),
-    deferred: await startServer("./deferred_server.ts"),
-    durable: await startServer("./deferred_server.ts", "durable"),
+    deferred: await startServer("./reference_server.ts"),
+    durable: await startServer("./reference_server.ts", "durable"),
     metered: await startServer("./metered_server.ts"),
   };
   const load = (name: keyof typeof servers, secs: number) => {
