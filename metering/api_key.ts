@@ -2,7 +2,7 @@
  * API key values: `shelf_live_` or `shelf_test_` + 48 lowercase hex (24 random bytes).
  * Only the SHA-256 digest, the prefix and the last four characters are ever stored.
  */
-import { sha256Hex } from "./sha256.ts";
+import { bytesHex, sha256Hex } from "./sha256.ts";
 
 export type KeyMode = "live" | "test";
 export const KEY_PATTERN = /^shelf_(live|test)_[0-9a-f]{48}$/;
@@ -22,6 +22,5 @@ export function keyDisplayParts(value: string): { prefix: string; last4: string 
 }
 
 export function randomHex(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return bytesHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }

@@ -132,6 +132,13 @@ export function digestHex(words: Int32Array): string {
   return hex;
 }
 
+/** Bytes as lowercase hex, two digits each. */
+export function bytesHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += HEX[byte];
+  return hex;
+}
+
 /** Writes `text` as UTF-8 at the start of `buffer` (grown to fit it and its padding); its length. */
 function writeUtf8(text: string): number {
   if (buffer.length < text.length * 3 + 72) buffer = new Uint8Array(text.length * 3 + 72);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { sha256Hex } from "../metering/sha256.ts";
+import { Buffer } from "node:buffer";
+import { bytesHex, sha256Hex } from "../metering/sha256.ts";
 
 const reference = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -31,4 +32,10 @@ Deno.test("sha256Hex() agrees with node:crypto at every padding boundary and on 
   assert.equal(sha256Hex(long), reference(long));
   // A long input grows the reused buffer; a short one after it must not see its leftovers.
   assert.equal(sha256Hex("abc"), reference("abc"));
+});
+
+Deno.test("bytesHex() writes every byte value as two lowercase hex digits", () => {
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  assert.equal(bytesHex(all), Buffer.from(all).toString("hex"));
+  assert.equal(bytesHex(new Uint8Array()), "");
 });
