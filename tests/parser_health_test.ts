@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+
+import { fieldCounts, ParserHealth } from "../core/parser_health.ts";
+import { Metrics } from "../core/metrics.ts";
+
+const HOUR = 3_600_000;
+
+Deno.test("fieldCounts() counts top-level fields and each list item's fields; 0 and false are filled", () => {
+  const c = fieldCounts({
+    title: "A",
+    price: null,
+    rating: 0,
+    results: [{ price: 1, image: "" }, { price: null, image: "x" }],
+  });
+  assert.deepEqual(c.get("title"), [1, 0]);
+  assert.deepEqual(c.get("price"), [0, 1]);
+  assert.deepEqual(c.get("rating"), [1, 0]);
+  assert.deepEqual(c.get("results"), [1, 0]);
+  assert.deepEqual(c.get("results[].price"), [1, 1]);
+  assert.deepEqual(c.get("results[].image"), [1, 1]);
+});
+
+Deno.test("ParserHealth flags a field whose fill rate fell below half of the day before, not one that held", () => {
+  const h = new ParserHealth();
+  const now = 100 * 24 * HOUR;
+  for (let i = 0; i < 40; i++) {
+    // the day before: price always filled, title always filled
+    h.add("product", "US", fieldCounts({ price: 9.99, title: "t" }), now - 30 * HOUR);
+    // the last day: price filled 1 in 4 (a fall below half), title still filled
+    h.add("product", "US", fieldCounts({ price: i % 4 === 0 ? 9.99 : null, title: "t" }), now - 2 * HOUR);
+  }
+  const [report] = h.report(now);
+  assert.deepEqual([report.page_type, report.marketplace], ["product", "US"]);
+  const price = report.fields.find((f) => f.field === "price")!;
+  const title = report.fields.find((f) => f.field === "title")!;
+  assert.deepEqual(price.previous_day, { filled: 40, total: 40, rate: 1 });
+  assert.deepEqual(price.last_day, { filled: 10, total: 40, rate: 0.25 });
+  assert.deepEqual(price.last_hour, null);
+  assert(price.falling);
+  assert(!title.falling);
+});
+
+Deno.test("ParserHealth decides nothing on too few parses, and a fall to exactly half is not flagged", () => {
+  const h = new ParserHealth();
+  const now = 100 * 24 * HOUR;
+  for (let i = 0; i < 40; i++) {
+    h.add("search", "DE", fieldCounts({ price: 1 }), now - 30 * HOUR);
+    h.add("search", "DE", fieldCounts({ price: i % 2 ? 1 : null }), now - 1 * HOUR);
+  }
+  h.add("search", "FR", fieldCounts({ price: 1 }), now - 30 * HOUR);
+  h.add("search", "FR", fieldCounts({ price: null }), now - 1 * HOUR);
+  const byMp = new Map(h.report(now).map((r) => [r.marketplace, r]));
+  assert(!byMp.get("DE")!.fields[0].falling, "exactly half is not below half");
+  assert(!byMp.get("FR")!.fields[0].falling, "one parse a day decides nothing");
+});
+
+Deno.test("Metrics renders the INTERFACE.md names in Prometheus text format", async () => {
+  const m = new Metrics();
+  m.httpRequests.inc({ route: "/v1/products/details", status: "200" });
+  m.httpDuration.observe({ route: "/v1/products/details" }, 0.12);
+  m.creditsCharged.inc(2);
+  m.upstreamRequests.inc({ marketplace: "US", outcome: "ok" });
+  m.recordParse("product", "US", fieldCounts({ title: "x", price: null }));
+  const text = await m.render();
+  assert(m.contentType.startsWith("text/plain; version=0.0.4"));
+  assert(text.includes('shelf_http_requests_total{route="/v1/products/details",status="200"} 1'));
+  assert(text.includes("shelf_http_request_duration_seconds_bucket"));
+  assert(text.includes("shelf_credits_charged_total 2"));
+  assert(text.includes('shelf_upstream_requests_total{marketplace="US",outcome="ok"} 1'));
+  assert(text.includes('shelf_parse_fields_total{page_type="product",marketplace="US",field="title",filled="true"} 1'));
+  assert(text.includes('shelf_parse_fields_total{page_type="product",marketplace="US",field="price",filled="false"} 1'));
+});
