@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 import { openApiDocument } from "../schemas/openapi.ts";
-import { DOCS_HTML } from "./docs_page.ts";
+import { docsRoutes } from "./docs_page.ts";
 
 export function metaRoutes(app: Hono): void {
   const index = {
@@ -18,5 +18,5 @@ export function metaRoutes(app: Hono): void {
   app.get("/v1/", () => Response.json(index));
   app.get("/v1", () => Response.json(index));
   app.get("/openapi.json", () => Response.json(openApiDocument()));
-  app.get("/docs", () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } }));
+  docsRoutes(app);
 }

@@ -24,20 +24,60 @@ Deno.test("/openapi.json is an OpenAPI 3.1 document generated from the schemas",
   const doc = await (await s.get("/openapi.json")).json();
   assert.equal(doc.openapi, "3.1.0");
   assert.equal(Object.keys(doc.paths).length, ALL_ENDPOINTS.length);
+  const deref = (o: { $ref?: string }) => o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
   const search = doc.paths["/v1/products/search"].get;
   const limit = search.parameters.find((p: { name: string }) => p.name === "limit");
   assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [0, 200, 0]);
-  const item = search.responses["200"].content["application/json"].schema.properties.results.items;
+  const searchBody = search.responses["200"].content["application/json"].schema;
+  assert.equal(searchBody.$ref, "#/components/schemas/SearchResponse", "responses are named components");
+  const item = deref(searchBody).properties.results.items;
   assert.ok(item.required.includes("bought_past_month"));
   assert.deepEqual(item.properties.price.anyOf[0].properties.list_price.type, ["number", "null"]);
-  const offer = doc.paths["/v1/products/offers"].get.responses["200"].content["application/json"].schema.properties.offers.items;
+  const offer = deref(doc.paths["/v1/products/offers"].get.responses["200"].content["application/json"].schema).properties.offers.items;
   assert.equal(offer.properties.price.anyOf[0].properties.list_price, undefined, "offers' price has no list_price");
 });
 
-Deno.test("/docs serves the interactive documentation page", async () => {
+Deno.test("/openapi.json names the metering headers, the three ways to send a key and both error shapes", async () => {
+  await using s = await startServer();
+  const doc = await (await s.get("/openapi.json")).json();
+  const deref = (o: { $ref?: string }) => o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
+  const details = doc.paths["/v1/products/details"].get;
+  assert.deepEqual(Object.keys(details.responses["200"].headers).sort(), [
+    "RateLimit", "RateLimit-Policy", "X-Credits-Cost", "X-Credits-Remaining", "X-Credits-Reset",
+  ]);
+  for (const h of Object.values(details.responses["200"].headers) as { $ref: string }[]) assert.ok(deref(h).schema);
+  const schemes = doc.components.securitySchemes;
+  assert.deepEqual([schemes.apiKey.in, schemes.apiKey.name], ["header", "x-api-key"]);
+  assert.equal(schemes.bearer.scheme, "bearer");
+  assert.deepEqual([schemes.apiKeyQuery.in, schemes.apiKeyQuery.name], ["query", "api_key"]);
+  assert.equal(deref(details.responses["401"]).content["application/json"].schema.$ref, "#/components/schemas/Error");
+  assert.equal(details.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/ValidationError");
+  assert.deepEqual(doc.components.schemas.Error.properties.error.required.sort(), ["code", "message", "status"]);
+  for (const ep of ALL_ENDPOINTS) {
+    const body = doc.paths[ep.path].get.responses["200"].content["application/json"].schema;
+    assert.ok(deref(body).type, `${ep.path} has a named response schema`);
+  }
+  assert.equal(doc.paths["/v1/"].get.security.length, 0, "the index needs no key");
+});
+
+Deno.test("/docs serves swagger-ui from the package itself, with no inline script and no CDN", async () => {
   await using s = await startServer();
   const r = await s.get("/docs");
   assert.equal(r.status, 200);
   assert.match(r.headers.get("content-type") ?? "", /text\/html/);
-  assert.match(await r.text(), /openapi\.json/);
+  assert.match(r.headers.get("content-security-policy") ?? "", /script-src 'self';/);
+  const html = await r.text();
+  assert.doesNotMatch(html, /<script>/, "no inline script");
+  const srcs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(srcs.length >= 3);
+  for (const src of srcs) {
+    assert.ok(src.startsWith("/docs/"), `${src} is served by Shelf`);
+    const a = await s.get(src);
+    assert.equal(a.status, 200, src);
+    assert.ok((await a.text()).length > 0);
+  }
+  const init = await (await s.get("/docs/init.js")).text();
+  assert.match(init, /\/openapi\.json/);
+  const bundle = await (await s.get("/docs/swagger-ui-bundle.js")).text();
+  assert.ok(bundle.length > 500_000, "the real swagger-ui bundle");
 });
