@@ -16,6 +16,7 @@ import { metaRoutes } from "./routes/meta.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
+import { bodyLimits } from "./routes/body_limit.ts";
 import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
 
@@ -68,6 +69,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   }
 
   const app = new Hono();
+  app.use("*", bodyLimits());
   metaRoutes(app);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);
