@@ -21,6 +21,8 @@ interface Route {
   html?: string;
   /** Where the page redirects to instead (absolute or path). */
   location?: string;
+  /** Extra response headers (Set-Cookie lines among them). */
+  headers?: [string, string][];
 }
 
 interface Trouble {
@@ -74,10 +76,10 @@ export class FakeMarketplace {
   }
 
   /** Serves a corpus page (or inline HTML) at a marketplace URL. */
-  page(url: string, page: string | { html: string; status?: number }): this {
+  page(url: string, page: string | { html: string; status?: number; headers?: [string, string][] }): this {
     const route = typeof page === "string"
       ? { status: 200, fixture: page }
-      : { status: page.status ?? 200, html: page.html };
+      : { status: page.status ?? 200, html: page.html, headers: page.headers };
     this.routes.set(canonicalUrl(url), route);
     return this;
   }
@@ -148,6 +150,7 @@ export class FakeMarketplace {
 
     const route = this.routes.get(canonicalUrl(`https://${host}${path}`));
     if (!route) return new Response(NOT_FOUND_PAGE, { status: 404, headers });
+    for (const [k, v] of route.headers ?? []) headers.append(k, v);
     if (route.location) {
       headers.set("location", route.location);
       return new Response(null, { status: route.status, headers });

@@ -16,6 +16,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
 import { CookieJar } from "./cookie_jar.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
 import {
   applyDeliveryLocation,
   displayedLocation,
@@ -26,7 +27,7 @@ import {
   type Sent,
 } from "./delivery_location.ts";
 import { KeyedLimiter } from "./limiter.ts";
-import { isMarketplaceUrl } from "./marketplace_url.ts";
+import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 
@@ -135,7 +136,7 @@ export class BrowserTransport implements Transport {
     if (!s) {
       const jar = new CookieJar();
       const operator = this.o.operatorCookies[code];
-      if (operator) jar.seed(operator);
+      if (operator) jar.seed(operator, marketplace(code).host);
       const proxy = this.nextProxy.get(key) ?? 0;
       s = { key, marketplace: code, zip, jar, proxy };
       this.sessions.set(key, s);
@@ -164,11 +165,12 @@ export class BrowserTransport implements Transport {
       const res = await this.send(s, current, { signal });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
-        const next = new URL(location, current).href;
-        if (!isMarketplaceUrl(next)) {
-          throw new ApiError(502, "upstream_error", `The marketplace redirected off its own hosts (${new URL(next).host}).`);
+        try {
+          current = upstreamUrl(location, current).url.href;
+        } catch (e) {
+          if (!(e instanceof NotMarketplaceUrl)) throw e;
+          throw new ApiError(502, "upstream_error", "The marketplace redirected off its own hosts.");
         }
-        current = next;
         continue;
       }
       return { url: current, ...res, authenticated: !!this.o.operatorCookies[s.marketplace] };
@@ -186,14 +188,25 @@ export class BrowserTransport implements Transport {
     url: string,
     init: Parameters<Send>[1] & { signal?: AbortSignal },
   ): Promise<Sent> {
-    const target = new URL(url);
+    // Every exchange, whoever built its URL, is to a marketplace host or not at all.
+    let target: URL;
+    try {
+      target = upstreamUrl(url).url;
+    } catch (e) {
+      if (!(e instanceof NotMarketplaceUrl)) throw e;
+      throw new ApiError(502, "upstream_error", "Shelf only sends requests to marketplace hosts.");
+    }
     const headers = new Headers(init.xhr ? xhrHeaders(s.marketplace) : navigationHeaders(s.marketplace));
     for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);
-    const cookie = s.jar.header();
+    const cookie = s.jar.header(target);
     if (cookie) headers.set("cookie", cookie);
-    let fetchUrl = url;
+    let fetchUrl = target.href;
     if (this.o.origin) {
-      fetchUrl = new URL(target.pathname + target.search, this.o.origin).href;
+      // Path and query are set on the origin, not resolved against it: `//host/x` stays a path.
+      const local = new URL(this.o.origin);
+      local.pathname = target.pathname;
+      local.search = target.search;
+      fetchUrl = local.href;
       headers.set("x-forwarded-host", target.host);
       headers.set("x-forwarded-proto", target.protocol.replace(":", ""));
     }
@@ -209,7 +222,7 @@ export class BrowserTransport implements Transport {
         signal,
         client: this.clients[s.proxy],
       } as RequestInit & { client?: Deno.HttpClient });
-      s.jar.store(res.headers);
+      s.jar.store(res.headers, target);
       const body = new Uint8Array(await res.arrayBuffer());
       return { status: res.status, headers: res.headers, body };
     } catch (e) {

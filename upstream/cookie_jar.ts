@@ -1,44 +1,154 @@
 /**
- * The cookies of one marketplace session, as a browser keeps them for one site: set by
- * `Set-Cookie`, removed when a cookie expires, sent back on every request of the session.
- * Domain and path are not tracked: a jar only ever serves one marketplace host.
+ * The cookies of one marketplace session, kept as RFC 6265 says a browser keeps them: each with
+ * its domain (host-only or a domain cookie), path, Secure flag and expiry, sent back only to
+ * requests they match. On top of the RFC, a jar never accepts or sends a cookie outside a
+ * marketplace's registrable domain (amazon.co.uk, not co.uk): a Domain attribute naming a
+ * public suffix or another site is ignored, and a request to any other host gets no cookies.
  */
-export class CookieJar {
-  private readonly cookies = new Map<string, string>();
+import { marketplaceForHost } from "../schemas/marketplaces.ts";
 
-  /** Adds the cookies of a `Cookie:` header value (operator-supplied sessions). */
-  seed(cookieHeader: string): void {
+interface Cookie {
+  name: string;
+  value: string;
+  /** Lower case, without a leading dot. */
+  domain: string;
+  hostOnly: boolean;
+  path: string;
+  secure: boolean;
+  /** Milliseconds since the epoch; Infinity for a session cookie. */
+  expires: number;
+}
+
+/** `www.amazon.co.uk` → `amazon.co.uk`; undefined for a host that is no marketplace's. */
+function registrableDomain(host: string): string | undefined {
+  return marketplaceForHost(host)?.host.slice(4);
+}
+
+function canonicalHost(host: string): string {
+  return host.toLowerCase().replace(/\.$/, "");
+}
+
+/** RFC 6265 5.1.3, for host names (IP literals never reach a jar: they are not marketplace hosts). */
+function domainMatches(host: string, domain: string): boolean {
+  return host === domain || host.endsWith("." + domain);
+}
+
+/** RFC 6265 5.1.4. */
+function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  if (!requestPath.startsWith(cookiePath)) return false;
+  return cookiePath.endsWith("/") || requestPath[cookiePath.length] === "/";
+}
+
+/** RFC 6265 5.1.4: the directory of the request path. */
+function defaultPath(requestPath: string): string {
+  if (!requestPath.startsWith("/")) return "/";
+  const last = requestPath.lastIndexOf("/");
+  return last <= 0 ? "/" : requestPath.slice(0, last);
+}
+
+export class CookieJar {
+  private readonly cookies = new Map<string, Cookie>();
+
+  /**
+   * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as domain
+   * cookies of the marketplace host's registrable domain, for every path, https only.
+   */
+  seed(cookieHeader: string, marketplaceHost: string): void {
+    const domain = registrableDomain(canonicalHost(marketplaceHost));
+    if (!domain) return;
     for (const part of cookieHeader.split(";")) {
       const eq = part.indexOf("=");
-      if (eq > 0) this.cookies.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+      if (eq <= 0) continue;
+      this.put({
+        name: part.slice(0, eq).trim(),
+        value: part.slice(eq + 1).trim(),
+        domain,
+        hostOnly: false,
+        path: "/",
+        secure: true,
+        expires: Infinity,
+      });
     }
   }
 
-  store(headers: Headers, now = Date.now()): void {
+  /** Takes the `Set-Cookie` fields of a response to `requestUrl` (RFC 6265 5.2 and 5.3). */
+  store(headers: Headers, requestUrl: URL, now = Date.now()): void {
+    const host = canonicalHost(requestUrl.hostname);
+    const site = registrableDomain(host);
+    if (!site) return;
     for (const line of headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
       const eq = pair.indexOf("=");
       if (eq <= 0) continue;
-      const name = pair.slice(0, eq).trim();
-      if (isExpired(attrs, now)) this.cookies.delete(name);
-      else this.cookies.set(name, pair.slice(eq + 1).trim());
+      const cookie: Cookie = {
+        name: pair.slice(0, eq).trim(),
+        value: pair.slice(eq + 1).trim(),
+        domain: host,
+        hostOnly: true,
+        path: defaultPath(requestUrl.pathname),
+        secure: false,
+        expires: Infinity,
+      };
+      let maxAge: number | undefined;
+      let rejected = false;
+      for (const attr of attrs) {
+        const at = attr.indexOf("=");
+        const key = (at < 0 ? attr : attr.slice(0, at)).trim().toLowerCase();
+        const value = at < 0 ? "" : attr.slice(at + 1).trim();
+        if (key === "domain" && value) {
+          const domain = canonicalHost(value.replace(/^\./, ""));
+          // Another site, or a public suffix wider than the marketplace's own domain.
+          if (!domainMatches(host, domain) || !domainMatches(domain, site)) rejected = true;
+          cookie.domain = domain;
+          cookie.hostOnly = false;
+        } else if (key === "path" && value.startsWith("/")) {
+          cookie.path = value;
+        } else if (key === "secure") {
+          cookie.secure = true;
+        } else if (key === "max-age" && /^-?\d+$/.test(value)) {
+          maxAge = Number(value);
+        } else if (key === "expires") {
+          const t = Date.parse(value);
+          if (!Number.isNaN(t)) cookie.expires = t;
+        }
+      }
+      if (rejected) continue;
+      if (maxAge !== undefined) cookie.expires = maxAge <= 0 ? -Infinity : now + maxAge * 1000;
+      if (cookie.expires <= now) this.cookies.delete(keyOf(cookie));
+      else this.put(cookie);
     }
   }
 
-  get(name: string): string | undefined {
-    return this.cookies.get(name);
+  /** The value of the cookie `name` that a request to `url` would send, if any. */
+  get(name: string, url?: URL, now = Date.now()): string | undefined {
+    return this.matching(url, now).find((c) => c.name === name)?.value;
   }
 
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  /** The `Cookie:` value for a request to `url` (RFC 6265 5.4); "" for a host outside the jar's site. */
+  header(url: URL, now = Date.now()): string {
+    return this.matching(url, now).map((c) => `${c.name}=${c.value}`).join("; ");
+  }
+
+  private matching(url: URL | undefined, now: number): Cookie[] {
+    const all = [...this.cookies.values()].filter((c) => c.expires > now);
+    if (!url) return all;
+    const host = canonicalHost(url.hostname);
+    if (!registrableDomain(host)) return [];
+    return all
+      .filter((c) =>
+        (c.hostOnly ? host === c.domain : domainMatches(host, c.domain)) &&
+        pathMatches(url.pathname || "/", c.path) &&
+        (!c.secure || url.protocol === "https:")
+      )
+      .sort((a, b) => b.path.length - a.path.length);
+  }
+
+  private put(c: Cookie): void {
+    this.cookies.set(keyOf(c), c);
   }
 }
 
-function isExpired(attrs: string[], now: number): boolean {
-  for (const a of attrs) {
-    const [k, v = ""] = a.split("=", 2).map((s) => s.trim());
-    if (/^max-age$/i.test(k) && Number(v) <= 0) return true;
-    if (/^expires$/i.test(k) && Date.parse(a.slice(a.indexOf("=") + 1).trim()) < now) return true;
-  }
-  return false;
+function keyOf(c: Cookie): string {
+  return `${c.name}\u0000${c.domain}\u0000${c.path}`;
 }

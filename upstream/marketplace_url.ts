@@ -1,15 +1,50 @@
 /**
- * Whether a URL may be fetched for `/v1/scrape`: http(s) on a marketplace host (www.amazon.de,
- * amazon.co.jp, smile.amazon.com), default port, no credentials. Checked at validation, so that
- * any other URL is a 422 and never charged, and again on every redirect.
+ * The one way any input becomes an upstream URL (issue 13.1): parse it (relative to `base` when
+ * given), then judge the URL that parsing produced, never a string rebuilt from its parts. A
+ * path like `//127.0.0.1/x` is thus still a path of the marketplace host, and `user@host`,
+ * `\\@host`, IP literals in any notation (the URL parser turns `2130706433` and `0177.0.0.1`
+ * into `127.0.0.1`) and other ports are refused, because the parsed host is not a marketplace
+ * host. Scrape URLs, redirects, the URL builders and every request the transport sends go
+ * through it.
  */
-import { marketplaceForHost } from "../schemas/marketplaces.ts";
+import { type Marketplace, marketplaceForHost } from "../schemas/marketplaces.ts";
 
+export class NotMarketplaceUrl extends Error {
+  constructor(readonly input: string, reason: string) {
+    super(`Not a marketplace URL (${reason}).`);
+    this.name = "NotMarketplaceUrl";
+  }
+}
+
+export interface UpstreamUrl {
+  /** The URL as Shelf fetches it: https, the marketplace host, the input's path and query. */
+  url: URL;
+  marketplace: Marketplace;
+}
+
+export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch {
+    throw new NotMarketplaceUrl(String(input), "not a URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new NotMarketplaceUrl(url.href, "not http(s)");
+  if (url.username || url.password) throw new NotMarketplaceUrl(url.href, "credentials in the URL");
+  if (url.port) throw new NotMarketplaceUrl(url.href, "a port other than the default");
+  const marketplace = marketplaceForHost(url.hostname);
+  if (!marketplace) throw new NotMarketplaceUrl(url.href, `host ${url.hostname} is not a marketplace host`);
+  // Setting the scheme keeps host, path and query as parsed; nothing is re-read from the path.
+  url.protocol = "https:";
+  url.hash = "";
+  return { url, marketplace };
+}
+
+/** Whether `raw` passes upstreamUrl(); the scrape parameter's validation (422, never charged). */
 export function isMarketplaceUrl(raw: string): boolean {
   try {
-    const url = new URL(raw);
-    return (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password &&
-      !url.port && marketplaceForHost(url.hostname) !== undefined;
+    upstreamUrl(raw);
+    return true;
   } catch {
     return false;
   }

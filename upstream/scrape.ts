@@ -3,22 +3,23 @@
  * itself (parsers/detect.ts), then that type's parser runs; `data` is its output.
  */
 import { ApiError } from "../routes/api_error.ts";
-import { marketplaceForHost } from "../schemas/marketplaces.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import { type FetchedPage, parsed } from "./fetch_page.ts";
-import { isMarketplaceUrl } from "./marketplace_url.ts";
+import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 
 export async function scrape(
   raw: string,
   get: (url: string, marketplace: string) => Promise<FetchedPage>,
 ): Promise<unknown> {
-  const target = new URL(raw);
-  const mp = marketplaceForHost(target.hostname);
-  if (!mp || !isMarketplaceUrl(raw)) {
+  let target;
+  try {
+    target = upstreamUrl(raw);
+  } catch (e) {
+    if (!(e instanceof NotMarketplaceUrl)) throw e;
     throw new ApiError(502, "upstream_error", "Only pages of marketplace hosts can be scraped.");
   }
-  // Always over https on the marketplace's own host name, as a browser would end up.
-  const url = new URL(target.pathname + target.search, `https://${target.hostname.toLowerCase()}`).href;
+  const mp = target.marketplace;
+  const url = target.url.href;
   const page = await get(url, mp.code);
   if (page.detection.kind !== "page") {
     throw new ApiError(502, "upstream_error", "The page at this URL is not a page type Shelf can read.");

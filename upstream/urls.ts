@@ -4,6 +4,7 @@
  * that the URL is the one a visitor's browser shows (and the one a recording holds).
  */
 import { marketplace } from "../schemas/marketplaces.ts";
+import { upstreamUrl } from "./marketplace_url.ts";
 
 type Params = Record<string, unknown>;
 
@@ -39,11 +40,13 @@ export function originOf(code: string): string {
 }
 
 function build(code: string, path: string, query: Record<string, string | number | undefined> = {}): string {
-  const url = new URL(path, originOf(code));
+  // The path is set, not resolved: a path can never name another host.
+  const url = new URL(originOf(code));
+  url.pathname = path;
   for (const [k, v] of Object.entries(query)) {
     if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
   }
-  return url.href;
+  return upstreamUrl(url).url.href;
 }
 
 const pageParam = (page: unknown) => (typeof page === "number" && page > 1 ? page : undefined);

@@ -1,0 +1,186 @@
+/**
+ * Server-side request forgery (issue 13.1): whatever a client puts in a scrape URL, whatever a
+ * page redirects to and whatever cookies a page sets, Shelf sends requests only to marketplace
+ * hosts, and cookies only where RFC 6265 scopes them within the marketplace's own domain.
+ * Through real HTTP: Shelf on loopback with the real browser transport, in `origin:` mode against
+ * the fake marketplace (which records the marketplace host of every request it receives), and in
+ * `live` mode through a loopback proxy that records every CONNECT target and refuses it, so
+ * that nothing leaves the machine.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { FakeMarketplace } from "./fake_marketplace.ts";
+import { CookieJar } from "../upstream/cookie_jar.ts";
+import { upstreamUrl } from "../upstream/marketplace_url.ts";
+
+// Valid at validation (a marketplace host), hostile in their path: each once led Shelf to
+// another host when the URL was rebuilt from its path.
+const HOSTILE_PATHS = [
+  "https://www.amazon.com//127.0.0.1:9443/x",
+  "https://www.amazon.com///127.0.0.1/x",
+  "https://www.amazon.com/%2F%2F127.0.0.1/x",
+  "https://www.amazon.com/\\\\127.0.0.1/x",
+  "https://www.amazon.com\\@127.0.0.1/x",
+  "https://www.amazon.com//[::1]/x",
+  "https://www.amazon.com//2130706433/x",
+  "https://www.amazon.com//0177.0.0.1/x",
+  "https://www.amazon.com//user@127.0.0.1/x",
+];
+
+Deno.test("upstreamUrl() judges the parsed URL: hostile paths stay paths of the marketplace host", () => {
+  for (const raw of HOSTILE_PATHS) {
+    const u = upstreamUrl(raw).url;
+    assert.equal(u.host, "www.amazon.com", raw);
+    assert.equal(u.protocol, "https:");
+  }
+  for (
+    const raw of [
+      "https://user@127.0.0.1/",
+      "https://www.amazon.com@127.0.0.1/",
+      "https://[::1]/",
+      "https://2130706433/",
+      "https://0177.0.0.1/",
+      "https://0x7f.1/",
+      "http://www.amazon.com:8080/",
+      "https://www.amazon.com.evil.example/",
+    ]
+  ) {
+    assert.throws(() => upstreamUrl(raw), raw);
+  }
+  // Relative inputs (redirect Locations) are resolved first, then judged.
+  assert.throws(() => upstreamUrl("//127.0.0.1:9/x", "https://www.amazon.com/dp/B000000001"));
+  // Same scheme without slashes is a relative path (WHATWG URL), so it stays on the marketplace.
+  assert.equal(upstreamUrl("https:127.0.0.1/x", "https://www.amazon.com/dp/B000000001").url.host, "www.amazon.com");
+  assert.equal(upstreamUrl("/gp/x", "https://www.amazon.de/dp/B000000001").url.href, "https://www.amazon.de/gp/x");
+});
+
+Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
+  await using rig = await startRig();
+  for (const raw of HOSTILE_PATHS) {
+    const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
+    assert.ok([404, 502].includes(r.status), `${raw} → ${r.status} ${JSON.stringify(r.body)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0", raw);
+  }
+  const hosts = new Set(rig.fake.requests.map((r) => r.host));
+  assert.deepEqual([...hosts], ["www.amazon.com"], "every upstream request named the marketplace host");
+  const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
+  assert.equal(usage.requests_used, 0);
+});
+
+/** A loopback HTTP proxy that records each CONNECT target and refuses it: no byte leaves the box. */
+function recordingProxy() {
+  const targets: string[] = [];
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    for await (const conn of listener) {
+      (async () => {
+        const buf = new Uint8Array(4096);
+        const n = await conn.read(buf).catch(() => null);
+        const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+        const m = /^(CONNECT|GET|POST) (\S+)/.exec(head);
+        if (m) targets.push(m[2]);
+        await conn.write(new TextEncoder().encode("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n")).catch(() => {});
+        try {
+          conn.close();
+        } catch { /* closed */ }
+      })();
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    targets,
+    async close() {
+      listener.close();
+      await served.catch(() => {});
+    },
+  };
+}
+
+Deno.test("live mode: a hostile scrape path opens a tunnel to the marketplace host only, never to the path's host", async () => {
+  const proxy = recordingProxy();
+  try {
+    await using rig = await startRig({ upstream: "live", env: { HTTP_PROXY: proxy.url }, browser: { retries: 0 } });
+    for (const raw of HOSTILE_PATHS.slice(0, 4)) {
+      const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
+      assert.ok(r.status >= 500, `${raw} → ${r.status}`);
+      assert.equal(r.headers.get("x-credits-cost"), "0");
+    }
+    assert.ok(proxy.targets.length > 0, "the requests went through the proxy");
+    for (const t of proxy.targets) assert.equal(t, "www.amazon.com:443", `tunnel to ${t}`);
+  } finally {
+    await proxy.close();
+  }
+});
+
+Deno.test("a redirect chain that leaves the marketplace is an uncharged 502, and nothing is sent off the marketplace", async () => {
+  const fake = new FakeMarketplace()
+    .redirect("https://www.amazon.com/dp/B0REDIRA01", "/gp/hop/one")
+    .redirect("https://www.amazon.com/gp/hop/one", "//127.0.0.1:9/x")
+    .redirect("https://www.amazon.com/dp/B0REDIRA02", "https://www.amazon.de/gp/hop/two")
+    .redirect("https://www.amazon.de/gp/hop/two", "https://www.amazon.com@127.0.0.1/x")
+    .redirect("https://www.amazon.com/dp/B0REDIRA03", "https://[::1]/x");
+  await using _fake = fake;
+  await using rig = await startRig({ fake });
+  for (const asin of ["B0REDIRA01", "B0REDIRA02", "B0REDIRA03"]) {
+    const r = await rig.call(`/v1/products/details?asin=${asin}`);
+    assert.equal(r.status, 502, `${asin}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  const hosts = new Set(fake.requests.map((r) => r.host));
+  for (const h of hosts) assert.match(h, /^www\.amazon\.(com|de)$/);
+  assert.ok(hosts.has("www.amazon.de"), "the redirect within the marketplaces was followed");
+});
+
+Deno.test("cookies a page sets for another site, a public suffix or a narrower path are not sent back (no jar poisoning)", async () => {
+  const fake = new FakeMarketplace().page("https://www.amazon.com/dp/B0COOKIE01", {
+    html: "<html><body>cookie setter</body></html>",
+    headers: [
+      ["set-cookie", "poison=1; Domain=com; Path=/"],
+      ["set-cookie", "other=1; Domain=amazon.de; Path=/"],
+      ["set-cookie", "evil=1; Domain=evil.example; Path=/"],
+      ["set-cookie", "narrow=1; Path=/gp/special"],
+      ["set-cookie", "good=1; Domain=.amazon.com; Path=/; Secure"],
+      ["set-cookie", "hostonly=1; Path=/"],
+    ],
+  });
+  await using _fake = fake;
+  await using rig = await startRig({ fake });
+  await rig.call("/v1/products/details?asin=B0COOKIE01");
+  await rig.call("/v1/products/details?asin=B0COOKIE02");
+  await rig.call("/v1/products/details?asin=B0COOKIE03&marketplace=DE");
+  const us = fake.requests.filter((r) => r.host === "www.amazon.com" && r.path.includes("B0COOKIE02"));
+  assert.ok(us.length > 0);
+  const sent = us.at(-1)!.cookie;
+  assert.match(sent, /(^|; )good=1(;|$)/);
+  assert.match(sent, /(^|; )hostonly=1(;|$)/);
+  for (const name of ["poison", "other", "evil", "narrow"]) {
+    assert.doesNotMatch(sent, new RegExp(`(^|; )${name}=`), `${name} must not be sent`);
+  }
+  const de = fake.requests.filter((r) => r.host === "www.amazon.de").map((r) => r.cookie).join("; ");
+  assert.doesNotMatch(de, /good=|hostonly=|other=/, "amazon.com's cookies never go to amazon.de");
+});
+
+Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, inside the marketplace's domain only", () => {
+  const jar = new CookieJar();
+  const at = (u: string) => new URL(u);
+  const set = (url: string, ...lines: string[]) => {
+    const h = new Headers();
+    for (const l of lines) h.append("set-cookie", l);
+    jar.store(h, at(url), 1_000);
+  };
+  set("https://www.amazon.co.uk/gp/a/b", "dir=1", "root=1; Path=/", "dom=1; Domain=amazon.co.uk; Path=/", "sub=1; Domain=amazon.co.uk", "sec=1; Secure; Path=/");
+  set("https://www.amazon.co.uk/", "suffix=1; Domain=co.uk", "gone=1; Max-Age=0", "later=1; Max-Age=10; Path=/");
+  const h = (u: string, now = 1_000) => jar.header(at(u), now).split("; ").filter(Boolean).sort();
+  assert.deepEqual(h("https://www.amazon.co.uk/gp/a/x"), ["dir=1", "dom=1", "later=1", "root=1", "sec=1", "sub=1"]);
+  assert.deepEqual(h("https://www.amazon.co.uk/other"), ["dom=1", "later=1", "root=1", "sec=1"], "without Path, the default path is /gp/a");
+  assert.deepEqual(h("http://www.amazon.co.uk/other"), ["dom=1", "later=1", "root=1"], "Secure only over https");
+  assert.deepEqual(h("https://smile.amazon.co.uk/"), ["dom=1"], "host-only cookies stay on their host");
+  assert.deepEqual(h("https://www.amazon.co.uk/", 20_000), ["dom=1", "root=1", "sec=1"], "Max-Age expires");
+  assert.deepEqual(h("https://www.amazon.com/"), [], "another marketplace gets nothing");
+  assert.deepEqual(h("https://127.0.0.1/"), [], "a non-marketplace host gets nothing");
+  const seeded = new CookieJar();
+  seeded.seed("session-token=abc; ubid=1", "www.amazon.de");
+  assert.equal(seeded.header(at("https://www.amazon.de/dp/X")), "session-token=abc; ubid=1");
+  assert.equal(seeded.header(at("https://www.amazon.com/dp/X")), "", "operator cookies stay on their marketplace");
+  assert.equal(seeded.header(at("http://www.amazon.de/dp/X")), "", "operator cookies only over https");
+});
