@@ -27,6 +27,7 @@ import {
   type Sent,
 } from "./delivery_location.ts";
 import { KeyedLimiter } from "./limiter.ts";
+import { readCapped } from "./read_capped.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -34,7 +35,10 @@ import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.t
 export interface BrowserOptions {
   /** `origin:` target (http://127.0.0.1:PORT); unset for the marketplaces themselves. */
   origin?: string;
+  /** One exchange: connect, headers and body. */
   timeoutMs?: number;
+  /** One call: every attempt, backoff and body together (issue 13.3). */
+  deadlineMs?: number;
   /** Further attempts after a block or a failed connection. */
   retries?: number;
   backoffMs?: number;
@@ -67,6 +71,7 @@ export class BrowserTransport implements Transport {
   constructor(opts: BrowserOptions = {}) {
     this.o = {
       timeoutMs: 20_000,
+      deadlineMs: 30_000,
       retries: 3,
       backoffMs: 1_000,
       perMarketplace: 6,
@@ -93,12 +98,15 @@ export class BrowserTransport implements Transport {
   private async withRetries(req: UpstreamRequest): Promise<UpstreamResponse> {
     let lastBlocked: UpstreamResponse | undefined;
     let lastError: unknown;
+    const deadline = AbortSignal.timeout(this.o.deadlineMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     for (let attempt = 0; attempt <= this.o.retries; attempt++) {
-      if (attempt > 0) await this.backoff(attempt);
+      if (attempt > 0) await this.backoff(attempt, signal);
       const session = this.session(req.marketplace, req.zip);
       try {
-        if (req.zip) await this.locate(session);
-        const res = await this.get(session, req.url, req.signal);
+        if (signal.aborted) throw signal.reason;
+        if (req.zip) await untilAborted(this.locate(session), signal);
+        const res = await this.get(session, req.url, signal);
         if (isBlocked(res)) {
           lastBlocked = res;
           this.drop(session);
@@ -112,6 +120,9 @@ export class BrowserTransport implements Transport {
         }
         return res;
       } catch (e) {
+        if (deadline.aborted && !req.signal?.aborted) {
+          throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.deadlineMs} ms.`);
+        }
         if (e instanceof ApiError) throw e;
         if (e instanceof LocationBlocked) {
           lastError = e;
@@ -223,7 +234,7 @@ export class BrowserTransport implements Transport {
         client: this.clients[s.proxy],
       } as RequestInit & { client?: Deno.HttpClient });
       s.jar.store(res.headers, target);
-      const body = new Uint8Array(await res.arrayBuffer());
+      const body = await readCapped(res.body);
       return { status: res.status, headers: res.headers, body };
     } catch (e) {
       if (timeout.aborted) {
@@ -233,10 +244,19 @@ export class BrowserTransport implements Transport {
     }
   }
 
-  private backoff(attempt: number): Promise<void> {
+  private backoff(attempt: number, signal: AbortSignal): Promise<void> {
     const base = this.o.backoffMs * 2 ** (attempt - 1);
     const ms = base / 2 + Math.random() * base / 2;
-    return new Promise((r) => setTimeout(r, ms));
+    // Ends early when the call's deadline passes; the next attempt then fails at once.
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 }
 
@@ -245,6 +265,16 @@ function isBlocked(res: UpstreamResponse): boolean {
   if (res.status === 503 || res.status === 429) return true;
   const d = detectPage(decodeHtml(res.body, res.headers.get("content-type")));
   return d.kind === "blocked" && d.reason !== "signin";
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (the work itself may go on for others). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
 
 function errorText(e: unknown): string {

@@ -1,0 +1,113 @@
+/**
+ * Upstream bodies are bounded (issue 13.3): a gzip bomb is cut at MAX_UPSTREAM_BYTES of decoded
+ * output, answered with an uncharged 502 and never retried; and one deadline covers a whole
+ * call (every attempt, backoff and body), so a body that drips forever is an uncharged 504.
+ * The marketplace is a loopback server that answers every request with the hostile body.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { MAX_UPSTREAM_BYTES } from "../upstream/read_capped.ts";
+
+async function gzipOfZeros(bytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const chunk = new Uint8Array(1 << 20);
+  let left = bytes;
+  const source = new ReadableStream<BufferSource>({
+    pull(c) {
+      if (left <= 0) return c.close();
+      const n = Math.min(left, chunk.length);
+      c.enqueue(chunk.subarray(0, n));
+      left -= n;
+    },
+  });
+  return new Uint8Array(await new Response(source.pipeThrough(new CompressionStream("gzip"))).arrayBuffer()) as Uint8Array<ArrayBuffer>;
+}
+
+function hostileOrigin(answer: () => Response) {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    requests++;
+    return answer();
+  });
+  return {
+    upstream: `origin:http://127.0.0.1:${server.addr.port}`,
+    requests: () => requests,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test("a gzip bomb is cut at the cap: one upstream request, an uncharged 502, memory stays flat", async () => {
+  const decoded = 256 * 1024 * 1024;
+  const bomb = await gzipOfZeros(decoded);
+  const origin = hostileOrigin(() =>
+    new Response(bomb, { headers: { "content-type": "text/html", "content-encoding": "gzip" } })
+  );
+  try {
+    await using rig = await startRig({ upstream: origin.upstream });
+    const rssBefore = Deno.memoryUsage().rss;
+    const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    const grew = Deno.memoryUsage().rss - rssBefore;
+    console.log(`[figures] bomb: ${bomb.length} bytes compressed, ${decoded} decoded; RSS grew ${Math.round(grew / 1e6)} MB`);
+    assert.equal(r.status, 502, JSON.stringify(r.body));
+    assert.equal((r.body.error as { code: string }).code, "upstream_error");
+    assert.match((r.body.error as { message: string }).message, /more than 8 MiB/);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    assert.equal(origin.requests(), 1, "a body over the cap is never retried");
+    assert.ok(grew < 4 * MAX_UPSTREAM_BYTES + 64e6, `RSS grew ${grew} bytes for a ${decoded}-byte bomb`);
+    const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
+    assert.equal(usage.requests_used, 0);
+    const again = await rig.server.get("/v1/");
+    assert.equal(again.status, 200, "still serving");
+    await again.body?.cancel();
+  } finally {
+    await origin.close();
+  }
+});
+
+Deno.test("one deadline covers the whole call: a body that drips past it is an uncharged 504", async () => {
+  const origin = hostileOrigin(() => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("<html><body>"));
+        timer = setInterval(() => {
+          try {
+            c.enqueue(new TextEncoder().encode("<p>drip</p>"));
+          } catch {
+            clearInterval(timer);
+          }
+        }, 50);
+      },
+      cancel() {
+        clearInterval(timer);
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/html" } });
+  });
+  try {
+    // Each exchange alone may take 5 s; the call as a whole only 800 ms.
+    await using rig = await startRig({ upstream: origin.upstream, browser: { timeoutMs: 5_000, deadlineMs: 800 } });
+    const started = performance.now();
+    const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    const ms = performance.now() - started;
+    assert.equal(r.status, 504, JSON.stringify(r.body));
+    assert.equal((r.body.error as { code: string }).code, "upstream_timeout");
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    assert.ok(ms < 4_000, `answered after ${Math.round(ms)} ms, long before the 5 s exchange timeout`);
+  } finally {
+    await origin.close();
+  }
+});
+
+Deno.test("the deadline also bounds retries: failing connections are retried only until it passes", async () => {
+  // Nothing listens on this port: every attempt fails at once, and backoff waits between them.
+  await using rig = await startRig({
+    upstream: "origin:http://127.0.0.1:9",
+    browser: { retries: 50, backoffMs: 200, deadlineMs: 700 },
+  });
+  const started = performance.now();
+  const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  const ms = performance.now() - started;
+  assert.equal(r.status, 504, JSON.stringify(r.body));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  assert.ok(ms < 3_000, `gave up after ${Math.round(ms)} ms`);
+});
