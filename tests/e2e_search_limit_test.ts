@@ -59,3 +59,28 @@ Deno.test("identical concurrent details calls share one upstream fetch", async (
   assert.deepEqual(new Set(rs.map((r) => r.status)), new Set([200]));
   assert.equal(rig.fake.pageRequests("/dp/"), 1);
 });
+
+Deno.test("search limit never fetches more upstream pages than the call pays for (issue 13.11)", async () => {
+  const plans = parsePlans(JSON.stringify({
+    plans: [{ id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }],
+  }));
+  await using rig = await startRig({ plans, plan: "tiny" });
+  servePages(rig, 14);
+  const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+  assert.equal(r.body.has_next_page, true);
+  assert.equal(rig.fake.pageRequests("/s?"), 2, "two credits, two upstream pages");
+});
+
+Deno.test("with credits to spare, the pages fetched are the pages charged", async () => {
+  await using rig = await startRig();
+  servePages(rig, 14);
+  for (const [limit, pages] of [[40, 3], [100, 7], [16, 1], [17, 2]]) {
+    const before = rig.fake.pageRequests("/s?");
+    const r = await rig.call(`/v1/products/search?query=ipad&limit=${limit}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("x-credits-cost"), String(pages), `limit=${limit}`);
+    assert.equal(rig.fake.pageRequests("/s?") - before, pages, `limit=${limit}: pages fetched`);
+  }
+});

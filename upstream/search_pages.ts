@@ -3,10 +3,11 @@
  *
  * Pages are requested ahead, concurrently, on a guess of how many items a page holds (Amazon's
  * desktop grid shows 48–60); after each page the guess is corrected from what the pages really
- * held. Credits follow the pages used, not the pages requested: before a further page's items are
- * taken, `chargePage()` charges one credit, and when it refuses the items so far are returned
- * with `has_next_page` true. A page fetched ahead but not needed is not charged. A failed page
- * that is needed fails the whole call (which the route refunds).
+ * held. A page is fetched only once it is paid for (issue 13.11): the first by the call itself,
+ * every further one by `chargePage()` just before its request, so the upstream pages a call
+ * fetches never outnumber the credits it pays (SPEC: 1 credit per upstream page fetched). When
+ * `chargePage()` refuses, the items so far are returned with `has_next_page` true. A failed
+ * page that is needed fails the whole call (which the route refunds).
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { ProductItem } from "../schemas/resources.ts";
@@ -36,28 +37,33 @@ export interface CollectOptions<Raw> {
 const MAX_PAGE = 400;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
-  const ahead = new Map<number, Promise<Raw>>();
-  const request = (page: number) => {
-    if (page > MAX_PAGE || ahead.has(page)) return;
+  const fetched = new Map<number, Promise<Raw>>();
+  let unpaid = false;
+  const request = async (page: number) => {
+    if (page > MAX_PAGE || fetched.has(page) || unpaid) return;
+    if (page !== o.firstPage && !(await o.chargePage())) {
+      unpaid = true;
+      return;
+    }
     const p = o.fetchPage(page);
-    p.catch(() => {}); // a page fetched ahead that is never needed may fail unobserved
-    ahead.set(page, p);
+    p.catch(() => {}); // a page fetched ahead whose call failed earlier may fail unobserved
+    fetched.set(page, p);
   };
   const plan = (from: number, missing: number, perPage: number) => {
     const pages = o.limit > 0 ? Math.max(1, Math.ceil(missing / Math.max(1, perPage))) : 1;
-    for (let i = 0; i < pages; i++) request(from + i);
+    // Charged together (the meter commits them in one batch, in order), then fetched at once.
+    return Promise.all(Array.from({ length: pages }, (_, i) => request(from + i)));
   };
 
-  plan(o.firstPage, o.limit, o.perPageGuess ?? 48);
+  await plan(o.firstPage, o.limit, o.perPageGuess ?? 60);
   const results: ProductItem[] = [];
   let total = 0;
   let seenPerPage = 0;
   for (let page = o.firstPage, used = 0;; page++) {
-    request(page);
-    const got = o.read(await ahead.get(page)!);
-    if (used > 0 && !(await o.chargePage())) {
-      return done(results, true, total, used);
-    }
+    if (!fetched.has(page)) await request(page);
+    const pending = fetched.get(page);
+    if (!pending) return done(results, true, total, used); // the credits ran out
+    const got = o.read(await pending);
     used++;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
@@ -69,7 +75,7 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     if (!got.has_next_page || got.results.length === 0 || page >= MAX_PAGE) {
       return done(results, false, total, used);
     }
-    plan(page + 1, o.limit - results.length, seenPerPage);
+    await plan(page + 1, o.limit - results.length, seenPerPage);
   }
 }
 
