@@ -18,7 +18,8 @@ import { TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits } from "./routes/body_limit.ts";
 import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
-import { parseSmtpUrl } from "./mail/smtp.ts";
+import { parseSmtpUrl, type SmtpConfig } from "./mail/smtp.ts";
+import type { SignupMode } from "./config.ts";
 
 export interface Log {
   error(message: string, detail?: unknown): void;
@@ -34,7 +35,12 @@ export interface Deps {
   log: Log;
   /** Sends usage alerts by SMTP; null without SMTP_URL (alerts then wait in the store). */
   delivery: AlertDelivery | null;
-  signupOpen: boolean;
+  /** SMTP settings for the dashboard's own mails (sign-up confirmation, password reset). */
+  mailer: SmtpConfig | null;
+  signup: SignupMode;
+  trustProxy: boolean;
+  /** The origin users reach (PUBLIC_URL): links in mails, and https there means Secure cookies. */
+  publicUrl: string;
 }
 
 export interface AppOptions {
@@ -46,8 +52,10 @@ export interface AppOptions {
   log?: Log;
   /** SMTP_URL and SMTP_FROM; when given, the alert delivery loop starts (stop: deps.delivery.stop()). */
   smtp?: { url: string; from?: string; timing?: Partial<DeliveryTiming> };
-  /** SIGNUP: "closed" turns the dashboard's sign-up off. */
-  signup?: "open" | "closed";
+  /** SIGNUP (config.ts decides the default; here unset means closed). */
+  signup?: SignupMode;
+  trustProxy?: boolean;
+  publicUrl?: string;
 }
 
 export const consoleLog: Log = {
@@ -61,8 +69,19 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const meter = new Meter(opts.kv, opts.plans, opts.clock);
   accounts.onChange = (id) => meter.forget(id);
   const log = opts.log ?? consoleLog;
-  const delivery = opts.smtp ? new AlertDelivery(opts.kv, parseSmtpUrl(opts.smtp.url, opts.smtp.from), log, opts.smtp.timing) : null;
-  const deps: Deps = { ...opts, accounts, meter, log, delivery, signupOpen: opts.signup !== "closed" };
+  const mailer = opts.smtp ? parseSmtpUrl(opts.smtp.url, opts.smtp.from) : null;
+  const delivery = mailer && opts.smtp ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing) : null;
+  const deps: Deps = {
+    ...opts,
+    accounts,
+    meter,
+    log,
+    delivery,
+    mailer,
+    signup: opts.signup ?? "closed",
+    trustProxy: opts.trustProxy ?? false,
+    publicUrl: opts.publicUrl ?? "http://localhost:8000",
+  };
   if (delivery) {
     meter.onAlert = () => delivery.wake();
     delivery.start();

@@ -20,6 +20,8 @@ const { app } = createApp({
   adminToken: config.adminToken,
   smtp: config.smtp,
   signup: config.signup,
+  trustProxy: config.trustProxy,
+  publicUrl: config.publicUrl,
 });
 
 Deno.serve({

@@ -37,6 +37,12 @@ export interface KeyLookup {
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
+/** The address as accounts store it (trimmed, lower case), or null when it is not one. */
+export function normalizeEmail(email: unknown): string | null {
+  const normalized = String(email ?? "").trim().toLowerCase();
+  return EMAIL.test(normalized) ? normalized : null;
+}
+
 export class Accounts {
   readonly #kv: Deno.Kv;
   readonly #plans: Plans;
@@ -58,8 +64,8 @@ export class Accounts {
     planId = "free",
     extend?: (op: Deno.AtomicOperation, account: AccountState) => void,
   ): Promise<AccountState> {
-    const normalized = String(email ?? "").trim().toLowerCase();
-    if (!EMAIL.test(normalized)) throw new AccountError(422, "invalid_email", "email must be an email address");
+    const normalized = normalizeEmail(email);
+    if (!normalized) throw new AccountError(422, "invalid_email", "email must be an email address");
     this.#plan(planId);
     const now = this.#clock.now();
     const state: AccountState = {

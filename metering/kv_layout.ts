@@ -47,4 +47,15 @@ export const KV = {
   outboxEntry: (alertId: string): Deno.KvKey => ["alert_outbox", alertId],
   /** Prefix of the outbox, for the delivery loop. */
   outbox: ["alert_outbox"] as Deno.KvKey,
+  /**
+   * SHA-256 of a mailed token → { payload, expires_at }, written with expireIn: a sign-up waiting
+   * for its address to be confirmed (email and password digest; no account exists before), or a
+   * password reset (account id). Spent by the commit that acts on it.
+   */
+  emailToken: (kind: string, tokenHash: string): Deno.KvKey => ["email_token", kind, tokenHash],
+  /**
+   * SHA-256 of a lower-cased email → { count, since }: sign-in attempts in the current 15-minute
+   * window, shared by every instance, written with expireIn. The email itself is not stored.
+   */
+  signinAttempts: (emailHash: string): Deno.KvKey => ["signin_attempts", emailHash],
 };

@@ -7,6 +7,7 @@ import { scrypt, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { KV } from "./kv_layout.ts";
 import { randomHex } from "./api_key.ts";
+import { KeyedLimiter } from "../core/limiter.ts";
 
 export interface Credential {
   algo: "scrypt";
@@ -17,6 +18,11 @@ export interface Credential {
   salt: string;
   hash: string;
   updated_at: number;
+  /**
+   * Bumped by every password change or reset; a session made under another epoch is over, so
+   * changing the password signs every other browser out.
+   */
+  epoch?: number;
 }
 
 const PARAMS = { N: 16384, r: 8, p: 1 };
@@ -24,17 +30,44 @@ const KEY_LEN = 32;
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 
-function derive(password: string, salt: string, c: { N: number; r: number; p: number }): Promise<Buffer> {
+// scrypt takes ~50 ms and 16 MiB a call: a flood of sign-ins must neither fill the thread pool
+// that KV and the network also use, nor queue without end (issue 13.5).
+const SCRYPT_AT_ONCE = 2;
+const SCRYPT_QUEUE = 64;
+const scryptSlots = new KeyedLimiter(SCRYPT_AT_ONCE);
+let scryptQueued = 0;
+
+/** More password checks are waiting than the queue holds; the caller answers 503. */
+export class PasswordWorkBusy extends Error {
+  constructor() {
+    super("Too many sign-ins at once; try again in a moment.");
+    this.name = "PasswordWorkBusy";
+  }
+}
+
+async function derive(password: string, salt: string, c: { N: number; r: number; p: number }): Promise<Buffer> {
+  if (scryptQueued >= SCRYPT_QUEUE) throw new PasswordWorkBusy();
+  scryptQueued++;
+  try {
+    return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c));
+  } finally {
+    scryptQueued--;
+  }
+}
+
+function deriveNow(password: string, salt: string, c: { N: number; r: number; p: number }): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), KEY_LEN, { ...c, maxmem: 64 * 1024 * 1024 }, (err, key) =>
       err ? reject(err) : resolve(key))
   );
 }
 
-export async function hashPassword(password: string, now: number): Promise<Credential> {
+/** A new credential; `previous` is the one it replaces, whose sessions it ends. */
+export async function hashPassword(password: string, now: number, previous?: Credential | null): Promise<Credential> {
   const salt = randomHex(16);
   const key = await derive(password, salt, PARAMS);
-  return { algo: "scrypt", ...PARAMS, salt, hash: key.toString("hex"), updated_at: now };
+  const epoch = previous ? (previous.epoch ?? 0) + 1 : 0;
+  return { algo: "scrypt", ...PARAMS, salt, hash: key.toString("hex"), updated_at: now, epoch };
 }
 
 /** True when `password` matches; with no credential it still derives once, then answers false. */

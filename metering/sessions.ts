@@ -12,13 +12,20 @@ export interface Session {
   csrf: string;
   created_at: number;
   expires_at: number;
+  /** The password epoch it was made under (passwords.ts); a later epoch ends it. */
+  epoch?: number;
 }
 
 export const SESSION_MS = 7 * 24 * 3600 * 1000;
 
-export async function createSession(kv: Deno.Kv, accountId: string, now: number): Promise<{ token: string; session: Session }> {
+export async function createSession(
+  kv: Deno.Kv,
+  accountId: string,
+  now: number,
+  epoch = 0,
+): Promise<{ token: string; session: Session }> {
   const token = randomHex(32);
-  const session: Session = { account_id: accountId, csrf: randomHex(32), created_at: now, expires_at: now + SESSION_MS };
+  const session: Session = { account_id: accountId, csrf: randomHex(32), created_at: now, expires_at: now + SESSION_MS, epoch };
   await kv.set(KV.session(hashKey(token)), session, { expireIn: SESSION_MS });
   return { token, session };
 }

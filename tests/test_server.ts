@@ -66,7 +66,9 @@ export async function startServer(opts: {
   kvPath?: string;
   source?: ControlledSource;
   smtp?: Parameters<typeof createApp>[0]["smtp"];
-  signup?: "open" | "closed";
+  signup?: "open" | "closed" | "verify";
+  trustProxy?: boolean;
+  publicUrl?: string;
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -76,7 +78,7 @@ export async function startServer(opts: {
   const log: Log = { error: (m) => void errors.push(m) };
   const { app, deps } = createApp({
     kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
-    smtp: opts.smtp, signup: opts.signup,
+    smtp: opts.smtp, signup: opts.signup ?? "open", trustProxy: opts.trustProxy, publicUrl: opts.publicUrl,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;

@@ -26,7 +26,7 @@ import {
   type Send,
   type Sent,
 } from "./delivery_location.ts";
-import { KeyedLimiter } from "./limiter.ts";
+import { KeyedLimiter } from "../core/limiter.ts";
 import { readCapped } from "./read_capped.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";

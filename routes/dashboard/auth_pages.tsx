@@ -1,5 +1,5 @@
 /** Sign-in and sign-up pages. */
-import { Csrf, Layout, Notice } from "./layout.tsx";
+import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 import { MIN_PASSWORD } from "../../metering/passwords.ts";
 
 export function SignInPage(props: { csrf: string; email?: string; error?: string; notice?: string }) {
@@ -17,13 +17,14 @@ export function SignInPage(props: { csrf: string; email?: string; error?: string
           <input id="password" name="password" type="password" autocomplete="current-password" required />
           <p><button type="submit">Sign in</button></p>
         </form>
+        <p class="muted"><a href="/dashboard/forgot">Forgot your password?</a></p>
         <p class="muted">No account yet? <a href="/dashboard/signup">Sign up</a></p>
       </div>
     </Layout>
   );
 }
 
-export function SignUpPage(props: { csrf: string; open: boolean; email?: string; error?: string }) {
+export function SignUpPage(props: { csrf: string; open: boolean; verify?: boolean; email?: string; error?: string }) {
   return (
     <Layout title="Sign up" current="/dashboard/signup">
       <div class="card narrow">
@@ -41,7 +42,10 @@ export function SignUpPage(props: { csrf: string; open: boolean; email?: string;
                 <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
                 <p><button type="submit">Create account</button></p>
               </form>
-              <p class="muted">The account starts on the free plan: 50 credits per 30 days, one key.</p>
+              <p class="muted">
+                The account starts on the free plan: 50 credits per 30 days, one key.
+                {props.verify ? " We mail you a link first: the account exists once you confirm it." : ""}
+              </p>
             </>
           )}
         <p class="muted">Have an account? <a href="/dashboard/signin">Sign in</a></p>
@@ -57,6 +61,107 @@ export function RefusedPage(props: { message: string }) {
         <h1>Request refused</h1>
         <Notice kind="error">{props.message}</Notice>
         <p><a href="/dashboard">Back to the dashboard</a></p>
+      </div>
+    </Layout>
+  );
+}
+
+/** What sign-up and "forgot password" answer, whether or not the address has an account. */
+export function CheckMailPage(props: { title: string; message: string }) {
+  return (
+    <Layout title={props.title}>
+      <div class="card narrow">
+        <h1>{props.title}</h1>
+        <Notice kind="ok">{props.message}</Notice>
+        <p><a href="/dashboard/signin">Back to sign in</a></p>
+      </div>
+    </Layout>
+  );
+}
+
+export function LinkInvalidPage() {
+  return (
+    <Layout title="Link expired">
+      <div class="card narrow">
+        <h1>This link no longer works</h1>
+        <Notice kind="error">It was used already, or it expired. Ask for a new one.</Notice>
+        <p><a href="/dashboard/signup">Sign up</a> · <a href="/dashboard/forgot">Forgot password</a></p>
+      </div>
+    </Layout>
+  );
+}
+
+/** The confirmation link opens this page; only its button (a POST) creates the account. */
+export function VerifyPage(props: { csrf: string; token: string; email: string }) {
+  return (
+    <Layout title="Confirm your address">
+      <div class="card narrow">
+        <h1>Confirm your address</h1>
+        <p>Create the Shelf account for <strong>{props.email}</strong>?</p>
+        <form method="post" action="/dashboard/verify">
+          <Csrf token={props.csrf} />
+          <input type="hidden" name="token" value={props.token} />
+          <p><button type="submit">Create my account</button></p>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+export function ForgotPage(props: { csrf: string; mail: boolean }) {
+  return (
+    <Layout title="Forgot password">
+      <div class="card narrow">
+        <h1>Forgot your password?</h1>
+        {props.mail
+          ? (
+            <form method="post" action="/dashboard/forgot">
+              <Csrf token={props.csrf} />
+              <label for="email">Email</label>
+              <input id="email" name="email" type="email" autocomplete="username" required />
+              <p><button type="submit">Mail me a reset link</button></p>
+            </form>
+          )
+          : <Notice kind="warn">This service has no mail server configured. Ask the operator to reset your password.</Notice>}
+      </div>
+    </Layout>
+  );
+}
+
+export function ResetPage(props: { csrf: string; token: string; error?: string }) {
+  return (
+    <Layout title="New password">
+      <div class="card narrow">
+        <h1>Choose a new password</h1>
+        {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+        <form method="post" action="/dashboard/reset">
+          <Csrf token={props.csrf} />
+          <input type="hidden" name="token" value={props.token} />
+          <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
+          <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
+          <p><button type="submit">Set password</button></p>
+        </form>
+        <p class="muted">Every browser signed in to the account is signed out.</p>
+      </div>
+    </Layout>
+  );
+}
+
+export function PasswordPage(props: { viewer: Viewer; error?: string }) {
+  return (
+    <Layout title="Change password" viewer={props.viewer} current="/dashboard/settings">
+      <div class="card narrow">
+        <h1>Change password</h1>
+        {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+        <form method="post" action="/dashboard/password">
+          <Csrf token={props.viewer.csrf} />
+          <label for="current">Current password</label>
+          <input id="current" name="current" type="password" autocomplete="current-password" required />
+          <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
+          <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
+          <p><button type="submit">Change password</button></p>
+        </form>
+        <p class="muted">Every other browser signed in to the account is signed out.</p>
       </div>
     </Layout>
   );

@@ -3,10 +3,11 @@
  * inline script except the hashed copy-button script), the session cookie, and the CSRF check
  * on every POST (the session's token, or before sign-in a double-submit cookie token).
  *
- * Cookies are HttpOnly, SameSite=Lax, Path=/dashboard, and Secure, except when the request came
- * over plain http to a loopback host (127.0.0.1, localhost, ::1): a browser drops Secure cookies
- * there, and that is how the tests and local development reach the server. Behind a TLS proxy the
- * request is not loopback, so the cookies stay Secure.
+ * Cookies are HttpOnly, SameSite=Lax, Path=/dashboard, and Secure whenever the public origin is
+ * https (issue 13.9): PUBLIC_URL says so, or, with TRUST_PROXY=1, the proxy's X-Forwarded-Proto,
+ * or the connection itself is TLS. The request's Host header, which any client can set, decides
+ * nothing. Over plain http (local development, the tests) they cannot be Secure: browsers would
+ * drop them.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -15,6 +16,7 @@ import { Buffer } from "node:buffer";
 import type { Deps } from "../../app.ts";
 import { randomHex } from "../../metering/api_key.ts";
 import { readSession, type Session, SESSION_MS } from "../../metering/sessions.ts";
+import { readCredential } from "../../metering/passwords.ts";
 import { COPY_SCRIPT_HASH } from "./layout.tsx";
 
 export const SESSION_COOKIE = "shelf_session";
@@ -45,37 +47,58 @@ export function securityHeaders(): MiddlewareHandler {
   };
 }
 
-function isLoopbackHttp(c: Context): boolean {
-  const u = new URL(c.req.url);
-  return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+type CookieDeps = Pick<Deps, "publicUrl" | "trustProxy">;
+
+/** Whether the users' side of this request is https; never read from the Host header. */
+export function publicHttps(c: Context, deps: CookieDeps): boolean {
+  if (deps.publicUrl.startsWith("https:")) return true;
+  if (deps.trustProxy) return (c.req.header("x-forwarded-proto") ?? "").split(",")[0].trim() === "https";
+  return new URL(c.req.url).protocol === "https:";
 }
 
-function cookieOptions(c: Context, maxAgeSec: number) {
-  return { path: "/dashboard", httpOnly: true, secure: !isLoopbackHttp(c), sameSite: "Lax" as const, maxAge: maxAgeSec };
+function cookieOptions(c: Context, deps: CookieDeps, maxAgeSec: number) {
+  return { path: "/dashboard", httpOnly: true, secure: publicHttps(c, deps), sameSite: "Lax" as const, maxAge: maxAgeSec };
 }
 
-export function setSessionCookie(c: Context, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, cookieOptions(c, SESSION_MS / 1000));
+export function setSessionCookie(c: Context, deps: CookieDeps, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, cookieOptions(c, deps, SESSION_MS / 1000));
   deleteCookie(c, FORM_COOKIE, { path: "/dashboard" });
 }
 
-export function clearSessionCookie(c: Context): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/dashboard", secure: !isLoopbackHttp(c) });
+export function clearSessionCookie(c: Context, deps: CookieDeps): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/dashboard", secure: publicHttps(c, deps) });
 }
 
 /** The form token for a visitor without a session, set as a cookie when missing. */
-export function formToken(c: Context): string {
+export function formToken(c: Context, deps: CookieDeps): string {
   const have = getCookie(c, FORM_COOKIE);
   if (have && /^[0-9a-f]{32}$/.test(have)) return have;
   const token = randomHex(16);
-  setCookie(c, FORM_COOKIE, token, cookieOptions(c, 3600));
+  setCookie(c, FORM_COOKIE, token, cookieOptions(c, deps, 3600));
   return token;
 }
 
+/** The signed-in session, unless expired or made before the account's last password change. */
 export async function currentSession(c: Context, deps: Deps): Promise<{ token: string; session: Session } | null> {
   const token = getCookie(c, SESSION_COOKIE);
   const session = await readSession(deps.kv, token, deps.clock.now());
-  return session && token ? { token, session } : null;
+  if (!session || !token) return null;
+  const credential = await readCredential(deps.kv, session.account_id);
+  if ((credential?.epoch ?? 0) !== (session.epoch ?? 0)) return null;
+  return { token, session };
+}
+
+/** The host the form's page was served from: the proxy's X-Forwarded-Host only under TRUST_PROXY. */
+function servedHost(c: Context, deps: CookieDeps): string | undefined {
+  return (deps.trustProxy ? c.req.header("x-forwarded-host") : undefined) ?? c.req.header("host");
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false; // a malformed Origin is a refusal (403), not a failure (issue 13.10)
+  }
 }
 
 /** Refuses (403) a POST from another origin or without the right CSRF token. */
@@ -83,8 +106,9 @@ export function csrfCheck(deps: Deps, refuse: (c: Context, why: string) => Respo
   return async (c, next) => {
     if (c.req.method !== "POST") return await next();
     const origin = c.req.header("origin");
-    const host = c.req.header("x-forwarded-host") ?? c.req.header("host");
-    if (origin && origin !== "null" && new URL(origin).host !== host) return refuse(c, "The form came from another site.");
+    if (origin && origin !== "null" && !sameOrigin(origin, servedHost(c, deps))) {
+      return refuse(c, "The form came from another site.");
+    }
     const form = await c.req.parseBody();
     const given = typeof form[CSRF_FIELD] === "string" ? form[CSRF_FIELD] as string : "";
     const signedIn = await currentSession(c, deps);

@@ -11,28 +11,19 @@ import type { Deps } from "../../app.ts";
 import { AccountError } from "../../metering/accounts.ts";
 import type { AccountState } from "../../metering/account_state.ts";
 import { usageRecord } from "../../metering/account_state.ts";
-import { KV } from "../../metering/kv_layout.ts";
-import { hashPassword, passwordProblem, readCredential, verifyPassword } from "../../metering/passwords.ts";
-import { createSession, deleteSession, type Session } from "../../metering/sessions.ts";
+import { deleteSession } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
-import { clearSessionCookie, csrfCheck, currentSession, formToken, securityHeaders, setSessionCookie } from "./guard.ts";
-import { ICON, STYLE, type Viewer } from "./layout.tsx";
-import { RefusedPage, SignInPage, SignUpPage } from "./auth_pages.tsx";
+import { clearSessionCookie, csrfCheck, currentSession, securityHeaders } from "./guard.ts";
+import { ICON, STYLE } from "./layout.tsx";
+import { RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
 import { UsagePage } from "./usage_page.tsx";
 import { SettingsPage } from "./settings_page.tsx";
-import { SignInThrottle } from "./throttle.ts";
-
-interface SignedIn {
-  session: Session;
-  token: string;
-  account: AccountState;
-  viewer: Viewer;
-}
+import { authRoutes } from "./auth_routes.tsx";
+import type { SignedInHandler } from "./signed_in.ts";
 
 export function dashboardRoutes(app: Hono, deps: Deps): void {
   const { accounts, plans, kv, clock } = deps;
-  const throttle = new SignInThrottle();
   const refuse = (c: Context, message: string) => c.html(<RefusedPage message={message} />, 403);
 
   app.use("/dashboard", securityHeaders());
@@ -44,7 +35,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.get("/dashboard/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
 
   /** Runs `handler` for a signed-in visitor; anyone else is sent to the sign-in page. */
-  const signedIn = (handler: (c: Context, s: SignedIn) => Response | Promise<Response>) => async (c: Context) => {
+  const signedIn: SignedInHandler = (handler) => async (c: Context) => {
     const found = await currentSession(c, deps);
     if (!found) return c.redirect("/dashboard/signin", 303);
     let account: AccountState;
@@ -53,73 +44,13 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     } catch (e) {
       if (!(e instanceof AccountError)) throw e;
       await deleteSession(kv, found.token);
-      clearSessionCookie(c);
+      clearSessionCookie(c, deps);
       return c.redirect("/dashboard/signin", 303);
     }
     return await handler(c, { ...found, account, viewer: { email: account.email, csrf: found.session.csrf } });
   };
 
-  const startSession = async (c: Context, accountId: string) => {
-    const { token } = await createSession(kv, accountId, clock.now());
-    setSessionCookie(c, token);
-    return c.redirect("/dashboard/keys", 303);
-  };
-
-  app.get("/dashboard", async (c) => c.redirect((await currentSession(c, deps)) ? "/dashboard/keys" : "/dashboard/signin", 303));
-
-  app.get("/dashboard/signin", async (c) => {
-    if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
-    return c.html(<SignInPage csrf={formToken(c)} notice={c.req.query("signed_out") ? "Signed out." : undefined} />);
-  });
-
-  app.post("/dashboard/signin", async (c) => {
-    const form = await c.req.parseBody();
-    const email = String(form.email ?? "").trim().toLowerCase();
-    const password = String(form.password ?? "");
-    if (!throttle.allows(email, clock.now())) {
-      return c.html(<SignInPage csrf={formToken(c)} email={email} error="Too many failed attempts. Wait 15 minutes and try again." />, 429);
-    }
-    const id = email ? await accounts.idByEmail(email) : null;
-    const ok = await verifyPassword(password, id ? await readCredential(kv, id) : null);
-    if (!ok || !id) {
-      throttle.failed(email, clock.now());
-      return c.html(<SignInPage csrf={formToken(c)} email={email} error="Wrong email or password." />, 401);
-    }
-    throttle.succeeded(email);
-    return await startSession(c, id);
-  });
-
-  app.get("/dashboard/signup", async (c) => {
-    if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
-    return c.html(<SignUpPage csrf={formToken(c)} open={deps.signupOpen} />, deps.signupOpen ? 200 : 403);
-  });
-
-  app.post("/dashboard/signup", async (c) => {
-    if (!deps.signupOpen) return c.html(<SignUpPage csrf={formToken(c)} open={false} />, 403);
-    const form = await c.req.parseBody();
-    const email = String(form.email ?? "");
-    const password = String(form.password ?? "");
-    const again = (error: string, status: 401 | 409 | 422) =>
-      c.html(<SignUpPage csrf={formToken(c)} open email={email} error={error} />, status);
-    const problem = passwordProblem(password);
-    if (problem) return again(problem, 422);
-    const credential = await hashPassword(password, clock.now());
-    try {
-      const account = await accounts.create(email, "free", (op, a) => op.set(KV.credential(a.id), credential));
-      return await startSession(c, account.id);
-    } catch (e) {
-      if (!(e instanceof AccountError)) throw e;
-      if (e.code === "email_taken") return again("An account with this email exists. Sign in instead.", 409);
-      return again("Enter a valid email address.", 422);
-    }
-  });
-
-  app.post("/dashboard/signout", async (c) => {
-    const found = await currentSession(c, deps);
-    if (found) await deleteSession(kv, found.token);
-    clearSessionCookie(c);
-    return c.redirect("/dashboard/signin?signed_out=1", 303);
-  });
+  authRoutes(app, deps, signedIn);
 
   app.get("/dashboard/keys", signedIn((c, s) => {
     const notice = c.req.query("revoked") ? "The key is revoked. Calls with it now get 401." : undefined;

@@ -1,0 +1,52 @@
+/**
+ * The dashboard's own mails: the sign-up confirmation link, the notice to an address that already
+ * has an account (so that sign-up answers the same either way), and the password reset link.
+ * Links are built on PUBLIC_URL, never on the request's Host header, which a client could set to
+ * send a victim's token to its own site.
+ */
+import type { Mail } from "./smtp.ts";
+
+export function signupMail(to: string, publicUrl: string, token: string): Mail {
+  return {
+    to,
+    subject: "Confirm your Shelf account",
+    text: [
+      "Someone (we hope you) asked for a Shelf account with this address.",
+      "",
+      "Confirm it within 24 hours to create the account and get its credits:",
+      `${publicUrl}/dashboard/verify?token=${token}`,
+      "",
+      "If it was not you, ignore this mail: no account is created.",
+    ].join("\r\n"),
+  };
+}
+
+export function alreadyRegisteredMail(to: string, publicUrl: string): Mail {
+  return {
+    to,
+    subject: "Your Shelf account",
+    text: [
+      "Someone asked for a new Shelf account with this address, which already has one.",
+      "",
+      `Sign in: ${publicUrl}/dashboard/signin`,
+      `Forgot the password? ${publicUrl}/dashboard/forgot`,
+      "",
+      "If it was not you, ignore this mail: nothing changed.",
+    ].join("\r\n"),
+  };
+}
+
+export function resetMail(to: string, publicUrl: string, token: string): Mail {
+  return {
+    to,
+    subject: "Reset your Shelf password",
+    text: [
+      "Someone (we hope you) asked to reset the password of the Shelf account with this address.",
+      "",
+      "Choose a new password within an hour; every signed-in browser is then signed out:",
+      `${publicUrl}/dashboard/reset?token=${token}`,
+      "",
+      "If it was not you, ignore this mail: the password stays as it is.",
+    ].join("\r\n"),
+  };
+}
