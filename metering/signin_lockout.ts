@@ -24,8 +24,14 @@ export async function reserveAttempt(kv: Deno.Kv, email: string, now: number): P
     if (live && live.count >= SIGNIN_LIMIT) return false;
     const next: Failures = live ? { count: live.count + 1, since: live.since } : { count: 1, since: now };
     const left = next.since + SIGNIN_WINDOW_MS - now;
-    const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) }).commit();
-    if (r.ok) return true;
+    try {
+      const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) }).commit();
+      if (r.ok) return true;
+    } catch {
+      // "database is locked" under contention: if the write landed after all, the re-read counts
+      // it and this attempt takes one more slot, which errs on the locked side.
+    }
+    await new Promise((r) => setTimeout(r, Math.random() * 2 * Math.min(tries, 10)));
   }
   return false; // too contended: refusing is the safe answer
 }

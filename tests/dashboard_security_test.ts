@@ -3,32 +3,7 @@ import { startServer } from "./test_server.ts";
 import { createApp } from "../app.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
-
-/** A cookie jar client for the dashboard: follows no redirects, keeps cookies, reads form tokens. */
-function browser(base: string) {
-  const jar = new Map<string, string>();
-  return {
-    jar,
-    async send(path: string, init: RequestInit & { form?: Record<string, string> } = {}) {
-      const headers = new Headers(init.headers);
-      if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-      let body = init.body;
-      if (init.form) {
-        body = new URLSearchParams(init.form);
-        headers.set("content-type", "application/x-www-form-urlencoded");
-      }
-      const r = await fetch(base + path, { ...init, headers, body, redirect: "manual", method: init.method ?? (init.form ? "POST" : "GET") });
-      for (const c of r.headers.getSetCookie()) {
-        const [pair] = c.split(";");
-        const [k, v] = pair.split("=");
-        if (v === "" || /max-age=0/i.test(c)) jar.delete(k);
-        else jar.set(k, v);
-      }
-      const text = await r.text();
-      return { status: r.status, headers: r.headers, text, csrf: /name="_csrf" value="([0-9a-f]+)"/.exec(text)?.[1] ?? "" };
-    },
-  };
-}
+import { browser } from "./dashboard_client.ts";
 
 async function signUp(b: ReturnType<typeof browser>, email = `u${crypto.randomUUID()}@example.com`) {
   const page = await b.send("/dashboard/signup");

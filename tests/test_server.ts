@@ -75,7 +75,7 @@ export async function startServer(opts: {
   const clock = opts.clock ?? systemClock;
   const source = opts.source ?? new ControlledSource();
   const errors: string[] = [];
-  const log: Log = { error: (m) => void errors.push(m) };
+  const log: Log = { error: (m, d) => void errors.push(d instanceof Error ? `${m}: ${d.message}` : m) };
   const { app, deps } = createApp({
     kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
     smtp: opts.smtp, signup: opts.signup ?? "open", trustProxy: opts.trustProxy, publicUrl: opts.publicUrl,

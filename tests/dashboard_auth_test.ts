@@ -1,0 +1,239 @@
+/**
+ * Dashboard accounts as an outsider meets them (issues 13.4, 13.5, 13.9, 13.10, 13.16, 18.8–18.10):
+ * sign-up modes, the mailed confirmation and reset links, password change, the KV lockout, the
+ * Secure flag, and the refusals of forged forms. Real server on loopback, real KV file, real SMTP.
+ */
+import assert from "node:assert/strict";
+import { ManualClock, startServer } from "./test_server.ts";
+import { eventually, startSmtpSink } from "./smtp_sink.ts";
+import { browser, type Browser } from "./dashboard_client.ts";
+import { loadConfig } from "../config.ts";
+import { SIGNIN_LIMIT } from "../metering/signin_lockout.ts";
+import { SESSION_MS } from "../metering/sessions.ts";
+
+const PASSWORD = "correct horse battery";
+
+async function signUpOpen(b: Browser, email: string) {
+  const page = await b.send("/dashboard/signup");
+  const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  assert.equal(r.status, 303);
+}
+
+async function signIn(b: Browser, email: string, password = PASSWORD) {
+  const page = await b.send("/dashboard/signin");
+  return await b.send("/dashboard/signin", { form: { _csrf: page.csrf, email, password } });
+}
+
+function linkIn(raw: string, path: string): string {
+  const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
+  assert.ok(m, `a ${path} link in the mail`);
+  return m[1];
+}
+
+Deno.test("SIGNUP defaults: closed without SMTP_URL, verify with it; verify without a mail server refuses to start", () => {
+  const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+  assert.equal(loadConfig(env({})).signup, "closed");
+  assert.equal(loadConfig(env({ SMTP_URL: "smtp://127.0.0.1:25" })).signup, "verify");
+  assert.equal(loadConfig(env({ SIGNUP: "open" })).signup, "open");
+  assert.throws(() => loadConfig(env({ SIGNUP: "verify" })), /SMTP_URL/);
+  assert.throws(() => loadConfig(env({ SIGNUP: "yes" })), /SIGNUP/);
+});
+
+Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link is used, once, before it expires", async () => {
+  await using smtp = await startSmtpSink();
+  const clock = new ManualClock();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url }, clock, publicUrl: "https://shelf.example" });
+  const b = browser(s.url);
+  const email = "new@example.com";
+  const page = await b.send("/dashboard/signup");
+  const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  assert.equal(r.status, 200);
+  assert.match(r.text, /Check your mail/);
+  assert.equal(b.jar.has("shelf_session"), false, "not signed in");
+  assert.equal(await s.accounts.idByEmail(email), null, "no account before confirmation");
+  assert.equal((await signIn(browser(s.url), email)).status, 401, "cannot sign in before confirmation");
+
+  await eventually("the confirmation mail", () => smtp.received.length === 1);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/verify");
+  assert.match(smtp.received[0].raw.replace(/=\r?\n/g, ""), /https:\/\/shelf\.example\/dashboard\/verify/, "link on PUBLIC_URL");
+  const v = await b.send(`/dashboard/verify?token=${token}`);
+  assert.equal(v.status, 200, "opening the link (a mail scanner may) creates nothing");
+  assert.equal(await s.accounts.idByEmail(email), null);
+  const done = await b.send("/dashboard/verify", { form: { _csrf: v.csrf, token } });
+  assert.equal(done.status, 303);
+  assert.equal(done.headers.get("location"), "/dashboard/keys");
+  const id = await s.accounts.idByEmail(email);
+  assert.ok(id, "the account exists once confirmed");
+  assert.equal((await s.accounts.get(id!)).plan, "free");
+
+  const again = await browser(s.url).send(`/dashboard/verify?token=${token}`);
+  assert.equal(again.status, 400, "the link works once");
+  assert.equal((await signIn(browser(s.url), email)).status, 303, "the password given at sign-up works");
+
+  // A second sign-up's link, used after 24 hours.
+  const late = browser(s.url);
+  const p2 = await late.send("/dashboard/signup");
+  await late.send("/dashboard/signup", { form: { _csrf: p2.csrf, email: "late@example.com", password: PASSWORD } });
+  await eventually("the second confirmation mail", () => smtp.received.length === 2);
+  const lateToken = linkIn(smtp.received[1].raw, "/dashboard/verify");
+  clock.advance(24 * 3600 * 1000 + 1);
+  assert.equal((await late.send(`/dashboard/verify?token=${lateToken}`)).status, 400, "expired");
+  assert.equal(await s.accounts.idByEmail("late@example.com"), null);
+});
+
+Deno.test("sign-up and forgot-password answer the same whether or not the address has an account", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  await s.accounts.create("taken@example.com");
+  const answer = async (path: string, fields: Record<string, string>) => {
+    const b = browser(s.url);
+    const page = await b.send(path);
+    const r = await b.send(path, { form: { _csrf: page.csrf, ...fields } });
+    return { status: r.status, text: r.text };
+  };
+  const taken = await answer("/dashboard/signup", { email: "taken@example.com", password: PASSWORD });
+  const free = await answer("/dashboard/signup", { email: "free@example.com", password: PASSWORD });
+  assert.deepEqual(taken, free);
+  const known = await answer("/dashboard/forgot", { email: "taken@example.com" });
+  const unknown = await answer("/dashboard/forgot", { email: "nobody@example.com" });
+  assert.deepEqual(known, unknown);
+  await eventually("three mails", () => smtp.received.length === 3);
+  const to = (addr: string) => smtp.received.filter((m) => m.to.includes(addr)).map((m) => m.subject).sort();
+  assert.deepEqual(to("taken@example.com"), ["Reset your Shelf password", "Your Shelf account"]);
+  assert.deepEqual(to("free@example.com"), ["Confirm your Shelf account"]);
+  assert.deepEqual(to("nobody@example.com"), []);
+});
+
+Deno.test("a reset link sets a new password once, and ends every session of the account", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const email = "reset@example.com";
+  const other = browser(s.url);
+  await signUpOpen(other, email);
+  assert.equal((await other.send("/dashboard/keys")).status, 200, "signed in");
+
+  const b = browser(s.url);
+  const f = await b.send("/dashboard/forgot");
+  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+  await eventually("the reset mail", () => smtp.received.length === 1);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
+  const form = await b.send(`/dashboard/reset?token=${token}`);
+  assert.equal(form.status, 200);
+  const short = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "short" } });
+  assert.equal(short.status, 422);
+  const set = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "a brand new password" } });
+  assert.equal(set.status, 303);
+  assert.equal(set.headers.get("location"), "/dashboard/signin?reset=1");
+
+  const stale = await other.send("/dashboard/keys");
+  assert.equal(stale.status, 303, "the other browser's session ended");
+  assert.equal(stale.headers.get("location"), "/dashboard/signin");
+  assert.equal((await signIn(browser(s.url), email)).status, 401, "the old password no longer works");
+  assert.equal((await signIn(browser(s.url), email, "a brand new password")).status, 303);
+  const reuse = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "yet another password" } });
+  assert.equal(reuse.status, 400, "the link works once");
+});
+
+Deno.test("changing the password needs the current one and signs every other browser out", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "change@example.com";
+  const a = browser(s.url);
+  await signUpOpen(a, email);
+  const b = browser(s.url);
+  assert.equal((await signIn(b, email)).status, 303);
+
+  const page = await a.send("/dashboard/password");
+  assert.equal(page.status, 200);
+  const wrong = await a.send("/dashboard/password", { form: { _csrf: page.csrf, current: "not the password", password: "a brand new password" } });
+  assert.equal(wrong.status, 401);
+  const ok = await a.send("/dashboard/password", { form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" } });
+  assert.equal(ok.status, 303);
+  assert.equal((await a.send("/dashboard/keys")).status, 200, "this browser stays signed in");
+  assert.equal((await b.send("/dashboard/keys")).status, 303, "the other browser is signed out");
+  assert.equal((await signIn(browser(s.url), email, "a brand new password")).status, 303);
+});
+
+Deno.test("the lockout starts at exactly the documented number of failures, and a correct password clears it", async () => {
+  await using s = await startServer({ signup: "open" });
+  await signUpOpen(browser(s.url), "edge@example.com");
+  await signUpOpen(browser(s.url), "locked@example.com");
+  for (let i = 0; i < SIGNIN_LIMIT - 1; i++) assert.equal((await signIn(browser(s.url), "edge@example.com", "wrong password!")).status, 401);
+  assert.equal((await signIn(browser(s.url), "edge@example.com")).status, 303, `after ${SIGNIN_LIMIT - 1} failures the right password works`);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) assert.equal((await signIn(browser(s.url), "locked@example.com", "wrong password!")).status, 401);
+  const locked = await signIn(browser(s.url), "locked@example.com");
+  assert.equal(locked.status, 429, `after ${SIGNIN_LIMIT} failures even the right password is refused`);
+  assert.match(locked.text, /Too many failed attempts/);
+});
+
+Deno.test("a parallel burst of guesses gets at most the limit through, and instances on one store share the count", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  await using one = await startServer({ signup: "open", kvPath });
+  await using two = await startServer({ signup: "open", kvPath });
+  await signUpOpen(browser(one.url), "burst@example.com");
+  const statuses = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => signIn(browser(i % 2 ? one.url : two.url), "burst@example.com", "wrong password!").then((r) => r.status)),
+  );
+  assert.deepEqual([...one.errors, ...two.errors], []);
+  assert.equal(statuses.filter((x) => x === 401).length, SIGNIN_LIMIT, `checked: ${statuses.join(",")}`);
+  assert.equal(statuses.filter((x) => x === 429).length, 30 - SIGNIN_LIMIT, `statuses: ${statuses.join(",")}`);
+  assert.equal((await signIn(browser(two.url), "burst@example.com")).status, 429, "the other instance refuses too");
+  await Deno.remove(kvPath).catch(() => {});
+});
+
+Deno.test("Secure follows PUBLIC_URL and, with TRUST_PROXY, X-Forwarded-Proto; never the Host header", async () => {
+  const cookieOf = async (s: { url: string }, headers: Record<string, string> = {}) => {
+    const r = await fetch(s.url + "/dashboard/signin", { headers });
+    await r.body?.cancel();
+    return r.headers.getSetCookie().find((c) => c.startsWith("shelf_form=")) ?? "";
+  };
+  {
+    await using s = await startServer({ publicUrl: "https://shelf.example" });
+    assert.match(await cookieOf(s), /; Secure/i, "an https public origin: Secure, even over loopback http");
+  }
+  {
+    await using s = await startServer({ publicUrl: "http://localhost:8000" });
+    for (const host of ["localhost", "api.example.com"]) {
+      assert.doesNotMatch(await cookieOf(s, { host }), /; Secure/i, `Host ${host} decides nothing`);
+    }
+    assert.doesNotMatch(await cookieOf(s, { "x-forwarded-proto": "https" }), /; Secure/i, "X-Forwarded-Proto ignored without TRUST_PROXY");
+  }
+  {
+    await using s = await startServer({ publicUrl: "http://localhost:8000", trustProxy: true });
+    assert.match(await cookieOf(s, { "x-forwarded-proto": "https" }), /; Secure/i);
+    assert.doesNotMatch(await cookieOf(s, { "x-forwarded-proto": "http" }), /; Secure/i);
+  }
+});
+
+Deno.test("forged forms: a malformed Origin, or neither form cookie nor token, is a 403", async () => {
+  await using s = await startServer({ signup: "open" });
+  const b = browser(s.url);
+  const page = await b.send("/dashboard/signup");
+  for (const origin of ["http://[bad", "not a url", "http://", "://x"]) {
+    const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email: "o@example.com", password: PASSWORD }, headers: { origin } });
+    assert.equal(r.status, 403, `Origin ${origin}`);
+  }
+  const bare = await fetch(s.url + "/dashboard/signup", {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email: "bare@example.com", password: PASSWORD }),
+  });
+  await bare.body?.cancel();
+  assert.equal(bare.status, 403, "no shelf_form cookie and no _csrf field");
+  assert.equal(await s.accounts.idByEmail("bare@example.com"), null);
+  assert.equal(await s.accounts.idByEmail("o@example.com"), null);
+});
+
+Deno.test("a session older than its 7-day lifetime is refused and sends the user back to sign in", async () => {
+  const clock = new ManualClock();
+  await using s = await startServer({ signup: "open", clock });
+  const b = browser(s.url);
+  await signUpOpen(b, "old@example.com");
+  clock.advance(SESSION_MS - 60_000);
+  assert.equal((await b.send("/dashboard/keys")).status, 200, "still valid a minute before the end");
+  clock.advance(120_000);
+  const r = await b.send("/dashboard/keys");
+  assert.equal(r.status, 303);
+  assert.equal(r.headers.get("location"), "/dashboard/signin");
+});
