@@ -196,7 +196,9 @@ function decideOne(
       if (state.status !== "active" || !plan || (op.group && !plan.groups.includes(op.group))) {
         return { result: { outcome: "forbidden", charged: 0, snapshot: snap(op.keyId) }, changed: false };
       }
-      if (key.win_sec !== sec) {
+      // The window only moves forward: an instance whose clock lags counts its calls against the
+      // newer second another instance opened, rather than reopening an older one (issue 13.6).
+      if (sec > key.win_sec) {
         key.win_sec = sec;
         key.win_count = 0;
       }
@@ -243,7 +245,7 @@ function decideOne(
 function snapshot(state: AccountState, plan: Plan | undefined, keyId: string | undefined, sec: number): Snapshot {
   const key = keyId ? state.keys[keyId] : undefined;
   const limit = plan?.rate_limit_per_sec ?? 0;
-  const used = key && key.win_sec === sec ? key.win_count : 0;
+  const used = key && key.win_sec >= sec ? key.win_count : 0;
   return {
     remaining: remaining(state, plan),
     periodStart: state.period_start,

@@ -53,3 +53,35 @@ Deno.test("rate limits are per key: a second key of the account has its own wind
   assert.equal(count(await burst(6, () => s.get(OFFERS, a.key)), 200), 5);
   assert.equal(count(await burst(6, () => s.get(OFFERS, second)), 200), 5);
 });
+
+Deno.test("a lagging clock cannot reopen the window: two instances 1.5 s apart on one store admit 5, not more (issue 13.6)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const ahead = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 10, 200));
+  const behind = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 8, 700));
+  await using a = await startServer({ clock: ahead, kvPath });
+  await using b = await startServer({ clock: behind, kvPath });
+  const { key } = await a.account("starter"); // 5 per second
+  const statuses: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await (i % 2 ? b : a).get(OFFERS, key);
+    await r.body?.cancel();
+    statuses.push(r.status);
+  }
+  assert.equal(count(statuses, 200), 5, `alternating instances: ${statuses.join(",")}`);
+  const late = await b.get(OFFERS, key);
+  assert.equal(late.status, 429, "the lagging instance's older second counts against the newer window");
+  assert.equal(late.headers.get("retry-after"), "1");
+  await late.body?.cancel();
+  ahead.advance(1_000); // the newest second moves on: a fresh window
+  assert.equal(count(await burst(8, () => a.get(OFFERS, key)), 200), 5);
+  await Deno.remove(kvPath).catch(() => {});
+});
+
+Deno.test("one instance whose clock steps back does not reset its window", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 5, 500));
+  await using s = await startServer({ clock });
+  const { key } = await s.account("starter");
+  assert.equal(count(await burst(5, () => s.get(OFFERS, key)), 200), 5);
+  clock.advance(-2_000);
+  assert.equal(count(await burst(5, () => s.get(OFFERS, key)), 200), 0, "an earlier second is not a new window");
+});
