@@ -37,14 +37,16 @@ export async function runAdmin(args: string[], accounts: Accounts, plans = loadC
     }
     case "account show":
       return withUsage(await accounts.get(required(id)));
-    case "account set":
-      return withUsage(await accounts.update(required(id), { plan: values.plan, status: values.status }));
+    case "account set": {
+      const a = await accounts.update(required(id), { plan: values.plan, status: values.status });
+      return { ...withUsage(a), revoked_keys: a.revoked };
+    }
     case "key create": {
       const { key, value } = await accounts.createKey(required(id), { mode: values.mode, name: values.name });
       return createdKeyView(key, value);
     }
     case "key list":
-      return { keys: Object.values((await accounts.get(required(id))).keys).map(keyView) };
+      return { keys: (await accounts.listKeys(required(id))).map(keyView) };
     case "key revoke":
       return keyView(await accounts.revokeKey(required(id)));
     default:

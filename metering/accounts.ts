@@ -102,8 +102,12 @@ export class Accounts {
     return (await this.#kv.get<string>(KV.accountByEmail(email.trim().toLowerCase()))).value;
   }
 
-  /** Changes plan and/or status. A plan change starts a new period now; usage so far carries over. */
-  async update(accountId: string, change: { plan?: string; status?: string }): Promise<AccountState> {
+  /**
+   * Changes plan and/or status. A plan change starts a new period now; usage so far carries over.
+   * A plan with fewer keys keeps the newest active keys up to its limit and revokes the rest, in
+   * the same commit; their ids are in `revoked` (issue 13.13).
+   */
+  async update(accountId: string, change: { plan?: string; status?: string }): Promise<AccountState & { revoked: string[] }> {
     if (change.plan !== undefined) this.#plan(change.plan);
     if (change.status !== undefined && change.status !== "active" && change.status !== "inactive") {
       throw new AccountError(422, "invalid_status", "status must be 'active' or 'inactive'");
@@ -119,10 +123,37 @@ export class Accounts {
         s.alerted = []; // a new period: each alert may be sent once more, against the new allowance
       }
       if (change.status !== undefined) s.status = change.status as AccountState["status"];
-      return { next: s, result: s };
+      const max = this.#plans.get(s.plan)?.max_keys ?? 0;
+      const over = Object.values(s.keys).filter((k) => k.status === "active")
+        .sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id))
+        .slice(max);
+      const gone = over.map((k) => this.#moveOut(s, k, now));
+      return {
+        next: s,
+        result: Object.assign(s, { revoked: over.map((k) => k.id) }),
+        extend: gone.length ? (op) => gone.forEach((g) => g(op)) : undefined,
+      };
     });
     this.onChange(accountId);
     return result;
+  }
+
+  /**
+   * Revokes `key` by moving it out of the record into its audit entry (KV.revokedKey): the
+   * record keeps only active keys, so its size is bounded by the plan's max_keys.
+   */
+  #moveOut(s: AccountState, key: KeyState, now: number): (op: Deno.AtomicOperation) => void {
+    delete s.keys[key.id];
+    const revoked: KeyState = { ...key, status: "revoked", revoked_at: key.revoked_at ?? now, win_sec: 0, win_count: 0 };
+    return (op) => op.set(KV.revokedKey(s.id, key.id), revoked);
+  }
+
+  /** Every key of the account, active ones from the record and revoked ones from their audit entries. */
+  async listKeys(accountId: string): Promise<KeyState[]> {
+    const account = await this.get(accountId);
+    const keys = Object.values(account.keys);
+    for await (const e of this.#kv.list<KeyState>({ prefix: KV.revokedKeys(accountId) }, { limit: 1000 })) keys.push(e.value);
+    return keys.sort((a, b) => b.created_at - a.created_at);
   }
 
   /** Turns the 80% / 100% alerts on or off and sets where they go (null: the account's email). */
@@ -196,15 +227,22 @@ export class Accounts {
     const accountId = (await this.#kv.get<string>(KV.keyById(keyId))).value;
     if (!accountId) throw notFound("key", keyId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
-      const key = s?.keys[keyId];
-      if (!s || !key) throw notFound("key", keyId);
-      if (key.status === "revoked") return { next: null, result: key };
-      key.status = "revoked";
-      key.revoked_at = this.#clock.now();
-      return { next: s, result: key };
+      if (!s) throw notFound("key", keyId);
+      const key = s.keys[keyId];
+      if (!key) return { next: null, result: null };
+      const now = this.#clock.now();
+      // Records written before revoked keys moved out may still hold some: they leave too.
+      const legacy = Object.values(s.keys).filter((k) => k.status === "revoked" && k.id !== keyId);
+      const writes = [key, ...legacy].map((k) => this.#moveOut(s, k, now));
+      const result: KeyState = { ...key, status: "revoked", revoked_at: key.revoked_at ?? now };
+      return { next: s, result, extend: (op) => writes.forEach((w) => w(op)) };
     });
     this.onChange(accountId);
-    return result;
+    if (result) return result;
+    // Revoked before: its audit entry answers (revoking twice changes nothing).
+    const audit = (await this.#kv.get<KeyState>(KV.revokedKey(accountId, keyId))).value;
+    if (!audit) throw notFound("key", keyId);
+    return audit;
   }
 
   /**

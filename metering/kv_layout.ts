@@ -58,4 +58,12 @@ export const KV = {
    * window, shared by every instance, written with expireIn. The email itself is not stored.
    */
   signinAttempts: (emailHash: string): Deno.KvKey => ["signin_attempts", emailHash],
+  /**
+   * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
+   * the key out of the account record, which therefore holds only active keys (at most the plan's
+   * max_keys) and stays far below KV's 64 KiB value limit however many keys come and go.
+   */
+  revokedKey: (accountId: string, keyId: string): Deno.KvKey => ["revoked_key", accountId, keyId],
+  /** Prefix of an account's revoked keys. */
+  revokedKeys: (accountId: string): Deno.KvKey => ["revoked_key", accountId],
 };

@@ -8,7 +8,8 @@ export const PlanSchema = z.object({
   id: z.string().regex(/^[a-z0-9_-]{1,32}$/),
   credits: z.int().min(0),
   rate_limit_per_sec: z.int().min(1),
-  max_keys: z.int().min(1),
+  // The account record holds every active key: 100 of them stay far below KV's 64 KiB value limit.
+  max_keys: z.int().min(1).max(100),
   groups: z.array(z.enum(GROUPS as [string, ...string[]])),
 });
 export type Plan = z.infer<typeof PlanSchema>;

@@ -40,7 +40,7 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
       plan: body.plan as string | undefined,
       status: body.status as string | undefined,
     });
-    return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
+    return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)), revoked_keys: a.revoked });
   });
 
   app.post("/admin/accounts/:id/keys", async (c) => {
@@ -53,8 +53,7 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
   });
 
   app.get("/admin/accounts/:id/keys", async (c) => {
-    const a = await accounts.get(c.req.param("id"));
-    return c.json({ keys: Object.values(a.keys).map(keyView) });
+    return c.json({ keys: (await accounts.listKeys(c.req.param("id"))).map(keyView) });
   });
 
   app.delete("/admin/keys/:key_id", async (c) => {

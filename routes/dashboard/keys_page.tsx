@@ -9,8 +9,10 @@ export interface CreatedKey {
   apiKey: KeyState;
 }
 
-export function KeysPage(props: { viewer: Viewer; account: AccountState; plan: Plan | undefined; created?: CreatedKey; error?: string; notice?: string }) {
-  const keys = Object.values(props.account.keys).sort((a, b) => b.created_at - a.created_at);
+export function KeysPage(
+  props: { viewer: Viewer; account: AccountState; keys: KeyState[]; plan: Plan | undefined; created?: CreatedKey; error?: string; notice?: string },
+) {
+  const keys = props.keys;
   const max = props.plan?.max_keys ?? 0;
   const active = activeKeyCount(props.account);
   return (

@@ -52,9 +52,10 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
 
   authRoutes(app, deps, signedIn);
 
-  app.get("/dashboard/keys", signedIn((c, s) => {
+  app.get("/dashboard/keys", signedIn(async (c, s) => {
     const notice = c.req.query("revoked") ? "The key is revoked. Calls with it now get 401." : undefined;
-    return c.html(<KeysPage viewer={s.viewer} account={s.account} plan={plans.get(s.account.plan)} notice={notice} />);
+    const keys = await accounts.listKeys(s.account.id);
+    return c.html(<KeysPage viewer={s.viewer} account={s.account} keys={keys} plan={plans.get(s.account.plan)} notice={notice} />);
   }));
 
   app.post("/dashboard/keys", signedIn(async (c, s) => {
@@ -63,11 +64,13 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       const { key, value } = await accounts.createKey(s.account.id, { mode: String(form.mode ?? "live"), name: String(form.name ?? "") });
       const created = { apiKey: key, value };
       const account = await accounts.get(s.account.id);
-      return c.html(<KeysPage viewer={s.viewer} account={account} plan={plans.get(account.plan)} created={created} />);
+      const keys = await accounts.listKeys(account.id);
+      return c.html(<KeysPage viewer={s.viewer} account={account} keys={keys} plan={plans.get(account.plan)} created={created} />);
     } catch (e) {
       if (!(e instanceof AccountError)) throw e;
       const error = `Key not created: ${e.message}.`;
-      return c.html(<KeysPage viewer={s.viewer} account={s.account} plan={plans.get(s.account.plan)} error={error} />, e.status as 409);
+      const keys = await accounts.listKeys(s.account.id);
+      return c.html(<KeysPage viewer={s.viewer} account={s.account} keys={keys} plan={plans.get(s.account.plan)} error={error} />, e.status as 409);
     }
   }));
 
