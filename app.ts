@@ -17,6 +17,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits } from "./routes/body_limit.ts";
+import { type CorsOrigins, v1Methods } from "./routes/methods.ts";
 import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
 import { parseSmtpUrl, type SmtpConfig } from "./mail/smtp.ts";
 import type { SignupMode } from "./config.ts";
@@ -56,6 +57,8 @@ export interface AppOptions {
   signup?: SignupMode;
   trustProxy?: boolean;
   publicUrl?: string;
+  /** CORS_ORIGINS: browsers from these origins may call /v1. */
+  corsOrigins?: CorsOrigins;
 }
 
 export const consoleLog: Log = {
@@ -89,6 +92,8 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
 
   const app = new Hono();
   app.use("*", bodyLimits());
+  app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
+  app.use("/v1", v1Methods(opts.corsOrigins ?? null));
   metaRoutes(app);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);

@@ -2,6 +2,7 @@
  * Settings from the environment (INTERFACE.md), read once at start-up.
  */
 import { builtinPlans, parsePlans, type Plans } from "./metering/plans.ts";
+import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 
 export interface Config {
   port: number;
@@ -18,6 +19,7 @@ export interface Config {
   trustProxy: boolean;
   /** PUBLIC_URL: the origin users reach, for links in mails and the Secure cookie flag. */
   publicUrl: string;
+  corsOrigins: CorsOrigins;
 }
 
 export type SignupMode = "open" | "closed" | "verify";
@@ -40,6 +42,7 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     signup: signupFrom(env.get("SIGNUP"), !!env.get("SMTP_URL")),
     trustProxy: trustProxyFrom(env.get("TRUST_PROXY")),
     publicUrl: publicUrlFrom(env.get("PUBLIC_URL"), port),
+    corsOrigins: parseCorsOrigins(env.get("CORS_ORIGINS")),
   };
 }
 

@@ -22,6 +22,7 @@ const { app } = createApp({
   signup: config.signup,
   trustProxy: config.trustProxy,
   publicUrl: config.publicUrl,
+  corsOrigins: config.corsOrigins,
 });
 
 Deno.serve({

@@ -69,6 +69,7 @@ export async function startServer(opts: {
   signup?: "open" | "closed" | "verify";
   trustProxy?: boolean;
   publicUrl?: string;
+  corsOrigins?: null | "*" | string[];
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -79,6 +80,7 @@ export async function startServer(opts: {
   const { app, deps } = createApp({
     kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
     smtp: opts.smtp, signup: opts.signup ?? "open", trustProxy: opts.trustProxy, publicUrl: opts.publicUrl,
+    corsOrigins: opts.corsOrigins,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;

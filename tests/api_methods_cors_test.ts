@@ -1,0 +1,78 @@
+/**
+ * Methods and CORS on /v1 (issue 13.12): anything but GET is a 405 `method_not_allowed` with
+ * `Allow: GET`, never charged, HEAD included; OPTIONS is a CORS preflight only for the origins in
+ * CORS_ORIGINS; without CORS_ORIGINS no CORS header is sent at all.
+ */
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+import { parseCorsOrigins } from "../routes/methods.ts";
+
+const DETAILS = "/v1/products/offers?asin=B07H57DNVV";
+
+Deno.test("every method but GET on /v1 is a 405 with Allow: GET, in the error shape, uncharged", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("growth");
+  for (const method of ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) {
+    for (const path of [DETAILS, "/v1/usage", "/v1/", "/v1/scrape?url=https://www.amazon.com/dp/B07H57DNVV"]) {
+      const r = await s.get(path, key, { method, body: method === "POST" ? "{}" : undefined });
+      assert.equal(r.status, 405, `${method} ${path}`);
+      assert.equal(r.headers.get("allow"), "GET");
+      if (method !== "HEAD") {
+        const body = await r.json();
+        assert.deepEqual(body, { error: { code: "method_not_allowed", message: body.error.message, status: 405 } });
+      } else await r.body?.cancel();
+      assert.equal(r.headers.get("access-control-allow-origin"), null, "no CORS headers without CORS_ORIGINS");
+    }
+  }
+  const usage = await (await s.get("/v1/usage", key)).json();
+  assert.equal(usage.requests_used, 0, "nothing was charged");
+  assert.equal(s.source.calls, 0, "nothing reached the data source");
+  const get = await s.get(DETAILS, key, { headers: { origin: "https://app.example" } });
+  assert.equal(get.status, 200);
+  assert.equal(get.headers.get("access-control-allow-origin"), null);
+  await get.body?.cancel();
+});
+
+Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; others get neither", async () => {
+  await using s = await startServer({ corsOrigins: ["https://app.example"] });
+  const { key } = await s.account("growth");
+  const preflight = (origin: string) =>
+    fetch(s.url + DETAILS, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "x-api-key" },
+    });
+  const ok = await preflight("https://app.example");
+  await ok.body?.cancel();
+  assert.equal(ok.status, 204);
+  assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
+  assert.match(ok.headers.get("access-control-allow-headers") ?? "", /x-api-key/i);
+  assert.match(ok.headers.get("access-control-allow-methods") ?? "", /GET/);
+  const other = await preflight("https://evil.example");
+  await other.body?.cancel();
+  assert.equal(other.status, 405);
+  assert.equal(other.headers.get("access-control-allow-origin"), null);
+
+  const get = await s.get(DETAILS, key, { headers: { origin: "https://app.example" } });
+  assert.equal(get.status, 200);
+  assert.equal(get.headers.get("access-control-allow-origin"), "https://app.example");
+  assert.match(get.headers.get("access-control-expose-headers") ?? "", /x-credits-remaining/i);
+  await get.body?.cancel();
+  const denied = await s.get(DETAILS, key, { headers: { origin: "https://evil.example" } });
+  assert.equal(denied.headers.get("access-control-allow-origin"), null);
+  await denied.body?.cancel();
+  const unauthorized = await s.get(DETAILS, null, { headers: { origin: "https://app.example" } });
+  assert.equal(unauthorized.status, 401);
+  assert.equal(unauthorized.headers.get("access-control-allow-origin"), "https://app.example", "errors are readable too");
+  await unauthorized.body?.cancel();
+});
+
+Deno.test("CORS_ORIGINS=* allows any origin; a malformed list refuses to start", async () => {
+  assert.deepEqual(parseCorsOrigins(undefined), null);
+  assert.deepEqual(parseCorsOrigins("https://a.example, http://localhost:3000"), ["https://a.example", "http://localhost:3000"]);
+  assert.throws(() => parseCorsOrigins("https://a.example/path"), /CORS_ORIGINS/);
+  assert.throws(() => parseCorsOrigins("not an origin"), /CORS_ORIGINS/);
+  await using s = await startServer({ corsOrigins: "*" });
+  const r = await fetch(s.url + "/v1/", { headers: { origin: "https://anything.example" } });
+  await r.body?.cancel();
+  assert.equal(r.headers.get("access-control-allow-origin"), "*");
+});
