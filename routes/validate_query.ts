@@ -42,6 +42,20 @@ export function validateQuery(params: Record<string, Param>, query: Query): Vali
       value[name] = result.value;
     }
   }
+  if (!detail.length) {
+    for (const [name, param] of entries) {
+      const other = param.atMost;
+      if (other && value[name] !== undefined && value[other] !== undefined && (value[name] as number) > (value[other] as number)) {
+        const raw = query.get(name)!;
+        detail.push({
+          loc: ["query", name],
+          msg: `Input should be less than or equal to ${other} (${value[other]})`,
+          type: "less_than_equal",
+          input: raw[raw.length - 1],
+        });
+      }
+    }
+  }
   return detail.length ? { ok: false, detail } : { ok: true, value };
 }
 

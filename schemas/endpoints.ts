@@ -69,7 +69,7 @@ const dataEndpoints: Endpoint[] = [
       limit: int("0 returns one page; N>0 collects N items over successive pages", 0, 200, 0),
       sort: oneOf("Result order", SORTS),
       department: str("Department slug", { pattern: /^[a-z0-9-]+$/, max: 60 }),
-      min_price: num("Lowest price, in marketplace currency", 0, 1e9),
+      min_price: { ...num("Lowest price, in marketplace currency; at most max_price", 0, 1e9), atMost: "max_price" },
       max_price: num("Highest price, in marketplace currency", 0, 1e9),
       prime_only: bool("Only Prime-eligible items", false),
       include_sponsored: bool("Keep sponsored placements", true),

@@ -13,6 +13,8 @@ export interface Param {
   required: boolean;
   /** Upper-case the text before validation (codes and ids Amazon spells in capitals). */
   upper?: boolean;
+  /** The name of a parameter this one may not exceed when both are given (min_price ≤ max_price). */
+  atMost?: string;
 }
 
 export function str(

@@ -62,3 +62,22 @@ Deno.test("valid values in every accepted form pass validation", async () => {
   const page = await s.get("/v1/products/search?query=usb&page=1.5", key);
   assert.equal((await page.json()).detail[0].type, "int_parsing");
 });
+
+Deno.test("min_price above max_price is a 422 on min_price, uncharged; equal or one-sided prices pass (issue 13.17)", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  const r = await s.get("/v1/products/search?query=ipad&min_price=50&max_price=49.99", key);
+  assert.equal(r.status, 422);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const body = await r.json();
+  assert.equal(body.detail.length, 1);
+  assert.deepEqual(body.detail[0].loc, ["query", "min_price"]);
+  assert.equal(body.detail[0].type, "less_than_equal");
+  assert.equal(body.detail[0].input, "50");
+  for (const q of ["min_price=50&max_price=50", "min_price=49.99&max_price=50", "min_price=500", "max_price=1"]) {
+    const ok = await s.get(`/v1/products/search?query=ipad&${q}`, key);
+    assert.equal(ok.status, 200, q);
+    await ok.body?.cancel();
+  }
+  assert.equal(s.source.calls, 4, "only the valid calls reached the data source");
+});
