@@ -42,6 +42,8 @@ export interface Deps {
   trustProxy: boolean;
   /** The origin users reach (PUBLIC_URL): links in mails, and https there means Secure cookies. */
   publicUrl: string;
+  /** Aborted when a drain runs out of time: calls still waiting upstream give up, uncharged. */
+  stopping: AbortSignal;
 }
 
 export interface AppOptions {
@@ -59,6 +61,8 @@ export interface AppOptions {
   publicUrl?: string;
   /** CORS_ORIGINS: browsers from these origins may call /v1. */
   corsOrigins?: CorsOrigins;
+  /** See Deps.stopping; main.ts aborts it at the end of DRAIN_SECONDS. */
+  stopping?: AbortSignal;
 }
 
 export const consoleLog: Log = {
@@ -84,6 +88,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     signup: opts.signup ?? "closed",
     trustProxy: opts.trustProxy ?? false,
     publicUrl: opts.publicUrl ?? "http://localhost:8000",
+    stopping: opts.stopping ?? new AbortController().signal,
   };
   if (delivery) {
     meter.onAlert = () => delivery.wake();

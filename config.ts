@@ -20,6 +20,8 @@ export interface Config {
   /** PUBLIC_URL: the origin users reach, for links in mails and the Secure cookie flag. */
   publicUrl: string;
   corsOrigins: CorsOrigins;
+  /** DRAIN_SECONDS: how long calls in flight may finish after SIGTERM/SIGINT. */
+  drainSeconds: number;
 }
 
 export type SignupMode = "open" | "closed" | "verify";
@@ -36,14 +38,53 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     kvPath: kvPathFrom(env),
     upstream: env.get("UPSTREAM") ?? "live",
     resultCache: env.get("RESULT_CACHE") !== "off",
-    adminToken: env.get("ADMIN_TOKEN") || undefined,
-    plans: plansFile ? parsePlans(Deno.readTextFileSync(plansFile)) : builtinPlans(),
+    adminToken: adminTokenFrom(env.get("ADMIN_TOKEN")),
+    plans: plansFile ? plansFrom(plansFile) : builtinPlans(),
     smtp: env.get("SMTP_URL") ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined } : undefined,
     signup: signupFrom(env.get("SIGNUP"), !!env.get("SMTP_URL")),
     trustProxy: trustProxyFrom(env.get("TRUST_PROXY")),
     publicUrl: publicUrlFrom(env.get("PUBLIC_URL"), port),
     corsOrigins: parseCorsOrigins(env.get("CORS_ORIGINS")),
+    drainSeconds: drainFrom(env.get("DRAIN_SECONDS")),
   };
+}
+
+function plansFrom(file: string): Plans {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (e) {
+    throw new RangeError(`Cannot start as 'PLANS_FILE' cannot be read: ${(e as Error).message.split("\n")[0]}`);
+  }
+  try {
+    return parsePlans(text);
+  } catch (e) {
+    const issue = (e as { issues?: { path: unknown[]; message: string }[] }).issues?.[0];
+    const why = issue ? `${issue.path.join(".") || "(top)"}: ${issue.message}` : (e as Error).message.split("\n")[0];
+    throw new RangeError(`Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`);
+  }
+}
+
+function drainFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return 10;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 3600) {
+    throw new RangeError(`Cannot start as 'DRAIN_SECONDS' must be a number of seconds from 0 to 3600: current value is ${value}`);
+  }
+  return n;
+}
+
+/** The admin API's bearer token; a short one could be guessed over the network (issue 13.15). */
+export const MIN_ADMIN_TOKEN = 24;
+
+function adminTokenFrom(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length < MIN_ADMIN_TOKEN) {
+    throw new RangeError(
+      `Cannot start as 'ADMIN_TOKEN' must have at least ${MIN_ADMIN_TOKEN} characters: current value has ${value.length}`,
+    );
+  }
+  return value;
 }
 
 /** Closed without a mail server, `verify` with one; `open` only when the operator says so. */
@@ -85,11 +126,41 @@ function kvPathFrom(env: { get(name: string): string | undefined }): string | un
   return "./data/shelf.kv";
 }
 
-/** Opens the store a KV_PATH names, creating the folder of a local file. */
+/** The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read. */
 export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
-  if (kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath)) {
-    const dir = kvPath.replace(/[^/]*$/, "");
-    if (dir) await Deno.mkdir(dir, { recursive: true });
+  const where = kvPath ?? "the platform's KV";
+  let kv: Deno.Kv;
+  try {
+    if (kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath)) {
+      const dir = kvPath.replace(/[^/]*$/, "");
+      if (dir) await Deno.mkdir(dir, { recursive: true });
+    }
+    kv = await Deno.openKv(kvPath);
+  } catch (e) {
+    throw new StoreError(`Cannot open the store at ${where}: ${reason(e)}`);
   }
-  return await Deno.openKv(kvPath);
+  try {
+    // A read-only or corrupt file can open and fail only at its first write.
+    const probe = ["startup_probe"];
+    const written = await kv.set(probe, Date.now());
+    if (!written.ok) throw new Error("the probe write was refused");
+    await kv.get(probe);
+    await kv.delete(probe);
+  } catch (e) {
+    kv.close();
+    throw new StoreError(`Cannot write to the store at ${where}: ${reason(e)}`);
+  }
+  return kv;
+}
+
+/** A store that cannot be opened or written: start-up ends with its message and exit code 1. */
+export class StoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreError";
+  }
+}
+
+function reason(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split("\n")[0];
 }

@@ -1,32 +1,78 @@
 /**
  * Starts Shelf: `deno task start`. Runs unchanged on Deno Deploy (no KV_PATH, no file writes)
  * and under `deno compile` (static imports only).
+ *
+ * A setting or store that cannot be used ends start-up with one line on stderr and exit code 1.
+ * SIGTERM or SIGINT drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
+ * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
 import { createApp } from "./app.ts";
-import { loadConfig, openStore } from "./config.ts";
+import { type Config, loadConfig, openStore } from "./config.ts";
 import { systemClock } from "./metering/clock.ts";
 import { dataSourceFor } from "./upstream/select.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
+import denoJson from "./deno.json" with { type: "json" };
 
-const config = loadConfig();
-const kv = await openStore(config.kvPath);
-const { app } = createApp({
-  kv,
-  plans: config.plans,
-  clock: systemClock,
-  dataSource: config.resultCache
-    ? new CachingSource(dataSourceFor(config.upstream), kv, systemClock)
-    : dataSourceFor(config.upstream),
-  adminToken: config.adminToken,
-  smtp: config.smtp,
-  signup: config.signup,
-  trustProxy: config.trustProxy,
-  publicUrl: config.publicUrl,
-  corsOrigins: config.corsOrigins,
-});
+/** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
+function startupLine(config: Config, hostname: string, port: number): string {
+  const store = config.kvPath ? config.kvPath.replace(/\/\/[^@/]*@/, "//") : "Deno Deploy KV";
+  return `Shelf ${denoJson.version} listening on http://${hostname}:${port}/ · store ${store} · ` +
+    `upstream ${config.upstream.split(":")[0]} · sign-up ${config.signup} · ` +
+    `parse workers 0 (pages are parsed on the serving thread) · drain ${config.drainSeconds} s`;
+}
 
-Deno.serve({
-  port: config.port,
-  hostname: config.host,
-  onListen: ({ hostname, port }) => console.log(`Shelf listening on http://${hostname}:${port}/`),
-}, app.fetch);
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const kv = await openStore(config.kvPath);
+  const source = dataSourceFor(config.upstream);
+  const stopping = new AbortController();
+  const { app, deps } = createApp({
+    kv,
+    plans: config.plans,
+    clock: systemClock,
+    dataSource: config.resultCache ? new CachingSource(source, kv, systemClock) : source,
+    adminToken: config.adminToken,
+    smtp: config.smtp,
+    signup: config.signup,
+    trustProxy: config.trustProxy,
+    publicUrl: config.publicUrl,
+    corsOrigins: config.corsOrigins,
+    stopping: stopping.signal,
+  });
+
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: ({ hostname, port }) => console.log(startupLine(config, hostname, port)),
+  }, app.fetch);
+
+  let draining = false;
+  const drain = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "drain", signal, seconds: config.drainSeconds }));
+    const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
+    // A call that ignores the abort must not keep the process forever.
+    const hardStop = setTimeout(() => Deno.exit(0), config.drainSeconds * 1000 + 5_000);
+    await server.shutdown();
+    clearTimeout(giveUp);
+    clearTimeout(hardStop);
+    await deps.delivery?.stop();
+    kv.close();
+    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "stopped" }));
+    Deno.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    try {
+      Deno.addSignalListener(signal, () => void drain(signal));
+    } catch { /* Deno Deploy and Windows have no such signals */ }
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  const message = e instanceof Error ? e.message : String(e);
+  console.error(`shelf: ${message.split("\n")[0]}`);
+  Deno.exit(1);
+}

@@ -42,6 +42,7 @@ async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response>
     const body = await deps.dataSource.fetch({
       endpoint: ep,
       params: input.value,
+      signal: deps.stopping,
       chargePage: async () => {
         const r = await deps.meter.charge(caller.accountId, 1);
         if (r.ok) {
@@ -63,7 +64,11 @@ async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response>
   } catch (e) {
     await refundQuietly(deps, caller.accountId, periodStart, charged);
     const refunded: Snapshot | null = snapshot && { ...snapshot, remaining: snapshot.remaining + charged };
-    const err = e instanceof ApiError ? e : unexpected(deps, e);
+    const err = deps.stopping.aborted
+      ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", { "Retry-After": "1" })
+      : e instanceof ApiError
+      ? e
+      : unexpected(deps, e);
     err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
     throw err;
   }

@@ -58,7 +58,7 @@ async function spawnOnce(
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
       out += chunk;
-      if (out.includes("Shelf listening")) listening();
+      if (/Shelf \S+ listening on /.test(out)) listening();
     }
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
