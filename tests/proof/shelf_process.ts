@@ -12,6 +12,8 @@ export interface ShelfProcess extends AsyncDisposable {
   logs(): string;
   /** SIGKILL: no shutdown hook, no flush; what a crash looks like. */
   crash(): Promise<void>;
+  /** Sends `signal` and resolves with the exit code once the process has ended. */
+  stop(signal?: Deno.Signal): Promise<number>;
 }
 
 /** A free loopback port: bind port 0, read the port, close. Racy in theory, fine on a test box. */
@@ -27,6 +29,7 @@ export async function spawnShelf(env: {
   UPSTREAM: string;
   PLANS_FILE?: string;
   ADMIN_TOKEN?: string;
+  [setting: string]: string | undefined;
 }): Promise<ShelfProcess> {
   for (let attempt = 0;; attempt++) {
     try {
@@ -78,8 +81,9 @@ async function spawnOnce(
         child.kill(signal);
       } catch { /* already gone */ }
     }
-    await status;
+    const { code } = await status;
     await drained;
+    return code;
   };
   if (!started) {
     await kill("SIGKILL");
@@ -89,7 +93,8 @@ async function spawnOnce(
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     logs: () => out,
-    crash: () => kill("SIGKILL"),
-    [Symbol.asyncDispose]: () => kill("SIGTERM"),
+    crash: async () => void await kill("SIGKILL"),
+    stop: (signal = "SIGTERM") => kill(signal),
+    [Symbol.asyncDispose]: async () => void await kill("SIGTERM"),
   };
 }

@@ -1,0 +1,84 @@
+/**
+ * Graceful stop (issue 14.4): on SIGTERM Shelf stops accepting, lets calls in flight finish for
+ * DRAIN_SECONDS and exits 0; a call that cannot finish in time is aborted and not charged.
+ * Shelf runs as a child process against the fake marketplace, whose pages take their time.
+ */
+import assert from "node:assert/strict";
+import { FakeMarketplace } from "./fake_marketplace.ts";
+import { spawnShelf } from "./proof/shelf_process.ts";
+import { createAccount } from "./proof/admin_client.ts";
+import { report } from "./proof/figures.ts";
+
+const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
+const TOKEN = `drain-${crypto.randomUUID()}`;
+
+async function usedIn(kvPath: string, accountId: string): Promise<number> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    return ((await kv.get<{ used: number }>(["account", accountId])).value)!.used;
+  } finally {
+    kv.close();
+  }
+}
+
+async function run(drainSeconds: string, pageDelayMs: number) {
+  await using fake = new FakeMarketplace();
+  for (let i = 0; i < 4; i++) fake.page(`https://www.amazon.com/dp/B0DRAIN00${i}`, FIXTURE);
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/drain.kv`;
+  const shelf = await spawnShelf({ KV_PATH: kvPath, UPSTREAM: fake.upstream, ADMIN_TOKEN: TOKEN, DRAIN_SECONDS: drainSeconds, RESULT_CACHE: "off" });
+  try {
+    const { key, accountId } = await createAccount(shelf.url, TOKEN, "growth");
+    fake.delayMs = pageDelayMs;
+    const calls = Array.from({ length: 4 }, (_, i) =>
+      fetch(`${shelf.url}/v1/products/details?asin=B0DRAIN00${i}`, { headers: { "x-api-key": key } })
+        .then(async (r) => ({ status: r.status, cost: r.headers.get("x-credits-cost"), body: await r.text() }))
+        .catch((e) => ({ status: 0, cost: null, body: String(e) }))
+    );
+    while (fake.pageRequests("/dp/") < 4) await new Promise((r) => setTimeout(r, 10));
+    const started = performance.now();
+    const code = await shelf.stop("SIGTERM");
+    const ms = Math.round(performance.now() - started);
+    const answers = await Promise.all(calls);
+    let refused = "";
+    try {
+      await fetch(`${shelf.url}/v1/`);
+    } catch (e) {
+      refused = String(e);
+    }
+    return { code, ms, answers, used: await usedIn(kvPath, accountId), refused, logs: shelf.logs() };
+  } finally {
+    await shelf.stop("SIGKILL").catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+Deno.test("SIGTERM: calls in flight finish and are charged, the process exits 0, new connections are refused", async () => {
+  const r = await run("10", 800);
+  assert.equal(r.code, 0, r.logs);
+  assert.deepEqual(r.answers.map((a) => a.status), [200, 200, 200, 200]);
+  assert.equal(r.used, 4, "each finished call charged once");
+  assert.ok(r.refused, "after the drain nothing listens");
+  assert.match(r.logs, /"event":"drain"/);
+  report("7. graceful stop (SIGTERM, calls finish)", { "calls in flight": 4, "200s": 4, usage: r.used, "exit code": r.code, "stop ms": r.ms });
+});
+
+Deno.test("SIGTERM with calls that outlast DRAIN_SECONDS: they are aborted uncharged and the process still exits 0", async () => {
+  const r = await run("0.5", 3_000);
+  assert.equal(r.code, 0, r.logs);
+  for (const a of r.answers) {
+    assert.notEqual(a.status, 200);
+    assert.ok(a.status === 0 || a.status === 503, `${a.status} ${a.body}`);
+    if (a.status === 503) assert.equal(a.cost, "0");
+  }
+  assert.equal(r.used, 0, "no call that could not finish is charged");
+  assert.ok(r.ms < 5_000, `stopped after ${r.ms} ms`);
+  report("7. graceful stop (SIGTERM, calls outlast the drain)", {
+    "calls in flight": 4,
+    answers: r.answers.map((a) => a.status).join(" "),
+    usage: r.used,
+    "exit code": r.code,
+    "stop ms": r.ms,
+    "DRAIN_SECONDS": 0.5,
+  });
+});
