@@ -54,7 +54,7 @@ export interface AppOptions {
   adminToken?: string;
   log?: Log;
   /** SMTP_URL and SMTP_FROM; when given, the alert delivery loop starts (stop: deps.delivery.stop()). */
-  smtp?: { url: string; from?: string; timing?: Partial<DeliveryTiming> };
+  smtp?: { url: string; from?: string; timing?: Partial<DeliveryTiming>; timeoutMs?: number };
   /** SIGNUP (config.ts decides the default; here unset means closed). */
   signup?: SignupMode;
   trustProxy?: boolean;
@@ -76,7 +76,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const meter = new Meter(opts.kv, opts.plans, opts.clock);
   accounts.onChange = (id) => meter.forget(id);
   const log = opts.log ?? consoleLog;
-  const mailer = opts.smtp ? parseSmtpUrl(opts.smtp.url, opts.smtp.from) : null;
+  const mailer = opts.smtp ? parseSmtpUrl(opts.smtp.url, opts.smtp.from, opts.smtp.timeoutMs) : null;
   const delivery = mailer && opts.smtp ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing) : null;
   const deps: Deps = {
     ...opts,

@@ -1,0 +1,109 @@
+/**
+ * A mail server cannot wedge the alert sender (issue 13.8): one that accepts and never greets,
+ * one that greets and then never answers, and one that streams an endless reply line each make
+ * sendMail fail within its deadline; an alert raised meanwhile stays in the outbox with its error
+ * and is delivered once a working server (the real smtp-server of smtp_sink.ts) is configured.
+ */
+import assert from "node:assert/strict";
+import { parseSmtpUrl, sendMail, SmtpError } from "../mail/smtp.ts";
+import { eventually, startSmtpSink } from "./smtp_sink.ts";
+import { startServer } from "./test_server.ts";
+import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { listAlerts } from "../metering/alerts.ts";
+
+type Behaviour = "silent" | "greet-then-silent" | "endless-line" | "drip";
+
+/** A loopback TCP server that misbehaves; every connection is kept until close(). */
+function badServer(behaviour: Behaviour) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  let stopped = false;
+  const served = (async () => {
+    for await (const conn of listener) {
+      conns.push(conn);
+      (async () => {
+        const enc = new TextEncoder();
+        if (behaviour === "greet-then-silent") await conn.write(enc.encode("220 bad.example ESMTP\r\n")).catch(() => {});
+        if (behaviour === "drip") {
+          // A reply line that never ends, one byte at a time: every read returns, none completes.
+          await conn.write(enc.encode("220-")).catch(() => {});
+          while (!stopped) {
+            await new Promise((r) => setTimeout(r, 50));
+            if (await conn.write(enc.encode("x")).then(() => false, () => true)) break;
+          }
+        }
+        if (behaviour === "endless-line") {
+          const chunk = enc.encode("220-" + "x".repeat(16 * 1024));
+          while (!stopped) {
+            try {
+              await conn.write(chunk);
+            } catch {
+              break;
+            }
+          }
+        }
+        // Read and ignore whatever the client says.
+        const buf = new Uint8Array(4096);
+        while (!stopped && (await conn.read(buf).catch(() => null)) !== null) { /* never answer */ }
+      })();
+    }
+  })();
+  return {
+    url: `smtp://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    async close() {
+      stopped = true;
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await served.catch(() => {});
+    },
+  };
+}
+
+for (const behaviour of ["silent", "greet-then-silent", "endless-line", "drip"] as const) {
+  Deno.test(`sendMail gives up within its deadline on a server that is ${behaviour}`, async () => {
+    const server = badServer(behaviour);
+    try {
+      const cfg = parseSmtpUrl(server.url, "Shelf <a@shelf.test>", 700);
+      const started = performance.now();
+      await assert.rejects(sendMail(cfg, { to: "dev@example.com", subject: "s", text: "t" }), SmtpError);
+      const ms = performance.now() - started;
+      assert.ok(ms < 3_000, `gave up after ${Math.round(ms)} ms`);
+      const rss = Deno.memoryUsage().rss;
+      assert.ok(rss < 1_000_000_000, "an endless reply is not buffered without end");
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+Deno.test("an alert raised while the mail server stalls stays in the outbox with its error, and is delivered later", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const plans = new Plans([...BUILTIN_PLANS, { id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }]);
+  const stalled = badServer("greet-then-silent");
+  let accountId = "";
+  try {
+    await using s = await startServer({
+      kvPath,
+      plans,
+      smtp: { url: stalled.url, timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 }, timeoutMs: 300 },
+    });
+    const { id, key } = await s.account("tiny");
+    accountId = id;
+    for (let i = 0; i < 2; i++) await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
+    await eventually("a failed attempt recorded", async () => (await listAlerts(s.kv, id)).some((a) => a.attempts > 0 && a.last_error));
+    const alerts = await listAlerts(s.kv, id);
+    assert.ok(alerts.every((a) => a.status !== "delivered"));
+    assert.match(alerts.find((a) => a.last_error)!.last_error!, /within 300 ms|timeout|timed out/i);
+  } finally {
+    await stalled.close();
+  }
+  await using sink = await startSmtpSink();
+  await using later = await startServer({ kvPath, plans, smtp: { url: sink.url, timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 } } });
+  await eventually("the alerts delivered by a working server", () => sink.received.length === 2, 15_000);
+  assert.ok((await listAlerts(later.kv, accountId)).every((a) => a.status === "delivered"));
+  await Deno.remove(kvPath).catch(() => {});
+});
