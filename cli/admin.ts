@@ -1,75 +1,129 @@
 /**
- * Operator CLI on the same store as the server (INTERFACE.md):
- *   account create --email E [--plan P]   account show ID   account set ID [--plan P] [--status S]
- *   key create ACCOUNT_ID [--mode test] [--name N]   key list ACCOUNT_ID   key revoke KEY_ID
- * Each prints JSON; a refused command prints {"error": …} on stderr and exits 1.
+ * Operator CLI on the same store as the server (INTERFACE.md "Administration" and "Operations").
+ * Every command prints JSON on stdout; `--help` prints a command's usage; a refused command
+ * prints one line on stderr and exits 1.
  */
 import { parseArgs } from "node:util";
 import { loadConfig, openStore } from "../config.ts";
 import { AccountError, Accounts } from "../metering/accounts.ts";
 import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
 import { systemClock } from "../metering/clock.ts";
+import type { Plans } from "../metering/plans.ts";
 import { createdKeyView } from "../routes/admin.ts";
+import { backup, restore } from "./backup.ts";
 
-const USAGE = "usage: admin account create --email E [--plan P] | account show ID | account set ID [--plan P] [--status S]" +
-  " | key create ACCOUNT_ID [--mode live|test] [--name N] | key list ACCOUNT_ID | key revoke KEY_ID";
+const COMMANDS: Record<string, { usage: string; about: string }> = {
+  "account create": { usage: "account create --email E [--plan P]", about: "creates an account and its first key (shown once)" },
+  "account list": { usage: "account list [--email E] [--cursor C]", about: "accounts in pages of 100; next_cursor fetches the next page" },
+  "account show": { usage: "account show ACCOUNT_ID", about: "the account with its usage record" },
+  "account set": {
+    usage: "account set ACCOUNT_ID [--plan P] [--status active|inactive]",
+    about: "changes plan or status; a plan with fewer keys revokes the oldest (listed in revoked_keys)",
+  },
+  "key create": { usage: "key create ACCOUNT_ID [--mode live|test] [--name N]", about: "creates a key; its value is printed once" },
+  "key list": { usage: "key list ACCOUNT_ID", about: "the account's keys without values, revoked ones included" },
+  "key revoke": { usage: "key revoke KEY_ID", about: "revokes a key; its next call gets 401" },
+  "backup": { usage: "backup FILE", about: "writes a consistent JSON Lines snapshot of the store to FILE" },
+  "restore": { usage: "restore FILE", about: "loads a snapshot into an empty store (refuses a non-empty one)" },
+};
 
-export async function runAdmin(args: string[], accounts: Accounts, plans = loadConfig().plans): Promise<unknown> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      email: { type: "string" },
-      plan: { type: "string" },
-      status: { type: "string" },
-      mode: { type: "string" },
-      name: { type: "string" },
-    },
-  });
-  const [noun, verb, id] = positionals;
+/** A command line the CLI cannot run: printed as one line, exit code 1. */
+export class UsageError extends Error {}
+
+export function help(command?: string): string {
+  const entry = command ? COMMANDS[command] : undefined;
+  if (entry) return `usage: deno task admin ${entry.usage}\n  ${entry.about}`;
+  return ["usage: deno task admin COMMAND [options]   (KV_PATH names the store)", ""]
+    .concat(Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(62)} ${c.about}`))
+    .concat(["", "Add --help to any command for its usage."]).join("\n");
+}
+
+function commandOf(positionals: string[]): { name: string; rest: string[] } {
+  const one = positionals[0] ?? "";
+  if (COMMANDS[one]) return { name: one, rest: positionals.slice(1) };
+  const two = positionals.slice(0, 2).join(" ");
+  return { name: two, rest: positionals.slice(2) };
+}
+
+export async function runAdmin(args: string[], kv: Deno.Kv, accounts: Accounts, plans: Plans): Promise<unknown> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        email: { type: "string" },
+        plan: { type: "string" },
+        status: { type: "string" },
+        mode: { type: "string" },
+        name: { type: "string" },
+        cursor: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+  const { values, positionals } = parsed;
+  const { name, rest } = commandOf(positionals);
+  const [id] = rest;
+  const required = (what: string) => {
+    if (!id) throw new UsageError(`${what} is required: usage: deno task admin ${COMMANDS[name].usage}`);
+    return id;
+  };
   const withUsage = (a: Awaited<ReturnType<Accounts["get"]>>) => ({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
-  switch (`${noun} ${verb}`) {
+  switch (name) {
     case "account create": {
-      if (!values.email) throw new AccountError(422, "missing_email", "--email is required");
+      if (!values.email) throw new UsageError(`--email is required: usage: deno task admin ${COMMANDS[name].usage}`);
       const a = await accounts.create(values.email, values.plan ?? "free");
       const { key, value } = await accounts.createKey(a.id, { mode: values.mode, name: values.name ?? "default" });
       return { account: accountView(a), key: createdKeyView(key, value) };
     }
+    case "account list": {
+      const page = await accounts.list({ email: values.email, cursor: values.cursor });
+      return { accounts: page.accounts.map(accountView), next_cursor: page.next_cursor };
+    }
     case "account show":
-      return withUsage(await accounts.get(required(id)));
+      return withUsage(await accounts.get(required("ACCOUNT_ID")));
     case "account set": {
-      const a = await accounts.update(required(id), { plan: values.plan, status: values.status });
+      const a = await accounts.update(required("ACCOUNT_ID"), { plan: values.plan, status: values.status });
       return { ...withUsage(a), revoked_keys: a.revoked };
     }
     case "key create": {
-      const { key, value } = await accounts.createKey(required(id), { mode: values.mode, name: values.name });
+      const { key, value } = await accounts.createKey(required("ACCOUNT_ID"), { mode: values.mode, name: values.name });
       return createdKeyView(key, value);
     }
     case "key list":
-      return { keys: (await accounts.listKeys(required(id))).map(keyView) };
+      return { keys: (await accounts.listKeys(required("ACCOUNT_ID"))).map(keyView) };
     case "key revoke":
-      return keyView(await accounts.revokeKey(required(id)));
+      return keyView(await accounts.revokeKey(required("KEY_ID")));
+    case "backup":
+      return { file: required("FILE"), entries: await backup(kv, required("FILE")) };
+    case "restore":
+      return { file: required("FILE"), entries: await restore(kv, required("FILE")) };
     default:
-      throw new AccountError(2, "usage", USAGE);
+      throw new UsageError(`unknown command '${positionals.join(" ")}'; deno task admin --help lists the commands`);
   }
 }
 
-function required(id: string | undefined): string {
-  if (!id) throw new AccountError(2, "usage", USAGE);
-  return id;
-}
-
 if (import.meta.main) {
-  const config = loadConfig();
-  const kv = await openStore(config.kvPath);
+  const args = Deno.args;
+  const { name } = commandOf(args.filter((a) => !a.startsWith("-")));
+  if (args.includes("--help") || args.includes("-h") || args.length === 0) {
+    console.log(help(COMMANDS[name] ? name : undefined));
+    Deno.exit(0);
+  }
+  let kv: Deno.Kv | undefined;
   try {
-    const out = await runAdmin(Deno.args, new Accounts(kv, config.plans, systemClock), config.plans);
+    const config = loadConfig();
+    kv = await openStore(config.kvPath);
+    const out = await runAdmin(args, kv, new Accounts(kv, config.plans, systemClock), config.plans);
     console.log(JSON.stringify(out, null, 2));
   } catch (e) {
-    const err = e instanceof AccountError ? { code: e.code, message: e.message } : { code: "error", message: String(e) };
-    console.error(JSON.stringify({ error: err }));
+    const code = e instanceof AccountError ? `${e.code}: ` : "";
+    console.error(`admin: ${code}${(e instanceof Error ? e.message : String(e)).split("\n")[0]}`);
     Deno.exitCode = 1;
   } finally {
-    kv.close();
+    kv?.close();
   }
 }

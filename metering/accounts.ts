@@ -98,6 +98,27 @@ export class Accounts {
     return v.state;
   }
 
+  /** Accounts in pages of `limit` (by id), or only the one with `email`; `next_cursor` null at the end. */
+  async list(opts: { email?: string; cursor?: string; limit?: number } = {}): Promise<{ accounts: AccountState[]; next_cursor: string | null }> {
+    if (opts.email !== undefined) {
+      const id = await this.idByEmail(opts.email);
+      return { accounts: id ? [await this.get(id)] : [], next_cursor: null };
+    }
+    const limit = opts.limit ?? 100;
+    const accounts: AccountState[] = [];
+    let iter: Deno.KvListIterator<AccountState>;
+    try {
+      iter = this.#kv.list<AccountState>({ prefix: KV.accounts }, { limit, cursor: opts.cursor || undefined });
+      for await (const e of iter) {
+        rollPeriod(e.value, this.#clock.now());
+        accounts.push(e.value);
+      }
+    } catch {
+      throw new AccountError(422, "invalid_cursor", "cursor must be a next_cursor from an earlier page");
+    }
+    return { accounts, next_cursor: accounts.length === limit && iter.cursor ? iter.cursor : null };
+  }
+
   async idByEmail(email: string): Promise<string | null> {
     return (await this.#kv.get<string>(KV.accountByEmail(email.trim().toLowerCase()))).value;
   }

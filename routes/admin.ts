@@ -29,6 +29,11 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
     return c.json(accountView(a), 201);
   });
 
+  app.get("/admin/accounts", async (c) => {
+    const page = await accounts.list({ email: c.req.query("email"), cursor: c.req.query("cursor") });
+    return c.json({ accounts: page.accounts.map(accountView), next_cursor: page.next_cursor });
+  });
+
   app.get("/admin/accounts/:id", async (c) => {
     const a = await accounts.get(c.req.param("id"));
     return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
