@@ -7,7 +7,7 @@
  * `octopus-widget-strike-through-price`) and are tested on a hand-built page in that shape only.
  */
 import { absoluteUrl, all, attr, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
-import { amountOf, parsePrice } from "./price.ts";
+import { amountOf, listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { DealProductsPage } from "../schemas/pages.ts";
 import type { DealProductItem, PriceWithList } from "../schemas/resources.ts";
@@ -55,7 +55,7 @@ function priceOf(section: Element, marketplace: string): PriceWithList | null {
   const current = text(one(section, ".a-price:not(.a-text-price) .a-offscreen, .octopus-widget-price .a-offscreen"));
   const price = current ? parsePrice(current, marketplace) : null;
   if (!price) return null;
-  return { ...price, list_price: amountOf(text(one(section, STRIKE))) };
+  return { ...price, list_price: listPriceAbove(amountOf(text(one(section, STRIKE))), price.amount) };
 }
 
 /** The deal id from the requested URL, else from the page's canonical link; "" when neither. */

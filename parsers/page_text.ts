@@ -48,7 +48,7 @@ export function asinFromUrl(url: string | undefined): string {
   const m =
     /\/(?:dp|gp\/product|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i
       .exec(url) ??
-      /[?&](?:asin|ASIN)=([A-Z0-9]{10})(?:[&#]|$)/.exec(url);
+      /[?&]asin=([A-Z0-9]{10})(?:[&#]|$)/i.exec(url);
   return m ? m[1].toUpperCase() : "";
 }
 

@@ -65,3 +65,12 @@ export function parsePrice(textValue: string, marketplaceCode: string): Price | 
   if (amount === null) return null;
   return { amount, display, currency: currencyOf(display, marketplaceCode) };
 }
+
+/**
+ * The comparison price a listing shows struck through, or null when there is none or it is not
+ * above the price (a "was" price equal to or below the price is no discount, and Amazon's own
+ * markup sometimes repeats the current price in the struck-through slot).
+ */
+export function listPriceAbove(list: number | null | undefined, amount: number): number | null {
+  return list !== null && list !== undefined && list > amount ? list : null;
+}

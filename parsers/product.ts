@@ -15,8 +15,9 @@ import { attr, type Element, intFrom, ratingFrom, text } from "./dom.ts";
 import { byId, byIds, type Captured, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage } from "./product_images.ts";
-import { parsePrice } from "./price.ts";
+import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
+import { asinFromUrl } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { Image, PriceWithList } from "../schemas/resources.ts";
@@ -129,7 +130,7 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     tags: TAG_NAMES,
     onTag: (name, a) => readTag(tags, name, a),
   });
-  const asin = tags.inputAsin || tags.namedAsin || asinOfUrl(tags.canonical);
+  const asin = tags.inputAsin || tags.namedAsin || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
   const availability = text(byId(page, "availability"));
@@ -167,10 +168,6 @@ function readTag(tags: TagFacts, name: string, a: Record<string, string>): void 
 function isLandingImage(a: Record<string, string>): boolean {
   return a.id === "landingImage" || a.id === "imgBlkFront" || a.id === "ebooksImgBlkFront" ||
     a["data-a-image-name"] === "landingImage";
-}
-
-function asinOfUrl(url: string): string {
-  return /\/(?:dp|gp\/product)\/([A-Z0-9]{10})(?:[/?]|$)/.exec(url)?.[1] ?? "";
 }
 
 function noAsin(html: string): ParseError {
@@ -221,7 +218,7 @@ function priceOf(page: Captured, code: string): PriceWithList | null {
   if (!price) return null;
   const listText = found.listText || listPriceNear(page);
   const list = listText ? parsePrice(listText, code) : null;
-  return { ...price, list_price: list && list.amount > price.amount ? list.amount : null };
+  return { ...price, list_price: listPriceAbove(list?.amount, price.amount) };
 }
 
 interface FoundPrice {

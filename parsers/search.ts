@@ -24,7 +24,7 @@ import {
   type RegionChoice,
   text,
 } from "./dom.ts";
-import { parsePrice } from "./price.ts";
+import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { SearchPage } from "../schemas/pages.ts";
@@ -418,7 +418,7 @@ function priceOf(parts: CardParts, code: string): PriceWithList | null {
   if (!price) return null;
   const struck = parts.struck;
   const listText = struck ? priceTextOf(struck) : "";
-  return { ...price, list_price: listText ? parsePrice(listText, code)?.amount ?? null : null };
+  return { ...price, list_price: listPriceAbove(listText ? parsePrice(listText, code)?.amount : null, price.amount) };
 }
 
 /** An `a-price`'s text: the screen-reader copy, else the visible symbol and digits. */

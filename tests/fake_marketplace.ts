@@ -13,7 +13,7 @@ import { canonicalUrl } from "../upstream/canonical_url.ts";
 import { fixtureBytes } from "./fixture.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 
-export type Failure = "robot" | "503" | "slow" | "reset";
+export type Failure = "robot" | "503" | "429" | "slow" | "reset";
 
 interface Route {
   status: number;
@@ -47,7 +47,7 @@ export class FakeMarketplace {
   private nextSession = 1;
 
   /** Failures answered so far, by kind (targeted and random alike). */
-  readonly injected: Record<Failure, number> = { robot: 0, "503": 0, slow: 0, reset: 0 };
+  readonly injected: Record<Failure, number> = { robot: 0, "503": 0, "429": 0, slow: 0, reset: 0 };
   /** Every request received (page and flow), in order. */
   readonly requests: { method: string; host: string; path: string; cookie: string }[] = [];
   /** Milliseconds every page (not the location flow) waits before answering. */
@@ -188,6 +188,8 @@ export class FakeMarketplace {
             headers,
           },
         );
+      case "429":
+        return new Response("Too Many Requests", { status: 429, headers });
       case "slow":
         await sleep(this.slowMs, signal);
         return null;
