@@ -71,3 +71,20 @@ Deno.test("GET /v1/ needs no key and an unknown path is 404 not_found without on
   assert.equal(missing.status, 404);
   assert.deepEqual((await missing.json()).error.code, "not_found");
 });
+
+Deno.test("the Authorization scheme is case-insensitive (bearer, BEARER, BeArEr), as HTTP says (18.2)", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("starter");
+  for (const scheme of ["bearer", "BEARER", "BeArEr", "Bearer"]) {
+    const r = await fetch(s.url + OFFERS, { headers: { authorization: `${scheme} ${key}` } });
+    assert.equal(r.status, 200, scheme);
+    await r.body?.cancel();
+  }
+  for (const bad of [`Basic ${key}`, `Bearer`, `Bearer${key}`, key]) {
+    const r = await fetch(s.url + OFFERS, { headers: { authorization: bad } });
+    assert.equal(r.status, 401, bad.slice(0, 12));
+    await r.body?.cancel();
+  }
+  const usage = await (await s.get("/v1/usage", key)).json();
+  assert.equal(usage.requests_used, 4, "each accepted scheme spelling was charged once, the refused ones not");
+});
