@@ -17,6 +17,9 @@ import { adminRoutes } from "./routes/admin.ts";
 import { TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits } from "./routes/body_limit.ts";
+import { requestLog } from "./routes/access_log.ts";
+import { opsRoutes } from "./routes/ops.ts";
+import { type Metrics, metrics as processMetrics } from "./core/metrics.ts";
 import { type CorsOrigins, v1Methods } from "./routes/methods.ts";
 import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
 import { parseSmtpUrl, type SmtpConfig } from "./mail/smtp.ts";
@@ -44,6 +47,7 @@ export interface Deps {
   publicUrl: string;
   /** Aborted when a drain runs out of time: calls still waiting upstream give up, uncharged. */
   stopping: AbortSignal;
+  metrics: Metrics;
 }
 
 export interface AppOptions {
@@ -63,6 +67,9 @@ export interface AppOptions {
   corsOrigins?: CorsOrigins;
   /** See Deps.stopping; main.ts aborts it at the end of DRAIN_SECONDS. */
   stopping?: AbortSignal;
+  /** Where access-log lines go (main.ts: stdout as JSON lines); unset writes none. */
+  accessLog?: (line: Record<string, unknown>) => void;
+  metrics?: Metrics;
 }
 
 export const consoleLog: Log = {
@@ -89,6 +96,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     trustProxy: opts.trustProxy ?? false,
     publicUrl: opts.publicUrl ?? "http://localhost:8000",
     stopping: opts.stopping ?? new AbortController().signal,
+    metrics: opts.metrics ?? processMetrics,
   };
   if (delivery) {
     meter.onAlert = () => delivery.wake();
@@ -96,10 +104,12 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   }
 
   const app = new Hono();
+  app.use("*", requestLog({ log: opts.accessLog ?? null, metrics: deps.metrics }));
   app.use("*", bodyLimits());
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));
   metaRoutes(app);
+  opsRoutes(app, deps, opts.adminToken);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);
   if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);

@@ -12,6 +12,7 @@ import { systemClock } from "./metering/clock.ts";
 import { dataSourceFor } from "./upstream/select.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import denoJson from "./deno.json" with { type: "json" };
+import { flushOpsLog, opsLog } from "./core/ops_log.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -24,7 +25,7 @@ function startupLine(config: Config, hostname: string, port: number): string {
 async function main(): Promise<void> {
   const config = loadConfig();
   const kv = await openStore(config.kvPath);
-  const source = dataSourceFor(config.upstream);
+  const source = dataSourceFor(config.upstream, Deno.env, opsLog);
   const stopping = new AbortController();
   const { app, deps } = createApp({
     kv,
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     corsOrigins: config.corsOrigins,
     stopping: stopping.signal,
+    accessLog: opsLog,
   });
 
   const server = Deno.serve({
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
   const drain = async (signal: string) => {
     if (draining) return;
     draining = true;
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "drain", signal, seconds: config.drainSeconds }));
+    opsLog({ event: "drain", signal, seconds: config.drainSeconds });
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
     // A call that ignores the abort must not keep the process forever.
     const hardStop = setTimeout(() => Deno.exit(0), config.drainSeconds * 1000 + 5_000);
@@ -59,7 +61,8 @@ async function main(): Promise<void> {
     clearTimeout(hardStop);
     await deps.delivery?.stop();
     kv.close();
-    console.log(JSON.stringify({ ts: new Date().toISOString(), event: "stopped" }));
+    opsLog({ event: "stopped" });
+    flushOpsLog();
     Deno.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -34,6 +34,12 @@ export class Metrics {
     labelNames: ["marketplace", "outcome"] as const,
     registers: [this.registry],
   });
+  readonly upstreamFailures = new client.Counter({
+    name: "shelf_upstream_failures_total",
+    help: "Upstream attempts that failed (blocked, connection, timeout, …), by marketplace and outcome.",
+    labelNames: ["marketplace", "outcome"] as const,
+    registers: [this.registry],
+  });
   readonly parseFields = new client.Counter({
     name: "shelf_parse_fields_total",
     help: "Fields of parsed pages, by page type, marketplace, field and whether it came back filled.",

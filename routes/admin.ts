@@ -2,7 +2,7 @@
  * The operator's admin API (INTERFACE.md), present only when ADMIN_TOKEN is set. The token is
  * compared in constant time. The CLI and the dashboard call the same Accounts functions.
  */
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import type { Deps } from "../app.ts";
@@ -10,18 +10,28 @@ import { accountView, keyView, usageRecord } from "../metering/account_state.ts"
 import { hashKey } from "../metering/api_key.ts";
 import { ApiError } from "./api_error.ts";
 
-export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
+/**
+ * Refuses (401) a request without `Authorization: Bearer <ADMIN_TOKEN>`. Both sides are hashed
+ * first, so the comparison takes the same time whatever the length or content of the guess.
+ */
+export function adminAuth(adminToken: string): MiddlewareHandler {
   const expected = Buffer.from(hashKey(adminToken), "hex");
-  const { accounts, plans } = deps;
-
-  app.use("/admin/*", async (c, next) => {
+  return async (c, next) => {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
     const given = Buffer.from(hashKey(m?.[1] ?? ""), "hex");
     if (!timingSafeEqual(given, expected)) {
-      throw new ApiError(401, "unauthorized", "The admin API needs Authorization: Bearer <ADMIN_TOKEN>.");
+      throw new ApiError(401, "unauthorized", "This needs Authorization: Bearer <ADMIN_TOKEN>.");
     }
     await next();
-  });
+  };
+}
+
+export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
+  const { accounts, plans } = deps;
+
+  app.use("/admin/*", adminAuth(adminToken));
+
+  app.get("/admin/parser-health", (c) => c.json({ generated_at: new Date(deps.clock.now()).toISOString(), pages: deps.metrics.health.report(deps.clock.now()) }));
 
   app.post("/admin/accounts", async (c) => {
     const body = await jsonBody(c);

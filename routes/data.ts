@@ -3,7 +3,8 @@
  * ask the data source, check the answer against the endpoint's schema. A call that fails after
  * its charge is refunded, so no failed call costs a credit.
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
+import { noteCall } from "./access_log.ts";
 import type { Deps } from "../app.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { ApiError } from "./api_error.ts";
@@ -16,12 +17,14 @@ import type { Snapshot } from "../metering/meter.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
-  for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c.req.raw));
+  for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c));
 }
 
-async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response> {
+async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
+  const req = c.req.raw;
   const query = queryParams(req.url);
   const caller = await authenticate(deps.accounts, req, query);
+  noteCall(c, { account: caller.accountId });
   const input = validateQuery(ep.params, query);
   const admitted = await deps.meter.call(caller.accountId, caller.keyId, {
     group: ep.group,
@@ -58,6 +61,8 @@ async function handle(deps: Deps, ep: Endpoint, req: Request): Promise<Response>
       throw new ApiError(502, "upstream_error", "The upstream page did not yield a complete answer.");
     }
     const headers = meterHeaders(snapshot, charged, deps.clock.now());
+    noteCall(c, { credits: charged });
+    deps.metrics.creditsCharged.inc(charged);
     const age = cachedAge(body);
     if (age !== undefined) headers["age"] = String(age);
     return Response.json(checked.data, { headers });

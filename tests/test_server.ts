@@ -70,6 +70,7 @@ export async function startServer(opts: {
   trustProxy?: boolean;
   publicUrl?: string;
   corsOrigins?: null | "*" | string[];
+  accessLog?: (line: Record<string, unknown>) => void;
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -80,7 +81,7 @@ export async function startServer(opts: {
   const { app, deps } = createApp({
     kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
     smtp: opts.smtp, signup: opts.signup ?? "open", trustProxy: opts.trustProxy, publicUrl: opts.publicUrl,
-    corsOrigins: opts.corsOrigins,
+    corsOrigins: opts.corsOrigins, accessLog: opts.accessLog,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;
@@ -99,7 +100,9 @@ export async function startServer(opts: {
     async [Symbol.asyncDispose]() {
       await server.shutdown();
       await deps.delivery?.stop();
-      kv.close();
+      try {
+        kv.close();
+      } catch { /* a test closed it already */ }
       if (!opts.kvPath) await Deno.remove(kvPath).catch(() => {});
     },
   };

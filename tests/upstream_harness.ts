@@ -43,13 +43,14 @@ export async function startRig(opts: {
   wrap?: (source: DataSource, kv: Deno.Kv) => DataSource;
   upstream?: string;
   plans?: Plans;
+  adminToken?: string;
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
   const transport = transportFor(opts.upstream ?? fake.upstream, { get: (k) => env.get(k) }, { ...FAST, ...opts.browser });
   const upstream = new UpstreamSource(transport);
   const passThrough = new PassThroughSource(upstream);
-  const server = await startServer({ source: passThrough, plans: opts.plans });
+  const server = await startServer({ source: passThrough, plans: opts.plans, adminToken: opts.adminToken });
   if (opts.wrap) (passThrough as { inner: DataSource }).inner = opts.wrap(upstream, server.kv);
   const { key, id } = await server.account(opts.plan ?? "growth");
   return {

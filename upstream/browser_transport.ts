@@ -28,6 +28,7 @@ import {
 } from "./delivery_location.ts";
 import { KeyedLimiter } from "../core/limiter.ts";
 import { readCapped } from "./read_capped.ts";
+import { metrics } from "../core/metrics.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -47,6 +48,8 @@ export interface BrowserOptions {
   proxies?: string[];
   /** Marketplace code → `Cookie:` value of an operator's signed-in session. */
   operatorCookies?: Record<string, string>;
+  /** Where a line goes for each failed attempt and each retry (main.ts: the ops log). */
+  log?: (line: Record<string, unknown>) => void;
 }
 
 interface Session {
@@ -66,7 +69,8 @@ export class BrowserTransport implements Transport {
   private readonly flights = new SingleFlight<UpstreamResponse>();
   private readonly limiter: KeyedLimiter;
   private readonly clients: Deno.HttpClient[];
-  private readonly o: Required<Omit<BrowserOptions, "origin">> & { origin?: string };
+  private readonly o: Required<Omit<BrowserOptions, "origin" | "log">> & { origin?: string };
+  private readonly log: (line: Record<string, unknown>) => void;
 
   constructor(opts: BrowserOptions = {}) {
     this.o = {
@@ -79,6 +83,7 @@ export class BrowserTransport implements Transport {
       operatorCookies: {},
       ...opts,
     };
+    this.log = opts.log ?? (() => {});
     this.limiter = new KeyedLimiter(this.o.perMarketplace);
     this.clients = this.o.proxies.map((url) => Deno.createHttpClient({ proxy: { url } }));
   }
@@ -109,6 +114,7 @@ export class BrowserTransport implements Transport {
         const res = await this.get(session, req.url, signal);
         if (isBlocked(res)) {
           lastBlocked = res;
+          this.failed(req, attempt, `blocked (HTTP ${res.status})`);
           this.drop(session);
           continue;
         }
@@ -123,14 +129,19 @@ export class BrowserTransport implements Transport {
         if (deadline.aborted && !req.signal?.aborted) {
           throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.deadlineMs} ms.`);
         }
-        if (e instanceof ApiError) throw e;
+        if (e instanceof ApiError) {
+          this.failed(req, attempt, e.code, false);
+          throw e;
+        }
         if (e instanceof LocationBlocked) {
           lastError = e;
+          this.failed(req, attempt, "location_blocked");
           this.drop(session);
           continue;
         }
         if (req.signal?.aborted) throw e;
         lastError = e; // connection refused or reset: a fresh session and connection may work
+        this.failed(req, attempt, `connection: ${errorText(e).split("\n")[0].slice(0, 120)}`);
         this.drop(session);
       }
     }
@@ -139,6 +150,12 @@ export class BrowserTransport implements Transport {
       throw new ApiError(503, "upstream_blocked", "The marketplace kept answering with a robot check.");
     }
     throw new ApiError(502, "upstream_error", `The marketplace connection failed: ${errorText(lastError)}`);
+  }
+
+  /** One log line per failed attempt, saying whether a retry follows; counted in the metrics too. */
+  private failed(req: UpstreamRequest, attempt: number, outcome: string, retry = attempt < this.o.retries): void {
+    metrics.upstreamFailures.inc({ marketplace: req.marketplace, outcome: outcome.split(/[ :]/)[0] });
+    this.log({ event: retry ? "upstream_retry" : "upstream_failure", marketplace: req.marketplace, url: req.url, outcome, attempt: attempt + 1 });
   }
 
   private session(code: string, zip?: string): Session {
@@ -235,8 +252,13 @@ export class BrowserTransport implements Transport {
       } as RequestInit & { client?: Deno.HttpClient });
       s.jar.store(res.headers, target);
       const body = await readCapped(res.body);
+      metrics.upstreamRequests.inc({ marketplace: s.marketplace, outcome: res.status < 400 ? "ok" : `http_${res.status}` });
       return { status: res.status, headers: res.headers, body };
     } catch (e) {
+      metrics.upstreamRequests.inc({
+        marketplace: s.marketplace,
+        outcome: timeout.aborted ? "timeout" : e instanceof ApiError ? "too_large" : "error",
+      });
       if (timeout.aborted) {
         throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.timeoutMs} ms.`);
       }

@@ -10,6 +10,9 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import type { Transport, UpstreamRequest } from "./transport.ts";
+import { metrics } from "../core/metrics.ts";
+import { fieldCounts } from "../core/parser_health.ts";
+import { marketplaceForHost } from "../schemas/marketplaces.ts";
 
 export interface FetchedPage {
   url: string;
@@ -37,11 +40,24 @@ export async function fetchPage(transport: Transport, req: UpstreamRequest): Pro
 
 /** Runs a parser on a fetched page; its ParseError becomes the matching uncharged ApiError. */
 export function parsed<T>(page: FetchedPage, parse: (html: string) => T): T {
+  let result: T;
   try {
-    return parse(page.html);
+    result = parse(page.html);
   } catch (e) {
     throw asApiError(e, page.url);
   }
+  recordFields(page, result);
+  return result;
+}
+
+/** Parser health: which fields this parse filled, per page type and marketplace. */
+function recordFields(page: FetchedPage, result: unknown): void {
+  let host = "";
+  try {
+    host = new URL(page.url).hostname;
+  } catch { /* a page without a URL counts under no marketplace */ }
+  const type = page.detection.kind === "page" ? page.detection.type : "unknown";
+  metrics.recordParse(type, marketplaceForHost(host)?.code ?? "unknown", fieldCounts(result));
 }
 
 export function asApiError(e: unknown, url: string): ApiError {

@@ -14,8 +14,12 @@ import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
 
 type Env = { get(name: string): string | undefined };
 
-export function dataSourceFor(upstream: string, env: Env = Deno.env): DataSource {
-  return new UpstreamSource(transportFor(upstream, env));
+export function dataSourceFor(
+  upstream: string,
+  env: Env = Deno.env,
+  log?: (line: Record<string, unknown>) => void,
+): DataSource {
+  return new UpstreamSource(transportFor(upstream, env, { log }));
 }
 
 export function transportFor(upstream: string, env: Env = Deno.env, extra: BrowserOptions = {}): Transport {

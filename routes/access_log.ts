@@ -1,0 +1,68 @@
+/**
+ * Per-request middleware (INTERFACE.md "Operations"): the `X-Request-Id` of every response (an
+ * incoming one of 1-64 `[A-Za-z0-9._-]` is kept, else a new one is made), one access-log line
+ * per request, and the HTTP metrics. Routes add what only they know through the context:
+ * `credits` charged and the `account` id. The logged path has any `api_key` value masked; keys,
+ * passwords, session tokens and cookies never reach a line.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { maskSecrets } from "../core/ops_log.ts";
+import type { Metrics } from "../core/metrics.ts";
+import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const KNOWN = new Set(ALL_ENDPOINTS.map((e) => e.path));
+
+/** A route label of bounded cardinality for metrics: never an id, an ASIN or a query. */
+export function routeLabel(path: string): string {
+  if (KNOWN.has(path)) return path;
+  if (path === "/v1") return "/v1/";
+  for (const prefix of ["/dashboard", "/admin", "/docs"]) {
+    if (path === prefix || path.startsWith(prefix + "/")) return prefix;
+  }
+  if (["/", "/healthz", "/readyz", "/metrics", "/openapi.json"].includes(path)) return path;
+  return "other";
+}
+
+/** What a route tells the access log about its call. */
+export function noteCall(c: Context, note: { credits?: number; account?: string }): void {
+  if (note.credits !== undefined) c.set("credits" as never, note.credits as never);
+  if (note.account !== undefined) c.set("account" as never, note.account as never);
+}
+
+export function requestLog(opts: { log: ((line: Record<string, unknown>) => void) | null; metrics: Metrics }): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    const id = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    try {
+      await next();
+    } finally {
+      let res = c.res;
+      try {
+        res.headers.set("x-request-id", id);
+      } catch { // a response with immutable headers: copy it once
+        res = c.res = new Response(res.body, res);
+        res.headers.set("x-request-id", id);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const route = routeLabel(c.req.path);
+      opts.metrics.httpRequests.inc({ route, status: String(res.status) });
+      opts.metrics.httpDuration.observe({ route }, seconds);
+      if (opts.log) {
+        const url = c.req.url;
+        const q = url.indexOf("?");
+        opts.log({
+          ts: new Date().toISOString(),
+          request_id: id,
+          method: c.req.method,
+          path: maskSecrets(c.req.path + (q >= 0 ? url.slice(q) : "")),
+          status: res.status,
+          ms: Math.round(seconds * 10_000) / 10,
+          credits: (c.get("credits" as never) as number | undefined) ?? 0,
+          account: (c.get("account" as never) as string | undefined) ?? null,
+        });
+      }
+    }
+  };
+}

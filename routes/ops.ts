@@ -1,0 +1,56 @@
+/**
+ * The operator's routes (INTERFACE.md "Operations"): `/healthz` (the process serves), `/readyz`
+ * (the store answers a read within a second), `/metrics` (Prometheus text, behind the admin
+ * token) and `/`, a short landing page. None needs a key or costs anything.
+ */
+import type { Hono } from "hono";
+import type { Deps } from "../app.ts";
+import { ApiError, errorResponse } from "./api_error.ts";
+import { adminAuth } from "./admin.ts";
+
+const READY_TIMEOUT_MS = 1_000;
+
+const LANDING = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Shelf</title></head>
+<body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>Shelf</h1>
+<p>A metered JSON API for Amazon marketplace data.</p>
+<ul>
+<li><a href="/docs">API documentation</a> (and the <a href="/openapi.json">OpenAPI document</a>)</li>
+<li><a href="/dashboard">Dashboard</a>: keys, usage, alerts</li>
+<li><a href="/healthz">Health</a></li>
+</ul>
+</body></html>`;
+
+export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined): void {
+  app.get("/", () =>
+    new Response(LANDING, {
+      headers: {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "x-content-type-options": "nosniff",
+      },
+    }));
+
+  app.get("/healthz", () => Response.json({ status: "ok" }));
+
+  app.get("/readyz", async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), READY_TIMEOUT_MS)));
+    try {
+      const answer = await Promise.race([deps.kv.get(["readyz_probe"]).then(() => "ok" as const), late]);
+      if (answer === "ok") return Response.json({ status: "ready" });
+      return errorResponse(new ApiError(503, "not_ready", `The store did not answer a read within ${READY_TIMEOUT_MS} ms.`));
+    } catch {
+      return errorResponse(new ApiError(503, "not_ready", "The store cannot be read."));
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  if (adminToken) {
+    app.get("/metrics", adminAuth(adminToken), async () =>
+      new Response(await deps.metrics.render(), { headers: { "content-type": deps.metrics.contentType } }));
+  }
+}
