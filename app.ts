@@ -83,8 +83,12 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const meter = new Meter(opts.kv, opts.plans, opts.clock);
   accounts.onChange = (id) => meter.forget(id);
   const log = opts.log ?? consoleLog;
-  const mailer = opts.smtp ? parseSmtpUrl(opts.smtp.url, opts.smtp.from, opts.smtp.timeoutMs) : null;
-  const delivery = mailer && opts.smtp ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing) : null;
+  const mailer = opts.smtp
+    ? parseSmtpUrl(opts.smtp.url, opts.smtp.from, opts.smtp.timeoutMs)
+    : null;
+  const delivery = mailer && opts.smtp
+    ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing)
+    : null;
   const deps: Deps = {
     ...opts,
     accounts,
@@ -115,15 +119,29 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);
   dashboardRoutes(app, deps);
 
-  app.notFound(() => errorResponse(new ApiError(404, "not_found", "No such endpoint; see GET /v1/ for the list.")));
+  app.notFound(() =>
+    errorResponse(new ApiError(404, "not_found", "No such endpoint; see GET /v1/ for the list."))
+  );
   app.onError((err) => {
     if (err instanceof ApiError) return errorResponse(err);
-    if (err instanceof AccountError) return errorResponse(new ApiError(err.status, err.code, err.message));
+    if (err instanceof AccountError) {
+      return errorResponse(new ApiError(err.status, err.code, err.message));
+    }
     if (err instanceof TooMuchContention) {
-      return errorResponse(new ApiError(503, "busy", "The account is busy; retry in a moment.", { "Retry-After": "1" }));
+      return errorResponse(
+        new ApiError(503, "busy", "The account is busy; retry in a moment.", {
+          "Retry-After": "1",
+        }),
+      );
     }
     deps.log.error("unhandled error", err);
-    return errorResponse(new ApiError(503, "unavailable", "The service could not complete the request; retry shortly."));
+    return errorResponse(
+      new ApiError(
+        503,
+        "unavailable",
+        "The service could not complete the request; retry shortly.",
+      ),
+    );
   });
   return { app, deps };
 }

@@ -29,7 +29,9 @@ export type SignupMode = "open" | "closed" | "verify";
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
   const port = Number(env.get("PORT") ?? "8000");
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`Cannot start as 'PORT' must be a port number: current value is ${env.get("PORT")}`);
+    throw new RangeError(
+      `Cannot start as 'PORT' must be a port number: current value is ${env.get("PORT")}`,
+    );
   }
   const plansFile = env.get("PLANS_FILE");
   return {
@@ -40,7 +42,9 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     resultCache: env.get("RESULT_CACHE") !== "off",
     adminToken: adminTokenFrom(env.get("ADMIN_TOKEN")),
     plans: plansFile ? plansFrom(plansFile) : builtinPlans(),
-    smtp: env.get("SMTP_URL") ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined } : undefined,
+    smtp: env.get("SMTP_URL")
+      ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined }
+      : undefined,
     signup: signupFrom(env.get("SIGNUP"), !!env.get("SMTP_URL")),
     trustProxy: trustProxyFrom(env.get("TRUST_PROXY")),
     publicUrl: publicUrlFrom(env.get("PUBLIC_URL"), port),
@@ -54,14 +58,20 @@ function plansFrom(file: string): Plans {
   try {
     text = Deno.readTextFileSync(file);
   } catch (e) {
-    throw new RangeError(`Cannot start as 'PLANS_FILE' cannot be read: ${(e as Error).message.split("\n")[0]}`);
+    throw new RangeError(
+      `Cannot start as 'PLANS_FILE' cannot be read: ${(e as Error).message.split("\n")[0]}`,
+    );
   }
   try {
     return parsePlans(text);
   } catch (e) {
     const issue = (e as { issues?: { path: unknown[]; message: string }[] }).issues?.[0];
-    const why = issue ? `${issue.path.join(".") || "(top)"}: ${issue.message}` : (e as Error).message.split("\n")[0];
-    throw new RangeError(`Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`);
+    const why = issue
+      ? `${issue.path.join(".") || "(top)"}: ${issue.message}`
+      : (e as Error).message.split("\n")[0];
+    throw new RangeError(
+      `Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`,
+    );
   }
 }
 
@@ -69,7 +79,9 @@ function drainFrom(value: string | undefined): number {
   if (value === undefined || value === "") return 10;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0 || n > 3600) {
-    throw new RangeError(`Cannot start as 'DRAIN_SECONDS' must be a number of seconds from 0 to 3600: current value is ${value}`);
+    throw new RangeError(
+      `Cannot start as 'DRAIN_SECONDS' must be a number of seconds from 0 to 3600: current value is ${value}`,
+    );
   }
   return n;
 }
@@ -92,16 +104,24 @@ function signupFrom(value: string | undefined, mail: boolean): SignupMode {
   if (value === undefined || value === "") return mail ? "verify" : "closed";
   if (value === "open" || value === "closed") return value;
   if (value === "verify") {
-    if (!mail) throw new RangeError("Cannot start as 'SIGNUP' is verify, which mails a link, but 'SMTP_URL' is not set");
+    if (!mail) {
+      throw new RangeError(
+        "Cannot start as 'SIGNUP' is verify, which mails a link, but 'SMTP_URL' is not set",
+      );
+    }
     return value;
   }
-  throw new RangeError(`Cannot start as 'SIGNUP' must be closed, verify or open: current value is ${value}`);
+  throw new RangeError(
+    `Cannot start as 'SIGNUP' must be closed, verify or open: current value is ${value}`,
+  );
 }
 
 function trustProxyFrom(value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "0") return false;
   if (value === "1") return true;
-  throw new RangeError(`Cannot start as 'TRUST_PROXY' must be 1 or unset: current value is ${value}`);
+  throw new RangeError(
+    `Cannot start as 'TRUST_PROXY' must be 1 or unset: current value is ${value}`,
+  );
 }
 
 function publicUrlFrom(value: string | undefined, port: number): string {
@@ -110,10 +130,17 @@ function publicUrlFrom(value: string | undefined, port: number): string {
   try {
     u = new URL(value);
   } catch {
-    throw new RangeError(`Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`);
+    throw new RangeError(
+      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`,
+    );
   }
-  if ((u.protocol !== "https:" && u.protocol !== "http:") || u.pathname !== "/" || u.search || u.username) {
-    throw new RangeError(`Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`);
+  if (
+    (u.protocol !== "https:" && u.protocol !== "http:") || u.pathname !== "/" || u.search ||
+    u.username
+  ) {
+    throw new RangeError(
+      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`,
+    );
   }
   return u.origin;
 }

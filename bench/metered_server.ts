@@ -25,6 +25,11 @@ const { app, deps } = createApp({
 const account = await deps.accounts.create("bench@example.com", "bench");
 const { value } = await deps.accounts.createKey(account.id);
 const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
-console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV`, key: value }));
+console.log(
+  JSON.stringify({
+    url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV`,
+    key: value,
+  }),
+);
 globalThis.addEventListener("unload", () => kvPath !== ":memory:" && Deno.removeSync(kvPath));
 for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));

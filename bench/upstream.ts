@@ -19,7 +19,10 @@ function request(path: string) {
   return { endpoint, params: v.value, chargePage: () => Promise.resolve(true) };
 }
 
-async function timed(source: UpstreamSource, path: string): Promise<{ ms: number; body: Record<string, unknown> }> {
+async function timed(
+  source: UpstreamSource,
+  path: string,
+): Promise<{ ms: number; body: Record<string, unknown> }> {
   const t0 = performance.now();
   const body = await source.fetch(request(path)) as Record<string, unknown>;
   return { ms: performance.now() - t0, body };
@@ -29,8 +32,14 @@ export async function benchUpstream(): Promise<void> {
   await using fake = new FakeMarketplace();
   // amazon.de__parsy-katzenfutter: 60 results a page, so 200 items span four pages.
   for (let p = 1; p <= 8; p++) {
-    fake.page(`https://www.amazon.de/s?k=katzenfutter${p > 1 ? `&page=${p}` : ""}`, "search/amazon.de__parsy-katzenfutter.html");
-    fake.page(`https://www.amazon.de/s?k=warmup${p > 1 ? `&page=${p}` : ""}`, "search/amazon.de__parsy-katzenfutter.html");
+    fake.page(
+      `https://www.amazon.de/s?k=katzenfutter${p > 1 ? `&page=${p}` : ""}`,
+      "search/amazon.de__parsy-katzenfutter.html",
+    );
+    fake.page(
+      `https://www.amazon.de/s?k=warmup${p > 1 ? `&page=${p}` : ""}`,
+      "search/amazon.de__parsy-katzenfutter.html",
+    );
   }
   fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   const transport = new BrowserTransport({ origin: fake.origin });
@@ -40,20 +49,33 @@ export async function benchUpstream(): Promise<void> {
   fake.delayMs = 300;
   const one = await timed(source, "/v1/products/search?query=katzenfutter&marketplace=DE&page=2");
   const before = fake.pageRequests("/s?");
-  const all = await timed(source, "/v1/products/search?query=katzenfutter&marketplace=DE&limit=200");
+  const all = await timed(
+    source,
+    "/v1/products/search?query=katzenfutter&marketplace=DE&limit=200",
+  );
   const pages = fake.pageRequests("/s?") - before;
   console.log("upstream search (fake marketplace answering each page after 300 ms):");
   console.log(`  one page           ${one.ms.toFixed(0).padStart(6)} ms`);
-  console.log(`  limit=200          ${all.ms.toFixed(0).padStart(6)} ms  (${all.body.count} items, ${pages} pages requested)`);
+  console.log(
+    `  limit=200          ${
+      all.ms.toFixed(0).padStart(6)
+    } ms  (${all.body.count} items, ${pages} pages requested)`,
+  );
   console.log(`  ratio limit/one: ${(all.ms / one.ms).toFixed(2)} (target ≤ 1.50)`);
 
   const fetchesBefore = fake.pageRequests("/dp/");
   const answers = await Promise.all(
-    Array.from({ length: 100 }, () => source.fetch(request("/v1/products/details?asin=B07H57DNVV")).then(() => true, () => false)),
+    Array.from(
+      { length: 100 },
+      () =>
+        source.fetch(request("/v1/products/details?asin=B07H57DNVV")).then(() => true, () => false),
+    ),
   );
   const fetches = fake.pageRequests("/dp/") - fetchesBefore;
   console.log("upstream details, 100 concurrent identical calls:");
-  console.log(`  answered ${answers.filter(Boolean).length}/100, upstream fetches ${fetches} (target 1)`);
+  console.log(
+    `  answered ${answers.filter(Boolean).length}/100, upstream fetches ${fetches} (target 1)`,
+  );
   await transport.close();
 }
 

@@ -13,18 +13,37 @@ import { createdKeyView } from "../routes/admin.ts";
 import { backup, restore } from "./backup.ts";
 
 const COMMANDS: Record<string, { usage: string; about: string }> = {
-  "account create": { usage: "account create --email E [--plan P]", about: "creates an account and its first key (shown once)" },
-  "account list": { usage: "account list [--email E] [--cursor C]", about: "accounts in pages of 100; next_cursor fetches the next page" },
+  "account create": {
+    usage: "account create --email E [--plan P]",
+    about: "creates an account and its first key (shown once)",
+  },
+  "account list": {
+    usage: "account list [--email E] [--cursor C]",
+    about: "accounts in pages of 100; next_cursor fetches the next page",
+  },
   "account show": { usage: "account show ACCOUNT_ID", about: "the account with its usage record" },
   "account set": {
     usage: "account set ACCOUNT_ID [--plan P] [--status active|inactive]",
-    about: "changes plan or status; a plan with fewer keys revokes the oldest (listed in revoked_keys)",
+    about:
+      "changes plan or status; a plan with fewer keys revokes the oldest (listed in revoked_keys)",
   },
-  "key create": { usage: "key create ACCOUNT_ID [--mode live|test] [--name N]", about: "creates a key; its value is printed once" },
-  "key list": { usage: "key list ACCOUNT_ID", about: "the account's keys without values, revoked ones included" },
+  "key create": {
+    usage: "key create ACCOUNT_ID [--mode live|test] [--name N]",
+    about: "creates a key; its value is printed once",
+  },
+  "key list": {
+    usage: "key list ACCOUNT_ID",
+    about: "the account's keys without values, revoked ones included",
+  },
   "key revoke": { usage: "key revoke KEY_ID", about: "revokes a key; its next call gets 401" },
-  "backup": { usage: "backup FILE", about: "writes a consistent JSON Lines snapshot of the store to FILE" },
-  "restore": { usage: "restore FILE", about: "loads a snapshot into an empty store (refuses a non-empty one)" },
+  "backup": {
+    usage: "backup FILE",
+    about: "writes a consistent JSON Lines snapshot of the store to FILE",
+  },
+  "restore": {
+    usage: "restore FILE",
+    about: "loads a snapshot into an empty store (refuses a non-empty one)",
+  },
 };
 
 /** A command line the CLI cannot run: printed as one line, exit code 1. */
@@ -45,7 +64,12 @@ function commandOf(positionals: string[]): { name: string; rest: string[] } {
   return { name: two, rest: positionals.slice(2) };
 }
 
-export async function runAdmin(args: string[], kv: Deno.Kv, accounts: Accounts, plans: Plans): Promise<unknown> {
+export async function runAdmin(
+  args: string[],
+  kv: Deno.Kv,
+  accounts: Accounts,
+  plans: Plans,
+): Promise<unknown> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -68,15 +92,25 @@ export async function runAdmin(args: string[], kv: Deno.Kv, accounts: Accounts, 
   const { name, rest } = commandOf(positionals);
   const [id] = rest;
   const required = (what: string) => {
-    if (!id) throw new UsageError(`${what} is required: usage: deno task admin ${COMMANDS[name].usage}`);
+    if (!id) {
+      throw new UsageError(`${what} is required: usage: deno task admin ${COMMANDS[name].usage}`);
+    }
     return id;
   };
-  const withUsage = (a: Awaited<ReturnType<Accounts["get"]>>) => ({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
+  const withUsage = (a: Awaited<ReturnType<Accounts["get"]>>) => ({
+    ...accountView(a),
+    usage: usageRecord(a, plans.get(a.plan)),
+  });
   switch (name) {
     case "account create": {
-      if (!values.email) throw new UsageError(`--email is required: usage: deno task admin ${COMMANDS[name].usage}`);
+      if (!values.email) {
+        throw new UsageError(`--email is required: usage: deno task admin ${COMMANDS[name].usage}`);
+      }
       const a = await accounts.create(values.email, values.plan ?? "free");
-      const { key, value } = await accounts.createKey(a.id, { mode: values.mode, name: values.name ?? "default" });
+      const { key, value } = await accounts.createKey(a.id, {
+        mode: values.mode,
+        name: values.name ?? "default",
+      });
       return { account: accountView(a), key: createdKeyView(key, value) };
     }
     case "account list": {
@@ -86,11 +120,17 @@ export async function runAdmin(args: string[], kv: Deno.Kv, accounts: Accounts, 
     case "account show":
       return withUsage(await accounts.get(required("ACCOUNT_ID")));
     case "account set": {
-      const a = await accounts.update(required("ACCOUNT_ID"), { plan: values.plan, status: values.status });
+      const a = await accounts.update(required("ACCOUNT_ID"), {
+        plan: values.plan,
+        status: values.status,
+      });
       return { ...withUsage(a), revoked_keys: a.revoked };
     }
     case "key create": {
-      const { key, value } = await accounts.createKey(required("ACCOUNT_ID"), { mode: values.mode, name: values.name });
+      const { key, value } = await accounts.createKey(required("ACCOUNT_ID"), {
+        mode: values.mode,
+        name: values.name,
+      });
       return createdKeyView(key, value);
     }
     case "key list":
@@ -102,7 +142,9 @@ export async function runAdmin(args: string[], kv: Deno.Kv, accounts: Accounts, 
     case "restore":
       return { file: required("FILE"), entries: await restore(kv, required("FILE")) };
     default:
-      throw new UsageError(`unknown command '${positionals.join(" ")}'; deno task admin --help lists the commands`);
+      throw new UsageError(
+        `unknown command '${positionals.join(" ")}'; deno task admin --help lists the commands`,
+      );
   }
 }
 

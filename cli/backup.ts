@@ -86,16 +86,29 @@ export async function backup(kv: Deno.Kv, file: string, now = Date.now()): Promi
     const first = await listAll(kv);
     const second = await listAll(kv);
     const same = first.length === second.length &&
-      first.every((e, i) => e.versionstamp === second[i].versionstamp && JSON.stringify(e.key) === JSON.stringify(second[i].key));
+      first.every((e, i) =>
+        e.versionstamp === second[i].versionstamp &&
+        JSON.stringify(e.key) === JSON.stringify(second[i].key)
+      );
     if (!same) continue;
-    const lines = [JSON.stringify({ format: FORMAT, created_at: new Date(now).toISOString(), entries: first.length })];
-    for (const e of first) lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
+    const lines = [
+      JSON.stringify({
+        format: FORMAT,
+        created_at: new Date(now).toISOString(),
+        entries: first.length,
+      }),
+    ];
+    for (const e of first) {
+      lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
+    }
     const tmp = `${file}.partial`;
     await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
     await Deno.rename(tmp, file);
     return first.length;
   }
-  throw new Error("Cannot back up: the store kept changing while it was read; retry when it is quieter");
+  throw new Error(
+    "Cannot back up: the store kept changing while it was read; retry when it is quieter",
+  );
 }
 
 /** Loads a snapshot into an empty store; refuses a store that holds anything. */
@@ -105,10 +118,14 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   }
   const lines = (await Deno.readTextFile(file)).split("\n").filter((l) => l.trim());
   const header = JSON.parse(lines[0] ?? "{}");
-  if (header.format !== FORMAT) throw new Error(`Cannot restore: ${file} is not a Shelf backup (${FORMAT})`);
+  if (header.format !== FORMAT) {
+    throw new Error(`Cannot restore: ${file} is not a Shelf backup (${FORMAT})`);
+  }
   const entries = lines.slice(1).map((l) => JSON.parse(l) as { key: KeyPart[]; value: Encoded });
   if (entries.length !== header.entries) {
-    throw new Error(`Cannot restore: ${file} holds ${entries.length} entries, its header says ${header.entries}`);
+    throw new Error(
+      `Cannot restore: ${file} holds ${entries.length} entries, its header says ${header.entries}`,
+    );
   }
   // Ten entries a commit: every KV backend takes ten checks in one atomic operation.
   const now = Date.now();
@@ -124,7 +141,9 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
         .set(key, value, typeof expiresAt === "number" ? { expireIn: expiresAt - now } : undefined);
       restored++;
     }
-    if (!(await op.commit()).ok) throw new Error("Cannot restore: the store changed while it was being restored");
+    if (!(await op.commit()).ok) {
+      throw new Error("Cannot restore: the store changed while it was being restored");
+    }
   }
   return restored;
 }

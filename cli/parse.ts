@@ -8,7 +8,7 @@ import { detectPage } from "../parsers/detect.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PAGE_TYPES, type PageType } from "../schemas/pages.ts";
-import { MARKETPLACES, marketplaceForHost } from "../schemas/marketplaces.ts";
+import { marketplaceForHost, MARKETPLACES } from "../schemas/marketplaces.ts";
 
 interface Args {
   type?: PageType;
@@ -31,11 +31,15 @@ function parseArgs(argv: string[]): Args {
     const value = () => inline ?? argv[++i] ?? fail(2, `${flag} needs a value; ${USAGE}`);
     if (flag === "--type") {
       const t = value();
-      if (!(PAGE_TYPES as readonly string[]).includes(t)) fail(2, `unknown --type ${t}; one of ${PAGE_TYPES.join(", ")}`);
+      if (!(PAGE_TYPES as readonly string[]).includes(t)) {
+        fail(2, `unknown --type ${t}; one of ${PAGE_TYPES.join(", ")}`);
+      }
       args.type = t as PageType;
     } else if (flag === "--marketplace") {
       const m = value().toUpperCase();
-      if (!MARKETPLACES.has(m)) fail(2, `unknown --marketplace ${m}; one of ${[...MARKETPLACES.keys()].join(", ")}`);
+      if (!MARKETPLACES.has(m)) {
+        fail(2, `unknown --marketplace ${m}; one of ${[...MARKETPLACES.keys()].join(", ")}`);
+      }
       args.marketplace = m;
     } else if (flag === "--help" || flag === "-h") {
       fail(0, USAGE);

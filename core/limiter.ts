@@ -8,7 +8,9 @@ export class KeyedLimiter {
 
   constructor(private readonly max: number) {
     if (!Number.isInteger(max) || max < 1) {
-      throw new RangeError(`Cannot limit concurrency as 'max' must be a positive integer: current value is ${max}`);
+      throw new RangeError(
+        `Cannot limit concurrency as 'max' must be a positive integer: current value is ${max}`,
+      );
     }
   }
 

@@ -36,13 +36,15 @@ export class Metrics {
   });
   readonly upstreamFailures = new client.Counter({
     name: "shelf_upstream_failures_total",
-    help: "Upstream attempts that failed (blocked, connection, timeout, …), by marketplace and outcome.",
+    help:
+      "Upstream attempts that failed (blocked, connection, timeout, …), by marketplace and outcome.",
     labelNames: ["marketplace", "outcome"] as const,
     registers: [this.registry],
   });
   readonly parseFields = new client.Counter({
     name: "shelf_parse_fields_total",
-    help: "Fields of parsed pages, by page type, marketplace, field and whether it came back filled.",
+    help:
+      "Fields of parsed pages, by page type, marketplace, field and whether it came back filled.",
     labelNames: ["page_type", "marketplace", "field", "filled"] as const,
     registers: [this.registry],
   });
@@ -50,8 +52,12 @@ export class Metrics {
   /** Counts one parse's fields in the counter and in the hourly fill-rate buckets. */
   recordParse(pageType: string, marketplace: string, counts: FieldCounts, now = Date.now()): void {
     for (const [field, [filled, empty]] of counts) {
-      if (filled) this.parseFields.inc({ page_type: pageType, marketplace, field, filled: "true" }, filled);
-      if (empty) this.parseFields.inc({ page_type: pageType, marketplace, field, filled: "false" }, empty);
+      if (filled) {
+        this.parseFields.inc({ page_type: pageType, marketplace, field, filled: "true" }, filled);
+      }
+      if (empty) {
+        this.parseFields.inc({ page_type: pageType, marketplace, field, filled: "false" }, empty);
+      }
     }
     this.health.add(pageType, marketplace, counts, now);
   }

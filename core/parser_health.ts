@@ -112,7 +112,9 @@ export class ParserHealth {
         if (!perField) sums.set(key, perField = new Map());
         for (const [field, [f, e]] of fields) {
           let w = perField.get(field);
-          if (!w) perField.set(field, w = { last_hour: [0, 0], last_day: [0, 0], previous_day: [0, 0] });
+          if (!w) {
+            perField.set(field, w = { last_hour: [0, 0], last_day: [0, 0], previous_day: [0, 0] });
+          }
           for (const name of Object.keys(windows) as (keyof typeof windows)[]) {
             if (windows[name](b.hour)) {
               w[name][0] += f;
@@ -123,14 +125,23 @@ export class ParserHealth {
       }
     }
     const rate = ([f, e]: [number, number]): Rate | null =>
-      f + e === 0 ? null : { filled: f, total: f + e, rate: Math.round((f / (f + e)) * 1000) / 1000 };
+      f + e === 0
+        ? null
+        : { filled: f, total: f + e, rate: Math.round((f / (f + e)) * 1000) / 1000 };
     return [...sums].sort(([a], [b]) => a.localeCompare(b)).map(([key, perField]) => {
       const [page_type, marketplace] = key.split("|");
       const fields = [...perField].sort(([a], [b]) => a.localeCompare(b)).map(([field, w]) => {
         const day = rate(w.last_day), before = rate(w.previous_day);
-        const falling = !!day && !!before && day.total >= MIN_SAMPLES && before.total >= MIN_SAMPLES &&
+        const falling = !!day && !!before && day.total >= MIN_SAMPLES &&
+          before.total >= MIN_SAMPLES &&
           day.rate < before.rate * FALL_RATIO;
-        return { field, last_hour: rate(w.last_hour), last_day: day, previous_day: before, falling };
+        return {
+          field,
+          last_hour: rate(w.last_hour),
+          last_day: day,
+          previous_day: before,
+          falling,
+        };
       });
       return { page_type, marketplace, fields };
     });

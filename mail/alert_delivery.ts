@@ -24,7 +24,12 @@ export interface DeliveryTiming {
   leaseMs: number;
 }
 
-export const DEFAULT_TIMING: DeliveryTiming = { pollMs: 5_000, retryMs: 30_000, maxDelayMs: 3_600_000, leaseMs: 60_000 };
+export const DEFAULT_TIMING: DeliveryTiming = {
+  pollMs: 5_000,
+  retryMs: 30_000,
+  maxDelayMs: 3_600_000,
+  leaseMs: 60_000,
+};
 
 export class AlertDelivery {
   readonly #kv: Deno.Kv;
@@ -101,7 +106,10 @@ export class AlertDelivery {
     } catch (e) {
       const delay = Math.min(this.#timing.maxDelayMs, this.#timing.retryMs * 2 ** alert.attempts);
       const message = e instanceof Error ? e.message : String(e);
-      this.#log.error(`alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`, message);
+      this.#log.error(
+        `alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`,
+        message,
+      );
       await markFailed(this.#kv, alert, message, Date.now() + delay);
       return false;
     }

@@ -40,10 +40,16 @@ export class SmtpError extends Error {
   }
 }
 
-export function parseSmtpUrl(url: string, from: string | undefined, timeoutMs = 15_000): SmtpConfig {
+export function parseSmtpUrl(
+  url: string,
+  from: string | undefined,
+  timeoutMs = 15_000,
+): SmtpConfig {
   const u = new URL(url);
   if (u.protocol !== "smtp:" && u.protocol !== "smtps:") {
-    throw new TypeError(`Cannot send mail as 'SMTP_URL' must be smtp:// or smtps://: current value is ${u.protocol}`);
+    throw new TypeError(
+      `Cannot send mail as 'SMTP_URL' must be smtp:// or smtps://: current value is ${u.protocol}`,
+    );
   }
   const tls = u.protocol === "smtps:";
   return {
@@ -72,10 +78,16 @@ export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new SmtpError(0, `no answer from the mail server within ${cfg.timeoutMs} ms`)), cfg.timeoutMs);
+    timer = setTimeout(
+      () => reject(new SmtpError(0, `no answer from the mail server within ${cfg.timeoutMs} ms`)),
+      cfg.timeoutMs,
+    );
   });
   try {
-    await Promise.race([transport.sendMail({ from: cfg.from, to: mail.to, subject: mail.subject, text: mail.text }), deadline]);
+    await Promise.race([
+      transport.sendMail({ from: cfg.from, to: mail.to, subject: mail.subject, text: mail.text }),
+      deadline,
+    ]);
   } catch (e) {
     if (e instanceof SmtpError) throw e;
     const err = e as { responseCode?: number; message?: string };

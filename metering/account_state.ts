@@ -115,7 +115,9 @@ export function newlyCrossed(state: AccountState, plan: Plan | undefined): numbe
   const included = plan?.credits ?? 0;
   if (included <= 0) return [];
   const alerted = state.alerted ??= [];
-  const crossed = ALERT_THRESHOLDS.filter((t) => !alerted.includes(t) && state.used * 100 >= included * t);
+  const crossed = ALERT_THRESHOLDS.filter((t) =>
+    !alerted.includes(t) && state.used * 100 >= included * t
+  );
   alerted.push(...crossed);
   return crossed;
 }

@@ -87,7 +87,9 @@ export class Accounts {
       .set(KV.accountByEmail(normalized), state.id);
     extend?.(op, state);
     const r = await op.commit();
-    if (!r.ok) throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
+    if (!r.ok) {
+      throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
+    }
     return state;
   }
 
@@ -99,7 +101,9 @@ export class Accounts {
   }
 
   /** Accounts in pages of `limit` (by id), or only the one with `email`; `next_cursor` null at the end. */
-  async list(opts: { email?: string; cursor?: string; limit?: number } = {}): Promise<{ accounts: AccountState[]; next_cursor: string | null }> {
+  async list(
+    opts: { email?: string; cursor?: string; limit?: number } = {},
+  ): Promise<{ accounts: AccountState[]; next_cursor: string | null }> {
     if (opts.email !== undefined) {
       const id = await this.idByEmail(opts.email);
       return { accounts: id ? [await this.get(id)] : [], next_cursor: null };
@@ -108,13 +112,20 @@ export class Accounts {
     const accounts: AccountState[] = [];
     let iter: Deno.KvListIterator<AccountState>;
     try {
-      iter = this.#kv.list<AccountState>({ prefix: KV.accounts }, { limit, cursor: opts.cursor || undefined });
+      iter = this.#kv.list<AccountState>({ prefix: KV.accounts }, {
+        limit,
+        cursor: opts.cursor || undefined,
+      });
       for await (const e of iter) {
         rollPeriod(e.value, this.#clock.now());
         accounts.push(e.value);
       }
     } catch {
-      throw new AccountError(422, "invalid_cursor", "cursor must be a next_cursor from an earlier page");
+      throw new AccountError(
+        422,
+        "invalid_cursor",
+        "cursor must be a next_cursor from an earlier page",
+      );
     }
     return { accounts, next_cursor: accounts.length === limit && iter.cursor ? iter.cursor : null };
   }
@@ -128,7 +139,10 @@ export class Accounts {
    * A plan with fewer keys keeps the newest active keys up to its limit and revokes the rest, in
    * the same commit; their ids are in `revoked` (issue 13.13).
    */
-  async update(accountId: string, change: { plan?: string; status?: string }): Promise<AccountState & { revoked: string[] }> {
+  async update(
+    accountId: string,
+    change: { plan?: string; status?: string },
+  ): Promise<AccountState & { revoked: string[] }> {
     if (change.plan !== undefined) this.#plan(change.plan);
     if (change.status !== undefined && change.status !== "active" && change.status !== "inactive") {
       throw new AccountError(422, "invalid_status", "status must be 'active' or 'inactive'");
@@ -165,7 +179,13 @@ export class Accounts {
    */
   #moveOut(s: AccountState, key: KeyState, now: number): (op: Deno.AtomicOperation) => void {
     delete s.keys[key.id];
-    const revoked: KeyState = { ...key, status: "revoked", revoked_at: key.revoked_at ?? now, win_sec: 0, win_count: 0 };
+    const revoked: KeyState = {
+      ...key,
+      status: "revoked",
+      revoked_at: key.revoked_at ?? now,
+      win_sec: 0,
+      win_count: 0,
+    };
     return (op) => op.set(KV.revokedKey(s.id, key.id), revoked);
   }
 
@@ -173,7 +193,9 @@ export class Accounts {
   async listKeys(accountId: string): Promise<KeyState[]> {
     const account = await this.get(accountId);
     const keys = Object.values(account.keys);
-    for await (const e of this.#kv.list<KeyState>({ prefix: KV.revokedKeys(accountId) }, { limit: 1000 })) keys.push(e.value);
+    for await (
+      const e of this.#kv.list<KeyState>({ prefix: KV.revokedKeys(accountId) }, { limit: 1000 })
+    ) keys.push(e.value);
     return keys.sort((a, b) => b.created_at - a.created_at);
   }
 
@@ -183,7 +205,9 @@ export class Accounts {
     if (email !== undefined && email !== null) {
       email = String(email).trim().toLowerCase();
       if (email === "") email = null;
-      else if (!EMAIL.test(email)) throw new AccountError(422, "invalid_email", "the alert address must be an email address");
+      else if (!EMAIL.test(email)) {
+        throw new AccountError(422, "invalid_email", "the alert address must be an email address");
+      }
     }
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
@@ -205,7 +229,9 @@ export class Accounts {
     opts: { mode?: string; name?: string } = {},
   ): Promise<{ key: KeyState; value: string }> {
     const mode = (opts.mode ?? "live") as KeyMode;
-    if (mode !== "live" && mode !== "test") throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
+    if (mode !== "live" && mode !== "test") {
+      throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
+    }
     const name = String(opts.name ?? "").slice(0, 80);
     const value = generateKey(mode);
     const hash = hashKey(value);
@@ -215,7 +241,11 @@ export class Accounts {
       const plan = this.#plans.get(s.plan);
       const max = plan?.max_keys ?? 0;
       if (activeKeyCount(s) >= max) {
-        throw new AccountError(409, "key_limit_reached", `the ${s.plan} plan allows ${max} active key${max === 1 ? "" : "s"}; revoke one first`);
+        throw new AccountError(
+          409,
+          "key_limit_reached",
+          `the ${s.plan} plan allows ${max} active key${max === 1 ? "" : "s"}; revoke one first`,
+        );
       }
       const key: KeyState = {
         id: keyId,
@@ -283,7 +313,13 @@ export class Accounts {
 
   #plan(planId: string) {
     const plan = this.#plans.get(planId);
-    if (!plan) throw new AccountError(422, "unknown_plan", `plan must be one of ${this.#plans.ids().join(", ")}`);
+    if (!plan) {
+      throw new AccountError(
+        422,
+        "unknown_plan",
+        `plan must be one of ${this.#plans.ids().join(", ")}`,
+      );
+    }
     return plan;
   }
 }

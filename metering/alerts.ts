@@ -28,7 +28,12 @@ export interface Alert {
 }
 
 /** The alert of `threshold` for the state as just charged, or null when the account turned it off. */
-export function newAlert(state: AccountState, plan: Plan | undefined, threshold: number, now: number): Alert | null {
+export function newAlert(
+  state: AccountState,
+  plan: Plan | undefined,
+  threshold: number,
+  now: number,
+): Alert | null {
   const settings = alertSettings(state);
   if (threshold === 80 && !settings.at80) return null;
   if (threshold === 100 && !settings.at100) return null;
@@ -54,18 +59,25 @@ export function newAlert(state: AccountState, plan: Plan | undefined, threshold:
 
 /** Adds the alert and its outbox entry to a commit. */
 export function writeAlert(op: Deno.AtomicOperation, alert: Alert): void {
-  op.set(KV.alert(alert.account_id, alert.id), alert).set(KV.outboxEntry(alert.id), alert.account_id);
+  op.set(KV.alert(alert.account_id, alert.id), alert).set(
+    KV.outboxEntry(alert.id),
+    alert.account_id,
+  );
 }
 
 /** An account's alerts, newest first. */
 export async function listAlerts(kv: Deno.Kv, accountId: string, limit = 50): Promise<Alert[]> {
   const out: Alert[] = [];
-  for await (const e of kv.list<Alert>({ prefix: KV.alerts(accountId) }, { reverse: true, limit })) out.push(e.value);
+  for await (
+    const e of kv.list<Alert>({ prefix: KV.alerts(accountId) }, { reverse: true, limit })
+  ) out.push(e.value);
   return out;
 }
 
 /** The ids of the alerts in the outbox, oldest first, with their accounts. */
-export async function outboxEntries(kv: Deno.Kv): Promise<{ accountId: string; alertId: string }[]> {
+export async function outboxEntries(
+  kv: Deno.Kv,
+): Promise<{ accountId: string; alertId: string }[]> {
   const out: { accountId: string; alertId: string }[] = [];
   for await (const e of kv.list<string>({ prefix: KV.outbox })) {
     out.push({ accountId: e.value, alertId: e.key[e.key.length - 1] as string });
@@ -77,7 +89,13 @@ export async function outboxEntries(kv: Deno.Kv): Promise<{ accountId: string; a
  * Reserves the alert for `leaseMs` when it is due at `now` and nobody holds it; null otherwise.
  * The lease is written with a versionstamp check, so of two processes only one gets it.
  */
-export async function claim(kv: Deno.Kv, accountId: string, alertId: string, now: number, leaseMs: number): Promise<Alert | null> {
+export async function claim(
+  kv: Deno.Kv,
+  accountId: string,
+  alertId: string,
+  now: number,
+  leaseMs: number,
+): Promise<Alert | null> {
   const e = await kv.get<Alert>(KV.alert(accountId, alertId));
   const a = e.value;
   if (!a) {
@@ -91,12 +109,30 @@ export async function claim(kv: Deno.Kv, accountId: string, alertId: string, now
 }
 
 export async function markDelivered(kv: Deno.Kv, a: Alert, now: number): Promise<void> {
-  const done: Alert = { ...a, status: "delivered", attempts: a.attempts + 1, delivered_at: now, lease_until: 0, last_error: null };
+  const done: Alert = {
+    ...a,
+    status: "delivered",
+    attempts: a.attempts + 1,
+    delivered_at: now,
+    lease_until: 0,
+    last_error: null,
+  };
   await kv.atomic().set(KV.alert(a.account_id, a.id), done).delete(KV.outboxEntry(a.id)).commit();
 }
 
 /** Records a failed attempt; the alert stays in the outbox until `retryAt`. */
-export async function markFailed(kv: Deno.Kv, a: Alert, error: string, retryAt: number): Promise<void> {
-  const failed: Alert = { ...a, attempts: a.attempts + 1, last_error: error.slice(0, 300), next_attempt_at: retryAt, lease_until: 0 };
+export async function markFailed(
+  kv: Deno.Kv,
+  a: Alert,
+  error: string,
+  retryAt: number,
+): Promise<void> {
+  const failed: Alert = {
+    ...a,
+    attempts: a.attempts + 1,
+    last_error: error.slice(0, 300),
+    next_attempt_at: retryAt,
+    lease_until: 0,
+  };
   await kv.set(KV.alert(a.account_id, a.id), failed);
 }

@@ -20,7 +20,12 @@ interface Stored<T> {
   expires_at: number;
 }
 
-export async function issueToken<T>(kv: Deno.Kv, kind: TokenKind, payload: T, now: number): Promise<string> {
+export async function issueToken<T>(
+  kv: Deno.Kv,
+  kind: TokenKind,
+  payload: T,
+  now: number,
+): Promise<string> {
   const token = randomHex(32);
   const entry: Stored<T> = { payload, expires_at: now + TOKEN_TTL_MS[kind] };
   await kv.set(KV.emailToken(kind, hashKey(token)), entry, { expireIn: TOKEN_TTL_MS[kind] });
@@ -34,7 +39,12 @@ export interface PendingToken<T> {
 }
 
 /** The token's payload while it is unspent and unexpired, else null. */
-export async function readToken<T>(kv: Deno.Kv, kind: TokenKind, token: string, now: number): Promise<PendingToken<T> | null> {
+export async function readToken<T>(
+  kv: Deno.Kv,
+  kind: TokenKind,
+  token: string,
+  now: number,
+): Promise<PendingToken<T> | null> {
   if (!/^[0-9a-f]{64}$/.test(token)) return null;
   const key = KV.emailToken(kind, hashKey(token));
   const entry = await kv.get<Stored<T>>(key);

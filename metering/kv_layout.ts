@@ -21,7 +21,10 @@ export const KV = {
    * Endpoint name + SHA-256 of its sorted parameters → { at, json } of a recent answer, written
    * with expireIn (the endpoint's TTL): repeats are answered without an upstream fetch.
    */
-  resultCache: (endpoint: string, paramsHash: string): Deno.KvKey => ["result_cache", endpoint, paramsHash],
+  resultCache: (
+    endpoint: string,
+    paramsHash: string,
+  ): Deno.KvKey => ["result_cache", endpoint, paramsHash],
   /**
    * Account id → dashboard password (scrypt digest, salt, parameters). Apart from the account
    * record, which the meter reads and caches on every call, so the digest never travels with it.

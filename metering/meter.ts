@@ -16,8 +16,8 @@ import {
   PERIOD_MS,
   remaining,
   rollPeriod,
-  usageRecord,
   type UsageRecord,
+  usageRecord,
 } from "./account_state.ts";
 import { type Decision, transact, type Versioned } from "./transact.ts";
 import { type Alert, newAlert, writeAlert } from "./alerts.ts";
@@ -80,7 +80,11 @@ export class Meter {
   }
 
   /** Admits (rate window), then charges `cost` credits; `valid: false` takes a rate slot but no credit. */
-  call(accountId: string, keyId: string, opts: { group: Group | null; cost: number; valid: boolean }): Promise<CallResult> {
+  call(
+    accountId: string,
+    keyId: string,
+    opts: { group: Group | null; cost: number; valid: boolean },
+  ): Promise<CallResult> {
     return this.#submit(accountId, { kind: "call", keyId, ...opts }) as Promise<CallResult>;
   }
 
@@ -91,7 +95,9 @@ export class Meter {
 
   /** Charges more credits to an admitted call (a further upstream page); false when too few are left. */
   charge(accountId: string, cost: number): Promise<{ ok: boolean; snapshot: Snapshot | null }> {
-    return this.#submit(accountId, { kind: "charge", cost }) as Promise<{ ok: boolean; snapshot: Snapshot | null }>;
+    return this.#submit(accountId, { kind: "charge", cost }) as Promise<
+      { ok: boolean; snapshot: Snapshot | null }
+    >;
   }
 
   /** Gives back credits of a failed call, unless its period has ended meanwhile. */
@@ -194,7 +200,10 @@ function decideOne(
         return { result: { outcome: "unauthorized", charged: 0, snapshot: null }, changed: false };
       }
       if (state.status !== "active" || !plan || (op.group && !plan.groups.includes(op.group))) {
-        return { result: { outcome: "forbidden", charged: 0, snapshot: snap(op.keyId) }, changed: false };
+        return {
+          result: { outcome: "forbidden", charged: 0, snapshot: snap(op.keyId) },
+          changed: false,
+        };
       }
       // The window only moves forward: an instance whose clock lags counts its calls against the
       // newer second another instance opened, rather than reopening an older one (issue 13.6).
@@ -203,17 +212,31 @@ function decideOne(
         key.win_count = 0;
       }
       if (key.win_count >= plan.rate_limit_per_sec) {
-        return { result: { outcome: "rate_limited", charged: 0, snapshot: snap(op.keyId) }, changed: false };
+        return {
+          result: { outcome: "rate_limited", charged: 0, snapshot: snap(op.keyId) },
+          changed: false,
+        };
       }
       key.win_count++;
-      if (!op.valid) return { result: { outcome: "invalid", charged: 0, snapshot: snap(op.keyId) }, changed: true };
+      if (!op.valid) {
+        return {
+          result: { outcome: "invalid", charged: 0, snapshot: snap(op.keyId) },
+          changed: true,
+        };
+      }
       if (op.cost > remaining(state, plan)) {
-        return { result: { outcome: "quota_exhausted", charged: 0, snapshot: snap(op.keyId) }, changed: true };
+        return {
+          result: { outcome: "quota_exhausted", charged: 0, snapshot: snap(op.keyId) },
+          changed: true,
+        };
       }
       state.used += op.cost;
       countDay(state, now, op.cost);
       key.last_used_at = now;
-      return { result: { outcome: "admitted", charged: op.cost, snapshot: snap(op.keyId) }, changed: true };
+      return {
+        result: { outcome: "admitted", charged: op.cost, snapshot: snap(op.keyId) },
+        changed: true,
+      };
     }
     case "usage": {
       const key = state.keys[op.keyId];
@@ -221,14 +244,22 @@ function decideOne(
         return { result: { outcome: "unauthorized", usage: null, snapshot: null }, changed: false };
       }
       if (state.status !== "active") {
-        return { result: { outcome: "forbidden", usage: null, snapshot: snap(op.keyId) }, changed: false };
+        return {
+          result: { outcome: "forbidden", usage: null, snapshot: snap(op.keyId) },
+          changed: false,
+        };
       }
       const stale = key.last_used_at === null || now - key.last_used_at >= LAST_USED_GRANULARITY_MS;
       if (stale) key.last_used_at = now;
-      return { result: { outcome: "ok", usage: usageRecord(state, plan), snapshot: snap(op.keyId) }, changed: stale };
+      return {
+        result: { outcome: "ok", usage: usageRecord(state, plan), snapshot: snap(op.keyId) },
+        changed: stale,
+      };
     }
     case "charge": {
-      if (op.cost > remaining(state, plan)) return { result: { ok: false, snapshot: snap() }, changed: false };
+      if (op.cost > remaining(state, plan)) {
+        return { result: { ok: false, snapshot: snap() }, changed: false };
+      }
       state.used += op.cost;
       countDay(state, now, op.cost);
       return { result: { ok: true, snapshot: snap() }, changed: true };
@@ -242,7 +273,12 @@ function decideOne(
   }
 }
 
-function snapshot(state: AccountState, plan: Plan | undefined, keyId: string | undefined, sec: number): Snapshot {
+function snapshot(
+  state: AccountState,
+  plan: Plan | undefined,
+  keyId: string | undefined,
+  sec: number,
+): Snapshot {
   const key = keyId ? state.keys[keyId] : undefined;
   const limit = plan?.rate_limit_per_sec ?? 0;
   const used = key && key.win_sec >= sec ? key.win_count : 0;

@@ -45,7 +45,11 @@ export class PasswordWorkBusy extends Error {
   }
 }
 
-async function derive(password: string, salt: string, c: { N: number; r: number; p: number }): Promise<Buffer> {
+async function derive(
+  password: string,
+  salt: string,
+  c: { N: number; r: number; p: number },
+): Promise<Buffer> {
   if (scryptQueued >= SCRYPT_QUEUE) throw new PasswordWorkBusy();
   scryptQueued++;
   try {
@@ -55,15 +59,25 @@ async function derive(password: string, salt: string, c: { N: number; r: number;
   }
 }
 
-function deriveNow(password: string, salt: string, c: { N: number; r: number; p: number }): Promise<Buffer> {
+function deriveNow(
+  password: string,
+  salt: string,
+  c: { N: number; r: number; p: number },
+): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), KEY_LEN, { ...c, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key))
+    scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), KEY_LEN, {
+      ...c,
+      maxmem: 64 * 1024 * 1024,
+    }, (err, key) => err ? reject(err) : resolve(key))
   );
 }
 
 /** A new credential; `previous` is the one it replaces, whose sessions it ends. */
-export async function hashPassword(password: string, now: number, previous?: Credential | null): Promise<Credential> {
+export async function hashPassword(
+  password: string,
+  now: number,
+  previous?: Credential | null,
+): Promise<Credential> {
   const salt = randomHex(16);
   const key = await derive(password, salt, PARAMS);
   const epoch = previous ? (previous.epoch ?? 0) + 1 : 0;
@@ -84,7 +98,11 @@ export async function readCredential(kv: Deno.Kv, accountId: string): Promise<Cr
 
 /** A reason the password is unacceptable, or null. */
 export function passwordProblem(password: string): string | null {
-  if (password.length < MIN_PASSWORD) return `The password needs at least ${MIN_PASSWORD} characters.`;
-  if (password.length > MAX_PASSWORD) return `The password may have at most ${MAX_PASSWORD} characters.`;
+  if (password.length < MIN_PASSWORD) {
+    return `The password needs at least ${MIN_PASSWORD} characters.`;
+  }
+  if (password.length > MAX_PASSWORD) {
+    return `The password may have at most ${MAX_PASSWORD} characters.`;
+  }
   return null;
 }

@@ -43,7 +43,11 @@ export class Plans {
 export function parsePlans(json: string): Plans {
   const r = CatalogSchema.safeParse(JSON.parse(json));
   if (!r.success) {
-    throw new TypeError(`Cannot load plans as the catalog is invalid: ${r.error.issues[0].path.join(".")}: ${r.error.issues[0].message}`);
+    throw new TypeError(
+      `Cannot load plans as the catalog is invalid: ${r.error.issues[0].path.join(".")}: ${
+        r.error.issues[0].message
+      }`,
+    );
   }
   return new Plans(r.data.plans);
 }

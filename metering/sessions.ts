@@ -25,12 +25,22 @@ export async function createSession(
   epoch = 0,
 ): Promise<{ token: string; session: Session }> {
   const token = randomHex(32);
-  const session: Session = { account_id: accountId, csrf: randomHex(32), created_at: now, expires_at: now + SESSION_MS, epoch };
+  const session: Session = {
+    account_id: accountId,
+    csrf: randomHex(32),
+    created_at: now,
+    expires_at: now + SESSION_MS,
+    epoch,
+  };
   await kv.set(KV.session(hashKey(token)), session, { expireIn: SESSION_MS });
   return { token, session };
 }
 
-export async function readSession(kv: Deno.Kv, token: string | undefined, now: number): Promise<Session | null> {
+export async function readSession(
+  kv: Deno.Kv,
+  token: string | undefined,
+  now: number,
+): Promise<Session | null> {
   if (!token || !/^[0-9a-f]{64}$/.test(token)) return null;
   const s = (await kv.get<Session>(KV.session(hashKey(token)))).value;
   return s && s.expires_at > now ? s : null;

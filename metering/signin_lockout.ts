@@ -22,10 +22,13 @@ export async function reserveAttempt(kv: Deno.Kv, email: string, now: number): P
     const cur = await kv.get<Failures>(key);
     const live = cur.value && now - cur.value.since < SIGNIN_WINDOW_MS ? cur.value : null;
     if (live && live.count >= SIGNIN_LIMIT) return false;
-    const next: Failures = live ? { count: live.count + 1, since: live.since } : { count: 1, since: now };
+    const next: Failures = live
+      ? { count: live.count + 1, since: live.since }
+      : { count: 1, since: now };
     const left = next.since + SIGNIN_WINDOW_MS - now;
     try {
-      const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) }).commit();
+      const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) })
+        .commit();
       if (r.ok) return true;
     } catch {
       // "database is locked" under contention: if the write landed after all, the re-read counts

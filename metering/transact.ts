@@ -74,7 +74,9 @@ export async function transact<T>(
     } catch {
       committed = null; // outcome unknown: the re-read below tells
     }
-    if (committed?.ok) return { result: d.result, current: { state: d.next, versionstamp: committed.versionstamp } };
+    if (committed?.ok) {
+      return { result: d.result, current: { state: d.next, versionstamp: committed.versionstamp } };
+    }
     cur = await readAccount(kv, accountId);
     fresh = true;
     if (cur?.state.recent_batches?.includes(batch)) return { result: d.result, current: cur };

@@ -16,7 +16,10 @@ const SLUG = /\/(?:gp\/bestsellers|zgbs)\/((?:(?!ref=)[^/?#]+\/?)+)/;
 export function parseCategories(html: string, opts: ParseOptions): CategoriesPage {
   return guardParse("category tree", html, opts, () => {
     if (!html.includes('role="tree"')) {
-      throw new ParseError("unrecognised", "Cannot parse category tree: the page has no department tree");
+      throw new ParseError(
+        "unrecognised",
+        "Cannot parse category tree: the page has no department tree",
+      );
     }
     const doc = parseHtml(regionOf(html, ['role="tree"'], ["<!-- EndZeitgeist -->"]));
     const origin = originOf(opts.marketplace);

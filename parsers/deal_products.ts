@@ -6,16 +6,34 @@
  * scrapers read on it (`octopus-dlp-asin-image`, `octopus-dlp-asin-title`, `a-price`,
  * `octopus-widget-strike-through-price`) and are tested on a hand-built page in that shape only.
  */
-import { absoluteUrl, all, attr, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import {
+  absoluteUrl,
+  all,
+  attr,
+  type Element,
+  intFrom,
+  one,
+  parseHtml,
+  ratingFrom,
+  text,
+} from "./dom.ts";
 import { amountOf, listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { DealProductsPage } from "../schemas/pages.ts";
 import type { DealProductItem, PriceWithList } from "../schemas/resources.ts";
-import { asinFromHref, guardParse, isAsin, originOf, type ParseOptions, productUrl } from "./page_common.ts";
+import {
+  asinFromHref,
+  guardParse,
+  isAsin,
+  originOf,
+  type ParseOptions,
+  productUrl,
+} from "./page_common.ts";
 import { outermost } from "./dom_tree.ts";
 
 const ITEM = ".octopus-dlp-asin-section, #octopus-dlp-asin-stream li[data-asin]";
-const STRIKE = '.octopus-widget-strike-through-price, .a-price.a-text-price .a-offscreen, .a-text-strike';
+const STRIKE =
+  ".octopus-widget-strike-through-price, .a-price.a-text-price .a-offscreen, .a-text-strike";
 const DEAL_ID = /\/deal\/([A-Za-z0-9]+)/;
 
 export function parseDealProducts(html: string, opts: ParseOptions): DealProductsPage {
@@ -47,15 +65,27 @@ function readItem(section: Element, origin: string, marketplace: string): DealPr
     price: priceOf(section, marketplace),
     title: text(one(section, ".octopus-dlp-asin-title")) || text(one(section, "a.a-text-normal")),
     rating: ratingFrom(text(one(section, ".a-icon-alt"))) ?? 0,
-    reviews_count: intFrom(text(one(section, ".octopus-dlp-review-count, .a-icon-row .a-size-mini, .a-icon-row .a-size-small"))) ?? 0,
+    reviews_count: intFrom(
+      text(
+        one(
+          section,
+          ".octopus-dlp-review-count, .a-icon-row .a-size-mini, .a-icon-row .a-size-small",
+        ),
+      ),
+    ) ?? 0,
   };
 }
 
 function priceOf(section: Element, marketplace: string): PriceWithList | null {
-  const current = text(one(section, ".a-price:not(.a-text-price) .a-offscreen, .octopus-widget-price .a-offscreen"));
+  const current = text(
+    one(section, ".a-price:not(.a-text-price) .a-offscreen, .octopus-widget-price .a-offscreen"),
+  );
   const price = current ? parsePrice(current, marketplace) : null;
   if (!price) return null;
-  return { ...price, list_price: listPriceAbove(amountOf(text(one(section, STRIKE))), price.amount) };
+  return {
+    ...price,
+    list_price: listPriceAbove(amountOf(text(one(section, STRIKE))), price.amount),
+  };
 }
 
 /** The deal id from the requested URL, else from the page's canonical link; "" when neither. */

@@ -11,21 +11,36 @@ import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { DealsPage } from "../schemas/pages.ts";
 import type { DealItem } from "../schemas/resources.ts";
-import { asinFromHref, guardParse, isAsin, originOf, type ParseOptions, productUrl } from "./page_common.ts";
+import {
+  asinFromHref,
+  guardParse,
+  isAsin,
+  originOf,
+  type ParseOptions,
+  productUrl,
+} from "./page_common.ts";
 import { outermost } from "./dom_tree.ts";
 
-const CARD = '[data-testid="deal-card"], [data-testid="grid-deal-card"], [data-deal-id], [class*="DealCard-module__card"]';
-const TITLE = '[data-testid="deal-title"], [class*="DealContent-module__truncate"], [class*="DealTitle"], .a-truncate-full';
-const BADGE = '[data-testid="deal-badge-label"], [class*="BadgeAutomatedLabel"], [class*="dealBadge"]';
-const DISCOUNT = '[data-testid="deal-percent-off"], [class*="savingsPercentage"], [class*="BadgeAutomated-module__badgeOneLineContainer"] > span:first-child';
-const PERCENT_OFF = /-?\d{1,3}\s?%(?:\s?(?:off|Rabatt|de réduction|di sconto|de descuento|de desconto))?/i;
+const CARD =
+  '[data-testid="deal-card"], [data-testid="grid-deal-card"], [data-deal-id], [class*="DealCard-module__card"]';
+const TITLE =
+  '[data-testid="deal-title"], [class*="DealContent-module__truncate"], [class*="DealTitle"], .a-truncate-full';
+const BADGE =
+  '[data-testid="deal-badge-label"], [class*="BadgeAutomatedLabel"], [class*="dealBadge"]';
+const DISCOUNT =
+  '[data-testid="deal-percent-off"], [class*="savingsPercentage"], [class*="BadgeAutomated-module__badgeOneLineContainer"] > span:first-child';
+const PERCENT_OFF =
+  /-?\d{1,3}\s?%(?:\s?(?:off|Rabatt|de réduction|di sconto|de descuento|de desconto))?/i;
 const DEAL_LINK = /\/deal\/([A-Za-z0-9]+)/;
 
 export function parseDeals(html: string, opts: ParseOptions): DealsPage {
   return guardParse("deals page", html, opts, () => {
     const doc = parseHtml(html);
     const cards = outermost(all(doc, CARD));
-    if (cards.length === 0 && !/id=["']grid-main-container["']|data-testid=["']grid-deals-container["']/.test(html)) {
+    if (
+      cards.length === 0 &&
+      !/id=["']grid-main-container["']|data-testid=["']grid-deals-container["']/.test(html)
+    ) {
       throw new ParseError("unrecognised", "Cannot parse deals page: no deal cards");
     }
     const origin = originOf(opts.marketplace);
@@ -45,7 +60,9 @@ function readCard(card: Element, origin: string, marketplace: string): DealItem 
   const dealId = attr(card, "data-deal-id") || attr(one(card, "[data-deal-id]"), "data-deal-id") ||
     (DEAL_LINK.exec(attr(dealLink, "href"))?.[1] ?? "");
   // A multi-product deal links to its deal page instead of a product.
-  const url = asin ? productUrl(origin, asin) : absoluteUrl(attr(dealLink, "href").split("?")[0], origin);
+  const url = asin
+    ? productUrl(origin, asin)
+    : absoluteUrl(attr(dealLink, "href").split("?")[0], origin);
   if (!url) return null;
   const priceText = text(one(card, ".a-price:not(.a-text-price) .a-offscreen"));
   return {

@@ -3,8 +3,12 @@
  * Content-Type header, then a <meta> charset in the first 4 KiB, then UTF-8.
  */
 export function decodeHtml(bytes: Uint8Array, contentType?: string | null): string {
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return decodeAs("utf-16le", bytes.subarray(2));
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return decodeAs("utf-16be", bytes.subarray(2));
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
+    return decodeAs("utf-16le", bytes.subarray(2));
+  }
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+    return decodeAs("utf-16be", bytes.subarray(2));
+  }
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return decodeAs("utf-8", bytes.subarray(3));
   }

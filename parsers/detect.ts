@@ -55,17 +55,30 @@ function isSingleReview(html: string): boolean {
 
 /** A seller's storefront is a search restricted to one merchant (`s?me=<id>`). */
 function isStorefront(html: string): boolean {
-  return /<input[^>]+name=["']me["'][^>]+value=["'][A-Z0-9]{6,}|storeContext(?:=|&#x3D;)merchant-items/.test(html);
+  return /<input[^>]+name=["']me["'][^>]+value=["'][A-Z0-9]{6,}|storeContext(?:=|&#x3D;)merchant-items/
+    .test(html);
 }
 
 // Pages and fragments without a page-type token, in an order where no earlier marker can occur
 // on a later type's page (seller, promotion and deal pages embed product links and cards).
 const MARKUP: [RegExp, PageType][] = [
-  [/id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/, "offers"],
-  [/id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/, "seller_profile"],
-  [/id=["']promotionTitle["']|\/promotion\/psp\/[A-Z0-9]+["'][^>]*rel=["']?canonical|rel=["']?canonical["']?\s+href=["'][^"']*\/promotion\/psp\//, "promotion"],
+  [
+    /id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/,
+    "offers",
+  ],
+  [
+    /id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/,
+    "seller_profile",
+  ],
+  [
+    /id=["']promotionTitle["']|\/promotion\/psp\/[A-Z0-9]+["'][^>]*rel=["']?canonical|rel=["']?canonical["']?\s+href=["'][^"']*\/promotion\/psp\//,
+    "promotion",
+  ],
   [/id=["']octopus-dlp-asin-stream["']|class=["'][^"']*octopus-dlp-asin-section/, "deal_products"],
-  [/data-testid=["'](?:grid-)?deal-card["']|data-deal-id=|class=["'][^"']*DealCard-module__|id=["']grid-main-container["']/, "deals"],
+  [
+    /data-testid=["'](?:grid-)?deal-card["']|data-deal-id=|class=["'][^"']*DealCard-module__|id=["']grid-main-container["']/,
+    "deals",
+  ],
   [/id=["']cm_cr-review_list["']|data-hook=["']review["']/, "reviews"],
   [/id=["']productTitle["']|id=["']dp-container["']/, "product"],
   [/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/, "search"],
@@ -83,11 +96,15 @@ function typeFromMarkup(html: string): PageType | null {
 // fallback for a variant without that form.
 const CAPTCHA =
   /validateCaptcha|opfcaptcha|Type the characters you see|Geben Sie die Zeichen|Saisissez les caractères|Introduzca los caracteres|Inserisci i caratteri|Digite os caracteres|表示されている文字を入力/i;
-const SIGNIN_FORM = /<form[^>]*(?:name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin)/i;
-const UNAVAILABLE = /cs_503|Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore/i;
+const SIGNIN_FORM =
+  /<form[^>]*(?:name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin)/i;
+const UNAVAILABLE =
+  /cs_503|Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore/i;
 
 function blockReason(html: string): BlockReason | null {
-  if (CAPTCHA.test(html)) return /<title[^>]*>\s*Robot Check/i.test(html) ? "robot_check" : "captcha";
+  if (CAPTCHA.test(html)) {
+    return /<title[^>]*>\s*Robot Check/i.test(html) ? "robot_check" : "captcha";
+  }
   if (SIGNIN_FORM.test(html)) return "signin";
   if (isNotFound(html)) return null;
   if (UNAVAILABLE.test(html)) return "service_unavailable";

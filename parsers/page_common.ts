@@ -21,22 +21,35 @@ export function guardParse<T>(what: string, html: string, opts: ParseOptions, bo
   if (typeof html !== "string" || html.trim() === "") {
     throw new ParseError("empty", `Cannot parse ${what}: the page is empty`);
   }
-  if (!html.includes("<")) throw new ParseError("empty", `Cannot parse ${what}: the body is not HTML`);
+  if (!html.includes("<")) {
+    throw new ParseError("empty", `Cannot parse ${what}: the body is not HTML`);
+  }
   if (!MARKETPLACES.has(String(opts?.marketplace ?? "").toUpperCase())) {
-    throw new ParseError("unrecognised", `Cannot parse ${what}: unknown marketplace ${opts?.marketplace}`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot parse ${what}: unknown marketplace ${opts?.marketplace}`,
+    );
   }
   try {
     return body();
   } catch (e) {
     if (e instanceof ParseError) throw e;
-    throw new ParseError("unrecognised", `Cannot parse ${what}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ParseError(
+      "unrecognised",
+      `Cannot parse ${what}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 
 /** The marketplace of a code; an unknown code is a page this parser cannot read, not a crash. */
 export function marketplaceOrParseError(code: string): Marketplace {
   const m = MARKETPLACES.get(String(code).toUpperCase());
-  if (!m) throw new ParseError("unrecognised", `Cannot read a page of marketplace '${code}': the code is unknown`);
+  if (!m) {
+    throw new ParseError(
+      "unrecognised",
+      `Cannot read a page of marketplace '${code}': the code is unknown`,
+    );
+  }
   return m;
 }
 

@@ -37,7 +37,9 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
   if (iso) return iso[1];
   const own = marketplace(marketplaceCode).currency;
   for (const [sym, cur] of SYMBOLS) if (textValue.includes(sym)) return cur;
-  if (textValue.includes("$")) return ["USD", "CAD", "AUD", "MXN", "SGD"].includes(own) ? own : "USD";
+  if (textValue.includes("$")) {
+    return ["USD", "CAD", "AUD", "MXN", "SGD"].includes(own) ? own : "USD";
+  }
   return own;
 }
 

@@ -14,8 +14,10 @@ import { guardParse, isAsin, originOf, type ParseOptions } from "./page_common.t
 const PROMO_ID = /\/promotion\/psp\/([A-Za-z0-9]+)/;
 const TERMS = "#promotionTerms, #termsAndConditions, #promotionDescription";
 // "From … to …" in the page's language; the dates stay the page's own text.
-const RANGE = /^(?:from|de|vom|von|du|desde|dal)\s+(.+?)\s+(?:to|until|até|bis|au|hasta|al)\s+(.+?)\.?$/i;
-const ENDS = /^(?:ends?(?: on)?|expires?(?: on)?|expira em|endet am|termine le|finaliza el|scade il)\s*:?\s+(.+?)\.?$/i;
+const RANGE =
+  /^(?:from|de|vom|von|du|desde|dal)\s+(.+?)\s+(?:to|until|até|bis|au|hasta|al)\s+(.+?)\.?$/i;
+const ENDS =
+  /^(?:ends?(?: on)?|expires?(?: on)?|expira em|endet am|termine le|finaliza el|scade il)\s*:?\s+(.+?)\.?$/i;
 const DISCOUNT = /\d+(?:[.,]\d+)?\s?%|(?:US\$|R\$|[$€£₹¥])\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|zł|kr)/;
 
 export function parsePromotion(html: string, opts: ParseOptions): PromotionPage {
@@ -29,7 +31,11 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
     const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));
     const { starts_at, ends_at } = schedule(text(one(doc, "#promotionSchedule")));
     return {
-      url: opts.url ? absoluteUrl(opts.url, origin) : promoId ? `${origin}/promotion/psp/${promoId}` : "",
+      url: opts.url
+        ? absoluteUrl(opts.url, origin)
+        : promoId
+        ? `${origin}/promotion/psp/${promoId}`
+        : "",
       terms: text(one(doc, TERMS)),
       title,
       ends_at,

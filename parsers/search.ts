@@ -418,7 +418,10 @@ function priceOf(parts: CardParts, code: string): PriceWithList | null {
   if (!price) return null;
   const struck = parts.struck;
   const listText = struck ? priceTextOf(struck) : "";
-  return { ...price, list_price: listPriceAbove(listText ? parsePrice(listText, code)?.amount : null, price.amount) };
+  return {
+    ...price,
+    list_price: listPriceAbove(listText ? parsePrice(listText, code)?.amount : null, price.amount),
+  };
 }
 
 /** An `a-price`'s text: the screen-reader copy, else the visible symbol and digits. */

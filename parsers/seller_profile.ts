@@ -8,24 +8,45 @@
  * rows of `.a-text-bold` label + value, address lines in `.indent-left` rows) and are tested on a
  * hand-built page in that shape only.
  */
-import { absoluteUrl, all, attr, type Document, type Element, intFrom, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import {
+  absoluteUrl,
+  all,
+  attr,
+  type Document,
+  type Element,
+  intFrom,
+  one,
+  parseHtml,
+  ratingFrom,
+  text,
+} from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import type { SellerProfilePage } from "../schemas/pages.ts";
 import { guardParse, originOf, type ParseOptions } from "./page_common.ts";
 
-const MARKERS = /id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/;
+const MARKERS =
+  /id=["'](?:seller-name|seller-info-feedback-summary|page-section-detail-seller-info)["']/;
 
 export function parseSellerProfile(html: string, opts: ParseOptions): SellerProfilePage {
   return guardParse("seller profile", html, opts, () => {
-    if (!MARKERS.test(html)) throw new ParseError("unrecognised", "Cannot parse seller profile: no seller markup");
+    if (!MARKERS.test(html)) {
+      throw new ParseError("unrecognised", "Cannot parse seller profile: no seller markup");
+    }
     const doc = parseHtml(html);
     const origin = originOf(opts.marketplace);
     const sellerId = sellerIdOf(doc, opts.url);
     const summary = one(doc, "#seller-info-feedback-summary");
     const summaryText = text(summary);
     return {
-      url: opts.url ? absoluteUrl(opts.url, origin) : sellerId ? `${origin}/sp?seller=${sellerId}` : "",
-      logo: absoluteUrl(attr(one(doc, "#seller-logo-column img, #sellerLogo, img.seller-logo-img"), "src"), origin),
+      url: opts.url
+        ? absoluteUrl(opts.url, origin)
+        : sellerId
+        ? `${origin}/sp?seller=${sellerId}`
+        : "",
+      logo: absoluteUrl(
+        attr(one(doc, "#seller-logo-column img, #sellerLogo, img.seller-logo-img"), "src"),
+        origin,
+      ),
       name: text(one(doc, "#seller-name")),
       about: aboutOf(doc),
       rating: ratingFrom(text(one(summary ?? doc, ".a-icon-alt"))) ??
@@ -42,13 +63,15 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
 function aboutOf(doc: Document): string {
   const box = one(doc, "#spp-expander-about-seller, #page-section-about-seller");
   if (!box) return "";
-  return text(one(box, ".spp-expander-more-content")) || text(one(box, ".spp-expander-less-content")) || text(box);
+  return text(one(box, ".spp-expander-more-content")) ||
+    text(one(box, ".spp-expander-less-content")) || text(box);
 }
 
 /** "(1,234 ratings)" in the summary, else the twelve-month count of the ratings table. */
 function ratingsCountOf(summaryText: string, doc: Document): number {
   const inSummary = /\(([\d.,\s\u00a0]+)[^)]*\)/.exec(summaryText)?.[1];
-  return intFrom(inSummary ?? "") ?? intFrom(text(one(doc, "#rating-365d-num .ratings-reviews-count"))) ?? 0;
+  return intFrom(inSummary ?? "") ??
+    intFrom(text(one(doc, "#rating-365d-num .ratings-reviews-count"))) ?? 0;
 }
 
 /** The seller id of the requested URL, else of the page's storefront or feedback links. */
@@ -85,7 +108,8 @@ function businessDetails(doc: Document): Record<string, string> {
 }
 
 function valueAfterLabel(row: Element, label: Element): string {
-  return all(row, "span").filter((s) => s !== label && !label.children.includes(s)).map(text).filter(Boolean).join(" ");
+  return all(row, "span").filter((s) => s !== label && !label.children.includes(s)).map(text)
+    .filter(Boolean).join(" ");
 }
 
 function addLine(details: Record<string, string>, key: string, line: string) {

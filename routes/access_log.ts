@@ -30,7 +30,9 @@ export function noteCall(c: Context, note: { credits?: number; account?: string 
   if (note.account !== undefined) c.set("account" as never, note.account as never);
 }
 
-export function requestLog(opts: { log: ((line: Record<string, unknown>) => void) | null; metrics: Metrics }): MiddlewareHandler {
+export function requestLog(
+  opts: { log: ((line: Record<string, unknown>) => void) | null; metrics: Metrics },
+): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");

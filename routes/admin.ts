@@ -31,7 +31,14 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
 
   app.use("/admin/*", adminAuth(adminToken));
 
-  app.get("/admin/parser-health", (c) => c.json({ generated_at: new Date(deps.clock.now()).toISOString(), pages: deps.metrics.health.report(deps.clock.now()) }));
+  app.get(
+    "/admin/parser-health",
+    (c) =>
+      c.json({
+        generated_at: new Date(deps.clock.now()).toISOString(),
+        pages: deps.metrics.health.report(deps.clock.now()),
+      }),
+  );
 
   app.post("/admin/accounts", async (c) => {
     const body = await jsonBody(c);
@@ -40,7 +47,10 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
   });
 
   app.get("/admin/accounts", async (c) => {
-    const page = await accounts.list({ email: c.req.query("email"), cursor: c.req.query("cursor") });
+    const page = await accounts.list({
+      email: c.req.query("email"),
+      cursor: c.req.query("cursor"),
+    });
     return c.json({ accounts: page.accounts.map(accountView), next_cursor: page.next_cursor });
   });
 
@@ -55,7 +65,11 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
       plan: body.plan as string | undefined,
       status: body.status as string | undefined,
     });
-    return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)), revoked_keys: a.revoked });
+    return c.json({
+      ...accountView(a),
+      usage: usageRecord(a, plans.get(a.plan)),
+      revoked_keys: a.revoked,
+    });
   });
 
   app.post("/admin/accounts/:id/keys", async (c) => {
@@ -77,7 +91,17 @@ export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
 }
 
 /** The only place a key's value is ever returned. */
-export function createdKeyView(key: { id: string; prefix: string; last4: string; mode: string; name: string; created_at: number }, value: string) {
+export function createdKeyView(
+  key: {
+    id: string;
+    prefix: string;
+    last4: string;
+    mode: string;
+    name: string;
+    created_at: number;
+  },
+  value: string,
+) {
   return {
     id: key.id,
     key: value,

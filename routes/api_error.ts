@@ -23,6 +23,10 @@ export function errorResponse(err: ApiError): Response {
   return Response.json(body, { status: err.status, headers: err.headers });
 }
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json(body, { status, headers });
 }

@@ -13,8 +13,11 @@ export const FORM_BODY_LIMIT = 16 * 1024;
 /** Admin JSON and any other body. */
 export const JSON_BODY_LIMIT = 64 * 1024;
 
-const TOO_LARGE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too large</title></head>
-<body><h1>Form too large</h1><p>The form sent more than ${FORM_BODY_LIMIT / 1024} KiB. Go back and try again.</p></body></html>`;
+const TOO_LARGE_PAGE =
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too large</title></head>
+<body><h1>Form too large</h1><p>The form sent more than ${
+    FORM_BODY_LIMIT / 1024
+  } KiB. Go back and try again.</p></body></html>`;
 
 function tooLarge(c: Context): Response {
   if (c.req.path.startsWith("/dashboard")) {
@@ -24,7 +27,11 @@ function tooLarge(c: Context): Response {
     });
   }
   const res = errorResponse(
-    new ApiError(413, "payload_too_large", `The request body is larger than ${JSON_BODY_LIMIT / 1024} KiB.`),
+    new ApiError(
+      413,
+      "payload_too_large",
+      `The request body is larger than ${JSON_BODY_LIMIT / 1024} KiB.`,
+    ),
   );
   // The rest of the body is not read; the connection cannot be reused for another request.
   res.headers.set("connection", "close");

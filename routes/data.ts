@@ -58,7 +58,11 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     const checked = ep.response.safeParse(body);
     if (!checked.success) {
       deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));
-      throw new ApiError(502, "upstream_error", "The upstream page did not yield a complete answer.");
+      throw new ApiError(
+        502,
+        "upstream_error",
+        "The upstream page did not yield a complete answer.",
+      );
     }
     const headers = meterHeaders(snapshot, charged, deps.clock.now());
     noteCall(c, { credits: charged });
@@ -68,9 +72,12 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     return Response.json(checked.data, { headers });
   } catch (e) {
     await refundQuietly(deps, caller.accountId, periodStart, charged);
-    const refunded: Snapshot | null = snapshot && { ...snapshot, remaining: snapshot.remaining + charged };
+    const refunded: Snapshot | null = snapshot &&
+      { ...snapshot, remaining: snapshot.remaining + charged };
     const err = deps.stopping.aborted
-      ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", { "Retry-After": "1" })
+      ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", {
+        "Retry-After": "1",
+      })
       : e instanceof ApiError
       ? e
       : unexpected(deps, e);

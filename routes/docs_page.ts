@@ -22,7 +22,8 @@ const PAGE = `<!doctype html>
 <script src="/docs/swagger-ui-bundle.js"></script><script src="/docs/init.js"></script></body></html>`;
 
 // swagger-ui sets inline styles and shows schema images as data: URLs; nothing else is allowed.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function asset(body: string, type: string, immutable: boolean): () => Response {

@@ -15,7 +15,11 @@ function iso(ms: number): string {
   return lastIso;
 }
 
-export function meterHeaders(s: Snapshot | null, cost: number, now: number): Record<string, string> {
+export function meterHeaders(
+  s: Snapshot | null,
+  cost: number,
+  now: number,
+): Record<string, string> {
   if (!s) return {};
   const resetSec = Math.max(1, Math.ceil((1000 - (now % 1000)) / 1000));
   return {

@@ -19,23 +19,30 @@ export function parseCorsOrigins(value: string | undefined): CorsOrigins {
     try {
       u = new URL(o);
     } catch {
-      throw new RangeError(`Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`);
+      throw new RangeError(
+        `Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`,
+      );
     }
     if (u.origin !== o.replace(/\/$/, "")) {
-      throw new RangeError(`Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`);
+      throw new RangeError(
+        `Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`,
+      );
     }
     return u.origin;
   });
 }
 
 function notAllowed(): Response {
-  const res = errorResponse(new ApiError(405, "method_not_allowed", "Every /v1 endpoint is GET only."));
+  const res = errorResponse(
+    new ApiError(405, "method_not_allowed", "Every /v1 endpoint is GET only."),
+  );
   res.headers.set("allow", "GET");
   return res;
 }
 
 export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
-  const allowed = (origin: string) => origins === "*" || (origins !== null && origins.includes(origin));
+  const allowed = (origin: string) =>
+    origins === "*" || (origins !== null && origins.includes(origin));
   const corsHeaders = origins === null ? null : cors({
     origin: (origin) => (allowed(origin) ? (origins === "*" ? "*" : origin) : null),
     allowMethods: ["GET"],
@@ -56,7 +63,8 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
     const method = c.req.method;
     if (method === "OPTIONS") {
       const origin = c.req.header("origin");
-      const preflight = corsHeaders && origin && allowed(origin) && c.req.header("access-control-request-method");
+      const preflight = corsHeaders && origin && allowed(origin) &&
+        c.req.header("access-control-request-method");
       return preflight ? await corsHeaders(c, next) as Response : notAllowed();
     }
     if (method !== "GET") return notAllowed();

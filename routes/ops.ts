@@ -28,7 +28,8 @@ export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined)
     new Response(LANDING, {
       headers: {
         "content-type": "text/html; charset=utf-8",
-        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "content-security-policy":
+          "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
         "x-content-type-options": "nosniff",
       },
     }));
@@ -37,11 +38,22 @@ export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined)
 
   app.get("/readyz", async () => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), READY_TIMEOUT_MS)));
+    const late = new Promise<"late">((
+      r,
+    ) => (timer = setTimeout(() => r("late"), READY_TIMEOUT_MS)));
     try {
-      const answer = await Promise.race([deps.kv.get(["readyz_probe"]).then(() => "ok" as const), late]);
+      const answer = await Promise.race([
+        deps.kv.get(["readyz_probe"]).then(() => "ok" as const),
+        late,
+      ]);
       if (answer === "ok") return Response.json({ status: "ready" });
-      return errorResponse(new ApiError(503, "not_ready", `The store did not answer a read within ${READY_TIMEOUT_MS} ms.`));
+      return errorResponse(
+        new ApiError(
+          503,
+          "not_ready",
+          `The store did not answer a read within ${READY_TIMEOUT_MS} ms.`,
+        ),
+      );
     } catch {
       return errorResponse(new ApiError(503, "not_ready", "The store cannot be read."));
     } finally {
@@ -50,7 +62,13 @@ export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined)
   });
 
   if (adminToken) {
-    app.get("/metrics", adminAuth(adminToken), async () =>
-      new Response(await deps.metrics.render(), { headers: { "content-type": deps.metrics.contentType } }));
+    app.get(
+      "/metrics",
+      adminAuth(adminToken),
+      async () =>
+        new Response(await deps.metrics.render(), {
+          headers: { "content-type": deps.metrics.contentType },
+        }),
+    );
   }
 }

@@ -3,7 +3,10 @@ import { ApiError } from "./api_error.ts";
 import { unauthorized } from "./authenticate.ts";
 import type { Refusal } from "../metering/meter.ts";
 
-export function refusalError(refusal: Exclude<Refusal, "invalid">, headers: Record<string, string>): ApiError {
+export function refusalError(
+  refusal: Exclude<Refusal, "invalid">,
+  headers: Record<string, string>,
+): ApiError {
   switch (refusal) {
     case "unauthorized":
       return unauthorized();
@@ -15,15 +18,22 @@ export function refusalError(refusal: Exclude<Refusal, "invalid">, headers: Reco
         headers,
       );
     case "rate_limited":
-      return new ApiError(429, "rate_limited", "Too many requests this second for this key; wait and retry.", {
-        ...headers,
-        "Retry-After": "1",
-      });
+      return new ApiError(
+        429,
+        "rate_limited",
+        "Too many requests this second for this key; wait and retry.",
+        {
+          ...headers,
+          "Retry-After": "1",
+        },
+      );
     case "quota_exhausted":
       return new ApiError(
         429,
         "quota_exhausted",
-        `The credits of this period are used up; they reset at ${headers["x-credits-reset"] ?? "the period's end"}.`,
+        `The credits of this period are used up; they reset at ${
+          headers["x-credits-reset"] ?? "the period's end"
+        }.`,
         headers,
       );
   }

@@ -37,7 +37,12 @@ export function validateQuery(params: Record<string, Param>, query: Query): Vali
     const raw = all?.[all.length - 1];
     const result = validateOne(param, raw);
     if ("failure" in result) {
-      detail.push({ loc: ["query", name], msg: result.failure.msg, type: result.failure.type, input: raw ?? null });
+      detail.push({
+        loc: ["query", name],
+        msg: result.failure.msg,
+        type: result.failure.type,
+        input: raw ?? null,
+      });
     } else if (result.value !== undefined) {
       value[name] = result.value;
     }
@@ -45,7 +50,10 @@ export function validateQuery(params: Record<string, Param>, query: Query): Vali
   if (!detail.length) {
     for (const [name, param] of entries) {
       const other = param.atMost;
-      if (other && value[name] !== undefined && value[other] !== undefined && (value[name] as number) > (value[other] as number)) {
+      if (
+        other && value[name] !== undefined && value[other] !== undefined &&
+        (value[name] as number) > (value[other] as number)
+      ) {
         const raw = query.get(name)!;
         detail.push({
           loc: ["query", name],
@@ -59,7 +67,10 @@ export function validateQuery(params: Record<string, Param>, query: Query): Vali
   return detail.length ? { ok: false, detail } : { ok: true, value };
 }
 
-function validateOne(param: Param, raw: string | undefined): { value: unknown } | { failure: Failure } {
+function validateOne(
+  param: Param,
+  raw: string | undefined,
+): { value: unknown } | { failure: Failure } {
   if (raw === undefined) {
     let absent = absentOf.get(param);
     if (!absent) absentOf.set(param, absent = absentResult(param));
@@ -79,17 +90,30 @@ function convert(param: Param, raw: string): { value: unknown } | { failure: Fai
   switch (param.kind) {
     case "int":
       return INT.test(raw.trim()) ? { value: Number(raw.trim()) } : {
-        failure: { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" },
+        failure: {
+          type: "int_parsing",
+          msg: "Input should be a valid integer, unable to parse string as an integer",
+        },
       };
     case "number":
-      return NUMBER.test(raw.trim()) && Number.isFinite(Number(raw)) ? { value: Number(raw.trim()) } : {
-        failure: { type: "float_parsing", msg: "Input should be a valid number, unable to parse string as a number" },
-      };
+      return NUMBER.test(raw.trim()) && Number.isFinite(Number(raw))
+        ? { value: Number(raw.trim()) }
+        : {
+          failure: {
+            type: "float_parsing",
+            msg: "Input should be a valid number, unable to parse string as a number",
+          },
+        };
     case "bool": {
       const t = raw.trim().toLowerCase();
       if (t === "true") return { value: true };
       if (t === "false") return { value: false };
-      return { failure: { type: "bool_parsing", msg: "Input should be a valid boolean, unable to interpret input" } };
+      return {
+        failure: {
+          type: "bool_parsing",
+          msg: "Input should be a valid boolean, unable to interpret input",
+        },
+      };
     }
     case "string":
       return { value: param.upper ? raw.trim().toUpperCase() : raw.trim() };
@@ -107,17 +131,34 @@ function describe(issue: Record<string, unknown>): Failure {
   switch (issue.code) {
     case "too_small":
       return isString
-        ? { type: "string_too_short", msg: `String should have at least ${plural(issue.minimum, "character")}` }
-        : { type: "greater_than_equal", msg: `Input should be greater than or equal to ${issue.minimum}` };
+        ? {
+          type: "string_too_short",
+          msg: `String should have at least ${plural(issue.minimum, "character")}`,
+        }
+        : {
+          type: "greater_than_equal",
+          msg: `Input should be greater than or equal to ${issue.minimum}`,
+        };
     case "too_big":
       return isString
-        ? { type: "string_too_long", msg: `String should have at most ${plural(issue.maximum, "character")}` }
-        : { type: "less_than_equal", msg: `Input should be less than or equal to ${issue.maximum}` };
+        ? {
+          type: "string_too_long",
+          msg: `String should have at most ${plural(issue.maximum, "character")}`,
+        }
+        : {
+          type: "less_than_equal",
+          msg: `Input should be less than or equal to ${issue.maximum}`,
+        };
     case "invalid_format":
-      return { type: "string_pattern_mismatch", msg: `String should match pattern '${patternText(issue.pattern)}'` };
+      return {
+        type: "string_pattern_mismatch",
+        msg: `String should match pattern '${patternText(issue.pattern)}'`,
+      };
     case "invalid_value": {
       const values = (issue.values as unknown[]).map((v) => `'${v}'`);
-      const list = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values[0];
+      const list = values.length > 1
+        ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`
+        : values[0];
       return { type: "enum", msg: `Input should be ${list}` };
     }
     default:

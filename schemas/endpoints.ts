@@ -24,7 +24,14 @@ import { ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
-export const GROUPS: readonly Group[] = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
+export const GROUPS: readonly Group[] = [
+  "products",
+  "reviews",
+  "sellers",
+  "merchandising",
+  "utility",
+  "scrape",
+];
 
 export interface Endpoint {
   /** Stable name, used by the data source to pick an upstream page. */
@@ -50,10 +57,16 @@ const SORTS = ["relevance", "price_asc", "price_desc", "rating", "newest", "best
 const STARS = ["all", "five", "four", "three", "two", "one"] as const;
 
 // /v1/scrape fetches only marketplace pages; any other URL fails validation (422, uncharged).
-const scrapeUrl = str("Absolute URL of a page on a marketplace host", { required: true, max: 2000 });
+const scrapeUrl = str("Absolute URL of a page on a marketplace host", {
+  required: true,
+  max: 2000,
+});
 const marketplaceUrl: Param = {
   ...scrapeUrl,
-  schema: (scrapeUrl.schema as z.ZodString).refine(isMarketplaceUrl, "URL should be on a marketplace host"),
+  schema: (scrapeUrl.schema as z.ZodString).refine(
+    isMarketplaceUrl,
+    "URL should be on a marketplace host",
+  ),
 };
 
 const dataEndpoints: Endpoint[] = [
@@ -69,7 +82,10 @@ const dataEndpoints: Endpoint[] = [
       limit: int("0 returns one page; N>0 collects N items over successive pages", 0, 200, 0),
       sort: oneOf("Result order", SORTS),
       department: str("Department slug", { pattern: /^[a-z0-9-]+$/, max: 60 }),
-      min_price: { ...num("Lowest price, in marketplace currency; at most max_price", 0, 1e9), atMost: "max_price" },
+      min_price: {
+        ...num("Lowest price, in marketplace currency; at most max_price", 0, 1e9),
+        atMost: "max_price",
+      },
       max_price: num("Highest price, in marketplace currency", 0, 1e9),
       prime_only: bool("Only Prime-eligible items", false),
       include_sponsored: bool("Keep sponsored placements", true),
@@ -84,7 +100,12 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Offers: the Buy Box and competing sellers",
     params: { asin, ...shared },
-    response: z.object({ url: z.string(), asin: z.string(), count: z.int(), offers: z.array(Offer) }),
+    response: z.object({
+      url: z.string(),
+      asin: z.string(),
+      count: z.int(),
+      offers: z.array(Offer),
+    }),
   },
   {
     name: "details",
@@ -101,7 +122,11 @@ const dataEndpoints: Endpoint[] = [
     group: "merchandising",
     cost: 1,
     summary: "Best-seller grid of a category",
-    params: { category: str("Category slug", { pattern: /^[a-z0-9-]+$/, max: 80 }), page, ...shared },
+    params: {
+      category: str("Category slug", { pattern: /^[a-z0-9-]+$/, max: 80 }),
+      page,
+      ...shared,
+    },
     response: z.object({
       page: z.int(),
       count: z.int(),
@@ -117,7 +142,11 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Category browsing by browse node id or slug",
     params: {
-      category_id: str("Browse node id or slug", { required: true, pattern: /^[A-Za-z0-9_-]+$/, max: 80 }),
+      category_id: str("Browse node id or slug", {
+        required: true,
+        pattern: /^[A-Za-z0-9_-]+$/,
+        max: 80,
+      }),
       page,
       sort: str("Upstream sort key", { pattern: /^[a-z0-9_-]+$/, max: 40 }),
       ...shared,
@@ -131,7 +160,11 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "A seller's storefront listings",
     params: {
-      seller_id: str("Merchant token", { required: true, pattern: /^[A-Z0-9]{8,20}$/, upper: true }),
+      seller_id: str("Merchant token", {
+        required: true,
+        pattern: /^[A-Z0-9]{8,20}$/,
+        upper: true,
+      }),
       page,
       ...shared,
     },
@@ -144,7 +177,11 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "A seller's profile",
     params: {
-      seller_id: str("Merchant token", { required: true, pattern: /^[A-Z0-9]{8,20}$/, upper: true }),
+      seller_id: str("Merchant token", {
+        required: true,
+        pattern: /^[A-Z0-9]{8,20}$/,
+        upper: true,
+      }),
       ...shared,
     },
     response: SellerProfile,
@@ -164,7 +201,14 @@ const dataEndpoints: Endpoint[] = [
     group: "merchandising",
     cost: 1,
     summary: "Products of one deal",
-    params: { deal_id: str("Deal id from /v1/deals", { required: true, pattern: /^[A-Za-z0-9_-]+$/, max: 64 }), ...shared },
+    params: {
+      deal_id: str("Deal id from /v1/deals", {
+        required: true,
+        pattern: /^[A-Za-z0-9_-]+$/,
+        max: 64,
+      }),
+      ...shared,
+    },
     response: z.object({
       count: z.int(),
       deal_id: z.string(),
@@ -206,7 +250,12 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Rating summary of a product (the cheaper call: one upstream page, no review bodies)",
     params: { asin, ...shared },
-    response: z.object({ url: z.string(), asin: z.string(), summary: ReviewSummary, marketplace: z.string() }),
+    response: z.object({
+      url: z.string(),
+      asin: z.string(),
+      summary: ReviewSummary,
+      marketplace: z.string(),
+    }),
   },
   {
     name: "review_details",
@@ -216,10 +265,19 @@ const dataEndpoints: Endpoint[] = [
     summary: "One review, untruncated",
     params: {
       asin,
-      review_id: str("Review id from /v1/products/reviews", { required: true, pattern: /^[A-Z0-9]{6,24}$/, upper: true }),
+      review_id: str("Review id from /v1/products/reviews", {
+        required: true,
+        pattern: /^[A-Z0-9]{6,24}$/,
+        upper: true,
+      }),
       ...shared,
     },
-    response: z.object({ url: z.string(), asin: z.string(), review: SingleReview, review_id: z.string() }),
+    response: z.object({
+      url: z.string(),
+      asin: z.string(),
+      review: SingleReview,
+      review_id: z.string(),
+    }),
   },
   {
     name: "gtin_to_asin",
@@ -227,7 +285,10 @@ const dataEndpoints: Endpoint[] = [
     group: "utility",
     cost: 1,
     summary: "Find the ASIN of a UPC, EAN or GTIN",
-    params: { gtin: str("UPC, EAN or GTIN", { required: true, pattern: /^(\d{8}|\d{12,14})$/ }), ...shared },
+    params: {
+      gtin: str("UPC, EAN or GTIN", { required: true, pattern: /^(\d{8}|\d{12,14})$/ }),
+      ...shared,
+    },
     response: z.object({
       asin: z.string(),
       gtin: z.string(),
@@ -267,7 +328,10 @@ const dataEndpoints: Endpoint[] = [
     group: "merchandising",
     cost: 1,
     summary: "A promotion and its eligible items",
-    params: { promo_id: str("Promotion id", { required: true, pattern: /^[A-Z0-9]{6,24}$/, upper: true }), ...shared },
+    params: {
+      promo_id: str("Promotion id", { required: true, pattern: /^[A-Z0-9]{6,24}$/, upper: true }),
+      ...shared,
+    },
     response: Promotion,
   },
   {
@@ -310,8 +374,20 @@ export const INDEX_ENDPOINT: Endpoint = {
   params: {},
   response: z.object({
     version: z.string(),
-    endpoints: z.array(z.object({ path: z.string(), method: z.string(), cost: z.int(), group: z.string().nullable(), summary: z.string() })),
+    endpoints: z.array(
+      z.object({
+        path: z.string(),
+        method: z.string(),
+        cost: z.int(),
+        group: z.string().nullable(),
+        summary: z.string(),
+      }),
+    ),
   }),
 };
 
-export const ALL_ENDPOINTS: readonly Endpoint[] = [INDEX_ENDPOINT, USAGE_ENDPOINT, ...dataEndpoints];
+export const ALL_ENDPOINTS: readonly Endpoint[] = [
+  INDEX_ENDPOINT,
+  USAGE_ENDPOINT,
+  ...dataEndpoints,
+];

@@ -31,13 +31,17 @@ const table: Marketplace[] = [
   { code: "SG", host: "www.amazon.sg", currency: "SGD", language: "en-SG" },
 ];
 
-export const MARKETPLACES: ReadonlyMap<string, Marketplace> = new Map(table.map((m) => [m.code, m]));
+export const MARKETPLACES: ReadonlyMap<string, Marketplace> = new Map(
+  table.map((m) => [m.code, m]),
+);
 export const MARKETPLACE_CODES: readonly string[] = table.map((m) => m.code);
 
 /** The marketplace for a code; throws RangeError for a code not in the table. */
 export function marketplace(code: string): Marketplace {
   const m = MARKETPLACES.get(code.toUpperCase());
-  if (!m) throw new RangeError(`Cannot find marketplace as 'code' is unknown: current value is ${code}`);
+  if (!m) {
+    throw new RangeError(`Cannot find marketplace as 'code' is unknown: current value is ${code}`);
+  }
   return m;
 }
 

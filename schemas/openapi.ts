@@ -18,25 +18,37 @@ export function responseComponentName(ep: Endpoint): string {
   return ep.name.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Response";
 }
 
-const ref = (kind: "schemas" | "headers" | "responses", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: "schemas" | "headers" | "responses", name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 
 const METER_HEADERS = {
   "X-Credits-Reset": {
     description: "End of the current 30-day credit period (UTC, ISO 8601).",
     schema: { type: "string", format: "date-time" },
   },
-  "X-Credits-Remaining": { description: "Credits left in the period after this call.", schema: { type: "integer" } },
-  "X-Credits-Cost": { description: "Credits this call charged (0 for a failed call).", schema: { type: "integer" } },
+  "X-Credits-Remaining": {
+    description: "Credits left in the period after this call.",
+    schema: { type: "integer" },
+  },
+  "X-Credits-Cost": {
+    description: "Credits this call charged (0 for a failed call).",
+    schema: { type: "integer" },
+  },
   "RateLimit-Policy": {
-    description: 'IETF RateLimit-Policy of the per-key one-second window, e.g. `"per-key";q=5;w=1`.',
+    description:
+      'IETF RateLimit-Policy of the per-key one-second window, e.g. `"per-key";q=5;w=1`.',
     schema: { type: "string" },
   },
   RateLimit: {
-    description: 'IETF RateLimit: calls left in the current second and seconds to its end, e.g. `"per-key";r=4;t=1`.',
+    description:
+      'IETF RateLimit: calls left in the current second and seconds to its end, e.g. `"per-key";r=4;t=1`.',
     schema: { type: "string" },
   },
 };
-const meterHeaderRefs = Object.fromEntries(Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)]));
+const meterHeaderRefs = Object.fromEntries(
+  Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)]),
+);
 
 const ERROR_RESPONSES = {
   Unauthorized: "unauthorized: no key, or an unknown or revoked key",
@@ -65,7 +77,11 @@ function operation(ep: Endpoint) {
   const secured = ep.name !== "index";
   return {
     summary: ep.summary,
-    description: secured ? `Costs ${ep.cost} credit${ep.cost === 1 ? "" : "s"} when it succeeds; a failed call costs nothing.` : "Free, no key needed.",
+    description: secured
+      ? `Costs ${ep.cost} credit${
+        ep.cost === 1 ? "" : "s"
+      } when it succeeds; a failed call costs nothing.`
+      : "Free, no key needed.",
     operationId: ep.name,
     tags: [ep.group ?? "account"],
     "x-credits-cost": ep.cost,
@@ -106,7 +122,8 @@ export function openApiDocument(): unknown {
     info: {
       title: "Shelf",
       version: "1.0.0",
-      description: "Metered, read-only JSON API for Amazon marketplace retail data. Send the key as " +
+      description:
+        "Metered, read-only JSON API for Amazon marketplace retail data. Send the key as " +
         "`x-api-key`, as `Authorization: Bearer`, or (discouraged) as the `api_key` query parameter.",
     },
     servers: [{ url: "/" }],
@@ -120,17 +137,22 @@ export function openApiDocument(): unknown {
           type: "apiKey",
           in: "query",
           name: "api_key",
-          description: "Last resort for clients that cannot set headers; the key ends up in logs of proxies.",
+          description:
+            "Last resort for clients that cannot set headers; the key ends up in logs of proxies.",
         },
       },
       headers: METER_HEADERS,
       responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([name, text]) => [name, errorResponse(text, name !== "Unauthorized" && name !== "MethodNotAllowed")]),
+        Object.entries(ERROR_RESPONSES).map((
+          [name, text],
+        ) => [name, errorResponse(text, name !== "Unauthorized" && name !== "MethodNotAllowed")]),
       ),
       schemas: {
         Error: jsonSchema(ErrorBody),
         ValidationError: jsonSchema(ValidationErrorBody),
-        ...Object.fromEntries(ALL_ENDPOINTS.map((ep) => [responseComponentName(ep), jsonSchema(ep.response)])),
+        ...Object.fromEntries(
+          ALL_ENDPOINTS.map((ep) => [responseComponentName(ep), jsonSchema(ep.response)]),
+        ),
       },
     },
   };

@@ -77,7 +77,10 @@ export type CategoriesPage = z.infer<typeof CategoriesPage>;
 export const DealsPage = z.object({ results: z.array(DealItem) });
 export type DealsPage = z.infer<typeof DealsPage>;
 
-export const DealProductsPage = z.object({ deal_id: z.string(), results: z.array(DealProductItem) });
+export const DealProductsPage = z.object({
+  deal_id: z.string(),
+  results: z.array(DealProductItem),
+});
 export type DealProductsPage = z.infer<typeof DealProductsPage>;
 
 export const SellerProfilePage = SellerProfile;

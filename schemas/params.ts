@@ -32,11 +32,19 @@ export function str(
 }
 
 export function int(description: string, min: number, max: number, dflt: number): Param {
-  return { kind: "int", schema: z.int().min(min).max(max).default(dflt).describe(description), required: false };
+  return {
+    kind: "int",
+    schema: z.int().min(min).max(max).default(dflt).describe(description),
+    required: false,
+  };
 }
 
 export function num(description: string, min: number, max: number): Param {
-  return { kind: "number", schema: z.number().min(min).max(max).optional().describe(description), required: false };
+  return {
+    kind: "number",
+    schema: z.number().min(min).max(max).optional().describe(description),
+    required: false,
+  };
 }
 
 export function bool(description: string, dflt: boolean): Param {
@@ -44,7 +52,11 @@ export function bool(description: string, dflt: boolean): Param {
 }
 
 export function oneOf(description: string, values: readonly [string, ...string[]]): Param {
-  return { kind: "string", schema: z.enum(values).optional().describe(description), required: false };
+  return {
+    kind: "string",
+    schema: z.enum(values).optional().describe(description),
+    required: false,
+  };
 }
 
 export const ASIN = /^[A-Z0-9]{10}$/;
@@ -57,8 +69,15 @@ export const shared = {
     required: false,
     upper: true,
   } satisfies Param,
-  zip: str("Delivery postcode; send it for price-accurate data", { pattern: /^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$/, max: 12 }),
+  zip: str("Delivery postcode; send it for price-accurate data", {
+    pattern: /^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$/,
+    max: 12,
+  }),
 };
 
 export const page = int("1-based page number", 1, 400, 1);
-export const asin = str("Marketplace product identifier (ASIN)", { pattern: ASIN, required: true, upper: true });
+export const asin = str("Marketplace product identifier (ASIN)", {
+  pattern: ASIN,
+  required: true,
+  upper: true,
+});

@@ -8,7 +8,13 @@ import { ApiError } from "../routes/api_error.ts";
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
 const bulk = (credits: number) =>
-  new Plans([...BUILTIN_PLANS, { id: "bulk", credits, rate_limit_per_sec: 1000, max_keys: 5, groups: ALL }]);
+  new Plans([...BUILTIN_PLANS, {
+    id: "bulk",
+    credits,
+    rate_limit_per_sec: 1000,
+    max_keys: 5,
+    groups: ALL,
+  }]);
 const FAST = { pollMs: 50, retryMs: 50, maxDelayMs: 400 };
 const FROM = "Shelf alerts <alerts@shelf.test>";
 
@@ -17,7 +23,10 @@ const settle = () => new Promise((r) => setTimeout(r, 400));
 
 Deno.test("alerts: one 80% and one 100% mail by SMTP when a burst of calls crosses both", async () => {
   await using smtp = await startSmtpSink();
-  await using s = await startServer({ plans: bulk(20), smtp: { url: smtp.url, from: FROM, timing: FAST } });
+  await using s = await startServer({
+    plans: bulk(20),
+    smtp: { url: smtp.url, from: FROM, timing: FAST },
+  });
   const { id, key } = await s.account("bulk");
   const email = (await s.accounts.get(id)).email;
 
@@ -27,20 +36,33 @@ Deno.test("alerts: one 80% and one 100% mail by SMTP when a burst of calls cross
   await settle();
   assert.equal(smtp.received.length, 2);
   const subjects = smtp.received.map((m) => m.subject).sort();
-  assert.deepEqual(subjects, ["Shelf: 80% of your monthly credits used", "Shelf: your monthly credits are used up (100%)"]);
+  assert.deepEqual(subjects, [
+    "Shelf: 80% of your monthly credits used",
+    "Shelf: your monthly credits are used up (100%)",
+  ]);
   for (const m of smtp.received) {
     assert.deepEqual(m.to, [email]);
     assert.equal(m.from, "alerts@shelf.test");
     assert.match(m.raw, /Plan: bulk/);
   }
   const alerts = await listAlerts(s.kv, id);
-  assert.deepEqual(alerts.map((a) => [a.threshold, a.status]).sort(), [[100, "delivered"], [80, "delivered"]]);
-  assert.equal([...(await Array.fromAsync(s.kv.list({ prefix: ["alert_outbox"] })))].length, 0, "the outbox is empty");
+  assert.deepEqual(alerts.map((a) => [a.threshold, a.status]).sort(), [[100, "delivered"], [
+    80,
+    "delivered",
+  ]]);
+  assert.equal(
+    [...(await Array.fromAsync(s.kv.list({ prefix: ["alert_outbox"] })))].length,
+    0,
+    "the outbox is empty",
+  );
 });
 
 Deno.test("alerts: refunds around the threshold and later calls do not send the 80% mail again", async () => {
   await using smtp = await startSmtpSink();
-  await using s = await startServer({ plans: bulk(10), smtp: { url: smtp.url, from: FROM, timing: FAST } });
+  await using s = await startServer({
+    plans: bulk(10),
+    smtp: { url: smtp.url, from: FROM, timing: FAST },
+  });
   const { key } = await s.account("bulk");
   for (let i = 0; i < 7; i++) assert.equal((await burst(1, () => s.get(OFFERS, key)))[0], 200);
   s.source.failWith = new ApiError(502, "upstream_error", "down");
@@ -60,7 +82,11 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
     smtp.failing = true;
     let account: { id: string; key: string };
     {
-      await using a = await startServer({ kvPath, plans: bulk(10), smtp: { url: smtp.url, from: FROM, timing: FAST } });
+      await using a = await startServer({
+        kvPath,
+        plans: bulk(10),
+        smtp: { url: smtp.url, from: FROM, timing: FAST },
+      });
       account = await a.account("bulk");
       assert.deepEqual(await burst(8, () => a.get(OFFERS, account.key)), Array(8).fill(200));
       await eventually("a refused attempt", () => smtp.refused >= 2);
@@ -70,7 +96,11 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
       assert.match(pending.last_error ?? "", /451/);
     } // the first server stops here, its alert undelivered
     smtp.failing = false;
-    await using b = await startServer({ kvPath, plans: bulk(10), smtp: { url: smtp.url, from: FROM, timing: FAST } });
+    await using b = await startServer({
+      kvPath,
+      plans: bulk(10),
+      smtp: { url: smtp.url, from: FROM, timing: FAST },
+    });
     await eventually("the 80% mail after the restart", () => smtp.received.length >= 1);
     assert.deepEqual(await burst(2, () => b.get(OFFERS, account.key)), [200, 200]);
     await eventually("the 100% mail", () => smtp.received.length >= 2);
@@ -79,7 +109,10 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
       "Shelf: 80% of your monthly credits used",
       "Shelf: your monthly credits are used up (100%)",
     ]);
-    assert.deepEqual((await listAlerts(b.kv, account.id)).map((a) => a.status), ["delivered", "delivered"]);
+    assert.deepEqual((await listAlerts(b.kv, account.id)).map((a) => a.status), [
+      "delivered",
+      "delivered",
+    ]);
   } finally {
     await Deno.remove(kvPath).catch(() => {});
   }
@@ -89,8 +122,16 @@ Deno.test("alerts: two processes on one store send each alert once", async () =>
   await using smtp = await startSmtpSink();
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   try {
-    await using a = await startServer({ kvPath, plans: bulk(10), smtp: { url: smtp.url, from: FROM, timing: FAST } });
-    await using b = await startServer({ kvPath, plans: bulk(10), smtp: { url: smtp.url, from: FROM, timing: FAST } });
+    await using a = await startServer({
+      kvPath,
+      plans: bulk(10),
+      smtp: { url: smtp.url, from: FROM, timing: FAST },
+    });
+    await using b = await startServer({
+      kvPath,
+      plans: bulk(10),
+      smtp: { url: smtp.url, from: FROM, timing: FAST },
+    });
     const { key } = await a.account("bulk");
     await Promise.all([burst(10, () => a.get(OFFERS, key)), burst(10, () => b.get(OFFERS, key))]);
     await eventually("two alert mails", () => smtp.received.length >= 2);
@@ -106,7 +147,9 @@ Deno.test("alerts: without SMTP_URL they are kept in the store; turned off, none
   const on = await s.account("bulk");
   const off = await s.account("bulk");
   await s.accounts.updateAlerts(off.id, { at80: false, email: "ops@example.com" });
-  for (const k of [on.key, off.key]) assert.equal(count(await burst(10, () => s.get(OFFERS, k)), 200), 10);
+  for (const k of [on.key, off.key]) {
+    assert.equal(count(await burst(10, () => s.get(OFFERS, k)), 200), 10);
+  }
   const kept = await listAlerts(s.kv, on.id);
   assert.deepEqual(kept.map((a) => [a.threshold, a.status]), [[100, "pending"], [80, "pending"]]);
   const fewer = await listAlerts(s.kv, off.id);

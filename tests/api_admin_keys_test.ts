@@ -26,7 +26,9 @@ async function recordBytes(kv: Deno.Kv, id: string): Promise<number> {
 
 Deno.test("500 key create/revoke cycles: the record stays small, the account keeps working, revoked keys stay listed", async () => {
   await using s = await startServer({ adminToken: TOKEN });
-  const id = (await admin(s, "POST", "/admin/accounts", { email: "churn@example.com", plan: "scale" })).body.id;
+  const id =
+    (await admin(s, "POST", "/admin/accounts", { email: "churn@example.com", plan: "scale" })).body
+      .id;
   let last = "";
   for (let i = 0; i < 500; i++) {
     const k = await admin(s, "POST", `/admin/accounts/${id}/keys`, { name: "n".repeat(200) });
@@ -41,7 +43,10 @@ Deno.test("500 key create/revoke cycles: the record stays small, the account kee
   await call.body?.cancel();
   const listed = await admin(s, "GET", `/admin/accounts/${id}/keys`);
   assert.equal(listed.body.keys.length, 500);
-  assert.equal(listed.body.keys.filter((k: { status: string }) => k.status === "revoked").length, 499);
+  assert.equal(
+    listed.body.keys.filter((k: { status: string }) => k.status === "revoked").length,
+    499,
+  );
   const revoked = listed.body.keys.find((k: { status: string }) => k.status === "revoked");
   assert.ok(revoked.revoked_at, "a revoked key keeps its revocation time");
   const again = await admin(s, "DELETE", `/admin/keys/${revoked.id}`);
@@ -51,18 +56,29 @@ Deno.test("500 key create/revoke cycles: the record stays small, the account kee
 
 Deno.test("a full record of the largest plan stays under KV's value limit", async () => {
   await using s = await startServer({ adminToken: TOKEN });
-  const id = (await admin(s, "POST", "/admin/accounts", { email: "full@example.com", plan: "scale" })).body.id;
+  const id =
+    (await admin(s, "POST", "/admin/accounts", { email: "full@example.com", plan: "scale" })).body
+      .id;
   for (let i = 0; i < 50; i++) {
-    assert.equal((await admin(s, "POST", `/admin/accounts/${id}/keys`, { name: "x".repeat(500) })).status, 201);
+    assert.equal(
+      (await admin(s, "POST", `/admin/accounts/${id}/keys`, { name: "x".repeat(500) })).status,
+      201,
+    );
   }
-  assert.equal((await admin(s, "POST", `/admin/accounts/${id}/keys`, {})).status, 409, "the plan's limit");
+  assert.equal(
+    (await admin(s, "POST", `/admin/accounts/${id}/keys`, {})).status,
+    409,
+    "the plan's limit",
+  );
   const bytes = await recordBytes(s.kv, id);
   assert.ok(bytes < 32 * 1024, `${bytes} bytes`);
 });
 
 Deno.test("a downgrade keeps the newest keys up to the new limit and revokes the rest, said in the answer", async () => {
   await using s = await startServer({ adminToken: TOKEN });
-  const id = (await admin(s, "POST", "/admin/accounts", { email: "down@example.com", plan: "growth" })).body.id;
+  const id =
+    (await admin(s, "POST", "/admin/accounts", { email: "down@example.com", plan: "growth" })).body
+      .id;
   const keys: { id: string; key: string }[] = [];
   for (let i = 0; i < 5; i++) {
     keys.push((await admin(s, "POST", `/admin/accounts/${id}/keys`, { name: `k${i}` })).body);
@@ -70,7 +86,11 @@ Deno.test("a downgrade keeps the newest keys up to the new limit and revokes the
   }
   const down = await admin(s, "PATCH", `/admin/accounts/${id}`, { plan: "starter" }); // 3 keys
   assert.equal(down.status, 200);
-  assert.deepEqual([...down.body.revoked_keys].sort(), [keys[0].id, keys[1].id].sort(), "the two oldest go");
+  assert.deepEqual(
+    [...down.body.revoked_keys].sort(),
+    [keys[0].id, keys[1].id].sort(),
+    "the two oldest go",
+  );
   for (const [i, k] of keys.entries()) {
     const r = await s.get("/v1/products/offers?asin=B07H57DNVV", k.key);
     await r.body?.cancel();
@@ -82,15 +102,22 @@ Deno.test("a downgrade keeps the newest keys up to the new limit and revokes the
 
 Deno.test("the stored and shown key prefix is exactly shelf_live_/shelf_test_ and four characters (issue 18.1)", async () => {
   await using s = await startServer({ adminToken: TOKEN });
-  const id = (await admin(s, "POST", "/admin/accounts", { email: "prefix@example.com", plan: "growth" })).body.id;
+  const id =
+    (await admin(s, "POST", "/admin/accounts", { email: "prefix@example.com", plan: "growth" }))
+      .body.id;
   for (const mode of ["live", "test"]) {
     const k = await admin(s, "POST", `/admin/accounts/${id}/keys`, { mode });
     assert.equal(k.body.prefix, k.body.key.slice(0, `shelf_${mode}_`.length + 4));
     assert.equal(k.body.prefix.length, `shelf_${mode}_`.length + 4);
-    const listed = (await admin(s, "GET", `/admin/accounts/${id}/keys`)).body.keys.find((x: { id: string }) => x.id === k.body.id);
+    const listed = (await admin(s, "GET", `/admin/accounts/${id}/keys`)).body.keys.find((
+      x: { id: string },
+    ) => x.id === k.body.id);
     assert.equal(listed.prefix, k.body.prefix);
     assert.equal(listed.last4, k.body.key.slice(-4));
     const stored = JSON.stringify((await s.kv.get(KV.account(id))).value);
-    assert.ok(!stored.includes(k.body.key.slice(0, `shelf_${mode}_`.length + 5)), "no fifth character of the secret is stored");
+    assert.ok(
+      !stored.includes(k.body.key.slice(0, `shelf_${mode}_`.length + 5)),
+      "no fifth character of the secret is stored",
+    );
   }
 });

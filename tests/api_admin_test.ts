@@ -4,7 +4,13 @@ import { KEY_PATTERN } from "../metering/api_key.ts";
 
 const TOKEN = "admin-secret-token";
 
-async function admin(s: { url: string }, method: string, path: string, body?: unknown, token = TOKEN) {
+async function admin(
+  s: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  token = TOKEN,
+) {
   const r = await fetch(s.url + path, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -17,7 +23,14 @@ Deno.test("admin API: accounts and keys per INTERFACE.md, the key value shown on
   await using s = await startServer({ adminToken: TOKEN });
   const created = await admin(s, "POST", "/admin/accounts", { email: "Dev@Example.com" });
   assert.equal(created.status, 201);
-  assert.deepEqual(Object.keys(created.body).sort(), ["created_at", "email", "id", "plan", "plan_started_at", "status"]);
+  assert.deepEqual(Object.keys(created.body).sort(), [
+    "created_at",
+    "email",
+    "id",
+    "plan",
+    "plan_started_at",
+    "status",
+  ]);
   assert.equal(created.body.plan, "free");
   assert.equal(created.body.status, "active");
   const id = created.body.id;
@@ -38,7 +51,9 @@ Deno.test("admin API: accounts and keys per INTERFACE.md, the key value shown on
   assert.equal(before.body.keys[0].last_used_at, null);
   assert.ok(!JSON.stringify(before.body).includes(key.body.key));
 
-  const call = await fetch(`${s.url}/v1/products/offers?asin=B07H57DNVV`, { headers: { "x-api-key": key.body.key } });
+  const call = await fetch(`${s.url}/v1/products/offers?asin=B07H57DNVV`, {
+    headers: { "x-api-key": key.body.key },
+  });
   assert.equal(call.status, 200);
   await call.body?.cancel();
   const after = await admin(s, "GET", `/admin/accounts/${id}/keys`);
@@ -53,7 +68,9 @@ Deno.test("admin API: accounts and keys per INTERFACE.md, the key value shown on
 
   const revoked = await admin(s, "DELETE", `/admin/keys/${key.body.id}`);
   assert.equal(revoked.body.status, "revoked");
-  const refused = await fetch(`${s.url}/v1/products/offers?asin=B07H57DNVV`, { headers: { "x-api-key": key.body.key } });
+  const refused = await fetch(`${s.url}/v1/products/offers?asin=B07H57DNVV`, {
+    headers: { "x-api-key": key.body.key },
+  });
   assert.equal(refused.status, 401);
   await refused.body?.cancel();
 });
@@ -61,12 +78,19 @@ Deno.test("admin API: accounts and keys per INTERFACE.md, the key value shown on
 Deno.test("admin API refuses bad input with clear errors", async () => {
   await using s = await startServer({ adminToken: TOKEN });
   assert.equal((await admin(s, "POST", "/admin/accounts", { email: "nope" })).status, 422);
-  assert.equal((await admin(s, "POST", "/admin/accounts", { email: "a@b.c", plan: "gold" })).status, 422);
+  assert.equal(
+    (await admin(s, "POST", "/admin/accounts", { email: "a@b.c", plan: "gold" })).status,
+    422,
+  );
   assert.equal((await admin(s, "POST", "/admin/accounts", { email: "a@b.c" })).status, 201);
   assert.equal((await admin(s, "POST", "/admin/accounts", { email: "A@b.c" })).status, 409);
   assert.equal((await admin(s, "GET", "/admin/accounts/acc_missing")).status, 404);
   assert.equal((await admin(s, "DELETE", "/admin/keys/key_missing")).status, 404);
-  const bad = await fetch(s.url + "/admin/accounts", { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: "{" });
+  const bad = await fetch(s.url + "/admin/accounts", {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}` },
+    body: "{",
+  });
   assert.equal(bad.status, 400);
   await bad.body?.cancel();
   assert.equal((await admin(s, "GET", "/admin/accounts/x", undefined, "wrong")).status, 401);
@@ -81,15 +105,22 @@ Deno.test("without ADMIN_TOKEN the admin API does not exist", async () => {
 
 Deno.test("no key value is stored in KV: only its digest, prefix and last four", async () => {
   await using s = await startServer({ adminToken: TOKEN });
-  const { body } = await admin(s, "POST", "/admin/accounts", { email: "k@example.com", plan: "scale" });
+  const { body } = await admin(s, "POST", "/admin/accounts", {
+    email: "k@example.com",
+    plan: "scale",
+  });
   const values: string[] = [];
-  for (let i = 0; i < 3; i++) values.push((await admin(s, "POST", `/admin/accounts/${body.id}/keys`, {})).body.key);
+  for (let i = 0; i < 3; i++) {
+    values.push((await admin(s, "POST", `/admin/accounts/${body.id}/keys`, {})).body.key);
+  }
   for (const v of values) {
     const r = await fetch(`${s.url}/v1/usage?api_key=${v}`);
     await r.body?.cancel();
   }
   const dump: string[] = [];
-  for await (const e of s.kv.list({ prefix: [] })) dump.push(JSON.stringify(e.key) + JSON.stringify(e.value));
+  for await (const e of s.kv.list({ prefix: [] })) {
+    dump.push(JSON.stringify(e.key) + JSON.stringify(e.value));
+  }
   const all = dump.join("\n");
   for (const v of values) {
     assert.ok(!all.includes(v), "the key value is not in the store");

@@ -86,5 +86,9 @@ Deno.test("the Authorization scheme is case-insensitive (bearer, BEARER, BeArEr)
     await r.body?.cancel();
   }
   const usage = await (await s.get("/v1/usage", key)).json();
-  assert.equal(usage.requests_used, 4, "each accepted scheme spelling was charged once, the refused ones not");
+  assert.equal(
+    usage.requests_used,
+    4,
+    "each accepted scheme spelling was charged once, the refused ones not",
+  );
 });

@@ -46,7 +46,11 @@ Deno.test("a body over the limit is a 413 on the dashboard, /admin and /v1, and 
     // @ts-ignore: Deno's fetch streams a request body with duplex "half"
     duplex: "half",
   });
-  assert.equal(streamed.status, 413, "a chunked body without Content-Length is cut at the limit too");
+  assert.equal(
+    streamed.status,
+    413,
+    "a chunked body without Content-Length is cut at the limit too",
+  );
   await streamed.body?.cancel();
 
   const admin = await fetch(`${shelf.url}/admin/accounts`, {
@@ -60,7 +64,10 @@ Deno.test("a body over the limit is a 413 on the dashboard, /admin and /v1, and 
   assert.equal(body.error.status, 413);
   assert.equal(body.error.code, "payload_too_large");
 
-  const v1 = await fetch(`${shelf.url}/v1/usage`, { method: "POST", body: "x".repeat(10 * 1024 * 1024) });
+  const v1 = await fetch(`${shelf.url}/v1/usage`, {
+    method: "POST",
+    body: "x".repeat(10 * 1024 * 1024),
+  });
   assert.ok(v1.status === 413 || v1.status === 405, `a body on /v1 is refused, got ${v1.status}`);
   await v1.body?.cancel();
 

@@ -11,10 +11,24 @@ Deno.test("GET /v1/ lists every endpoint with its path, cost and group", async (
   assert.equal(byPath["/v1/usage"].cost, 0);
   assert.equal(byPath["/v1/products/search"].group, "products");
   assert.equal(byPath["/v1/deals/products"].group, "merchandising");
-  for (const p of ["/v1/products/offers", "/v1/products/details", "/v1/bestsellers", "/v1/products/category",
-    "/v1/sellers/products", "/v1/sellers/profile", "/v1/deals", "/v1/products/reviews",
-    "/v1/products/reviews/details", "/v1/utility/gtin-to-asin", "/v1/utility/asin-to-gtin",
-    "/v1/utility/categories", "/v1/promotions", "/v1/products/reviews/top"]) {
+  for (
+    const p of [
+      "/v1/products/offers",
+      "/v1/products/details",
+      "/v1/bestsellers",
+      "/v1/products/category",
+      "/v1/sellers/products",
+      "/v1/sellers/profile",
+      "/v1/deals",
+      "/v1/products/reviews",
+      "/v1/products/reviews/details",
+      "/v1/utility/gtin-to-asin",
+      "/v1/utility/asin-to-gtin",
+      "/v1/utility/categories",
+      "/v1/promotions",
+      "/v1/products/reviews/top",
+    ]
+  ) {
     assert.ok(byPath[p], p);
   }
 });
@@ -24,35 +38,63 @@ Deno.test("/openapi.json is an OpenAPI 3.1 document generated from the schemas",
   const doc = await (await s.get("/openapi.json")).json();
   assert.equal(doc.openapi, "3.1.0");
   assert.equal(Object.keys(doc.paths).length, ALL_ENDPOINTS.length);
-  const deref = (o: { $ref?: string }) => o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
+  const deref = (o: { $ref?: string }) =>
+    o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
   const search = doc.paths["/v1/products/search"].get;
   const limit = search.parameters.find((p: { name: string }) => p.name === "limit");
   assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [0, 200, 0]);
   const searchBody = search.responses["200"].content["application/json"].schema;
-  assert.equal(searchBody.$ref, "#/components/schemas/SearchResponse", "responses are named components");
+  assert.equal(
+    searchBody.$ref,
+    "#/components/schemas/SearchResponse",
+    "responses are named components",
+  );
   const item = deref(searchBody).properties.results.items;
   assert.ok(item.required.includes("bought_past_month"));
   assert.deepEqual(item.properties.price.anyOf[0].properties.list_price.type, ["number", "null"]);
-  const offer = deref(doc.paths["/v1/products/offers"].get.responses["200"].content["application/json"].schema).properties.offers.items;
-  assert.equal(offer.properties.price.anyOf[0].properties.list_price, undefined, "offers' price has no list_price");
+  const offer =
+    deref(doc.paths["/v1/products/offers"].get.responses["200"].content["application/json"].schema)
+      .properties.offers.items;
+  assert.equal(
+    offer.properties.price.anyOf[0].properties.list_price,
+    undefined,
+    "offers' price has no list_price",
+  );
 });
 
 Deno.test("/openapi.json names the metering headers, the three ways to send a key and both error shapes", async () => {
   await using s = await startServer();
   const doc = await (await s.get("/openapi.json")).json();
-  const deref = (o: { $ref?: string }) => o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
+  const deref = (o: { $ref?: string }) =>
+    o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
   const details = doc.paths["/v1/products/details"].get;
   assert.deepEqual(Object.keys(details.responses["200"].headers).sort(), [
-    "RateLimit", "RateLimit-Policy", "X-Credits-Cost", "X-Credits-Remaining", "X-Credits-Reset",
+    "RateLimit",
+    "RateLimit-Policy",
+    "X-Credits-Cost",
+    "X-Credits-Remaining",
+    "X-Credits-Reset",
   ]);
-  for (const h of Object.values(details.responses["200"].headers) as { $ref: string }[]) assert.ok(deref(h).schema);
+  for (const h of Object.values(details.responses["200"].headers) as { $ref: string }[]) {
+    assert.ok(deref(h).schema);
+  }
   const schemes = doc.components.securitySchemes;
   assert.deepEqual([schemes.apiKey.in, schemes.apiKey.name], ["header", "x-api-key"]);
   assert.equal(schemes.bearer.scheme, "bearer");
   assert.deepEqual([schemes.apiKeyQuery.in, schemes.apiKeyQuery.name], ["query", "api_key"]);
-  assert.equal(deref(details.responses["401"]).content["application/json"].schema.$ref, "#/components/schemas/Error");
-  assert.equal(details.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/ValidationError");
-  assert.deepEqual(doc.components.schemas.Error.properties.error.required.sort(), ["code", "message", "status"]);
+  assert.equal(
+    deref(details.responses["401"]).content["application/json"].schema.$ref,
+    "#/components/schemas/Error",
+  );
+  assert.equal(
+    details.responses["422"].content["application/json"].schema.$ref,
+    "#/components/schemas/ValidationError",
+  );
+  assert.deepEqual(doc.components.schemas.Error.properties.error.required.sort(), [
+    "code",
+    "message",
+    "status",
+  ]);
   for (const ep of ALL_ENDPOINTS) {
     const body = doc.paths[ep.path].get.responses["200"].content["application/json"].schema;
     assert.ok(deref(body).type, `${ep.path} has a named response schema`);

@@ -13,15 +13,28 @@ Deno.test("every method but GET on /v1 is a 405 with Allow: GET, in the error sh
   await using s = await startServer();
   const { key } = await s.account("growth");
   for (const method of ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]) {
-    for (const path of [DETAILS, "/v1/usage", "/v1/", "/v1/scrape?url=https://www.amazon.com/dp/B07H57DNVV"]) {
+    for (
+      const path of [
+        DETAILS,
+        "/v1/usage",
+        "/v1/",
+        "/v1/scrape?url=https://www.amazon.com/dp/B07H57DNVV",
+      ]
+    ) {
       const r = await s.get(path, key, { method, body: method === "POST" ? "{}" : undefined });
       assert.equal(r.status, 405, `${method} ${path}`);
       assert.equal(r.headers.get("allow"), "GET");
       if (method !== "HEAD") {
         const body = await r.json();
-        assert.deepEqual(body, { error: { code: "method_not_allowed", message: body.error.message, status: 405 } });
+        assert.deepEqual(body, {
+          error: { code: "method_not_allowed", message: body.error.message, status: 405 },
+        });
       } else await r.body?.cancel();
-      assert.equal(r.headers.get("access-control-allow-origin"), null, "no CORS headers without CORS_ORIGINS");
+      assert.equal(
+        r.headers.get("access-control-allow-origin"),
+        null,
+        "no CORS headers without CORS_ORIGINS",
+      );
     }
   }
   const usage = await (await s.get("/v1/usage", key)).json();
@@ -39,7 +52,11 @@ Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; o
   const preflight = (origin: string) =>
     fetch(s.url + DETAILS, {
       method: "OPTIONS",
-      headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "x-api-key" },
+      headers: {
+        origin,
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key",
+      },
     });
   const ok = await preflight("https://app.example");
   await ok.body?.cancel();
@@ -62,13 +79,20 @@ Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; o
   await denied.body?.cancel();
   const unauthorized = await s.get(DETAILS, null, { headers: { origin: "https://app.example" } });
   assert.equal(unauthorized.status, 401);
-  assert.equal(unauthorized.headers.get("access-control-allow-origin"), "https://app.example", "errors are readable too");
+  assert.equal(
+    unauthorized.headers.get("access-control-allow-origin"),
+    "https://app.example",
+    "errors are readable too",
+  );
   await unauthorized.body?.cancel();
 });
 
 Deno.test("CORS_ORIGINS=* allows any origin; a malformed list refuses to start", async () => {
   assert.deepEqual(parseCorsOrigins(undefined), null);
-  assert.deepEqual(parseCorsOrigins("https://a.example, http://localhost:3000"), ["https://a.example", "http://localhost:3000"]);
+  assert.deepEqual(parseCorsOrigins("https://a.example, http://localhost:3000"), [
+    "https://a.example",
+    "http://localhost:3000",
+  ]);
   assert.throws(() => parseCorsOrigins("https://a.example/path"), /CORS_ORIGINS/);
   assert.throws(() => parseCorsOrigins("not an origin"), /CORS_ORIGINS/);
   await using s = await startServer({ corsOrigins: "*" });

@@ -4,7 +4,13 @@ import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
-const roomy = new Plans([{ id: "roomy", credits: 1000, rate_limit_per_sec: 1000, max_keys: 5, groups: ALL }, ...BUILTIN_PLANS]);
+const roomy = new Plans([{
+  id: "roomy",
+  credits: 1000,
+  rate_limit_per_sec: 1000,
+  max_keys: 5,
+  groups: ALL,
+}, ...BUILTIN_PLANS]);
 
 Deno.test("every endpoint answers 422 'Field required' for each missing required parameter, uncharged", async () => {
   await using s = await startServer({ plans: roomy });
@@ -20,7 +26,12 @@ Deno.test("every endpoint answers 422 'Field required' for each missing required
     assert.deepEqual(Object.keys(body), ["detail"], ep.path);
     assert.deepEqual(
       body.detail,
-      required.map((name) => ({ loc: ["query", name], msg: "Field required", type: "missing", input: null })),
+      required.map((name) => ({
+        loc: ["query", name],
+        msg: "Field required",
+        type: "missing",
+        input: null,
+      })),
       ep.path,
     );
     checked++;
@@ -39,8 +50,20 @@ Deno.test("422 names each failing parameter with pydantic's type and the input g
   assert.equal(r.status, 422);
   const { detail } = await r.json();
   const byName = Object.fromEntries(detail.map((d: { loc: string[] }) => [d.loc[1], d]));
-  assert.deepEqual(Object.keys(byName).sort(), ["limit", "marketplace", "min_price", "page", "prime_only", "sort"]);
-  assert.deepEqual(byName.page, { loc: ["query", "page"], msg: "Input should be greater than or equal to 1", type: "greater_than_equal", input: "0" });
+  assert.deepEqual(Object.keys(byName).sort(), [
+    "limit",
+    "marketplace",
+    "min_price",
+    "page",
+    "prime_only",
+    "sort",
+  ]);
+  assert.deepEqual(byName.page, {
+    loc: ["query", "page"],
+    msg: "Input should be greater than or equal to 1",
+    type: "greater_than_equal",
+    input: "0",
+  });
   assert.equal(byName.limit.type, "less_than_equal");
   assert.equal(byName.sort.type, "enum");
   assert.equal(byName.prime_only.type, "bool_parsing");
@@ -51,8 +74,15 @@ Deno.test("422 names each failing parameter with pydantic's type and the input g
 Deno.test("valid values in every accepted form pass validation", async () => {
   await using s = await startServer({ plans: roomy });
   const { key } = await s.account("roomy");
-  for (const q of ["query=usb&limit=0", "query=usb&limit=200", "query=usb&prime_only=true&include_sponsored=false",
-    "query=usb&marketplace=de&sort=price_asc&min_price=1.5&max_price=99", "query=usb&page=3"]) {
+  for (
+    const q of [
+      "query=usb&limit=0",
+      "query=usb&limit=200",
+      "query=usb&prime_only=true&include_sponsored=false",
+      "query=usb&marketplace=de&sort=price_asc&min_price=1.5&max_price=99",
+      "query=usb&page=3",
+    ]
+  ) {
     const r = await s.get(`/v1/products/search?${q}`, key);
     assert.equal(r.status, 200, q);
     await r.body?.cancel();
@@ -74,7 +104,14 @@ Deno.test("min_price above max_price is a 422 on min_price, uncharged; equal or 
   assert.deepEqual(body.detail[0].loc, ["query", "min_price"]);
   assert.equal(body.detail[0].type, "less_than_equal");
   assert.equal(body.detail[0].input, "50");
-  for (const q of ["min_price=50&max_price=50", "min_price=49.99&max_price=50", "min_price=500", "max_price=1"]) {
+  for (
+    const q of [
+      "min_price=50&max_price=50",
+      "min_price=49.99&max_price=50",
+      "min_price=500",
+      "max_price=1",
+    ]
+  ) {
     const ok = await s.get(`/v1/products/search?query=ipad&${q}`, key);
     assert.equal(ok.status, 200, q);
     await ok.body?.cancel();

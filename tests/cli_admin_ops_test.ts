@@ -15,7 +15,11 @@ async function cli(kvPath: string, ...args: string[]) {
     stdout: "piped",
     stderr: "piped",
   }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
 }
 
 Deno.test("GET /admin/accounts pages through every account once; ?email= finds one or none", async () => {
@@ -26,9 +30,12 @@ Deno.test("GET /admin/accounts pages through every account once; ?email= finds o
   let cursor: string | null = "";
   let pages = 0;
   while (cursor !== null) {
-    const r: Response = await fetch(`${s.url}/admin/accounts${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
+    const r: Response = await fetch(
+      `${s.url}/admin/accounts${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`,
+      {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      },
+    );
     assert.equal(r.status, 200);
     const body: { accounts: { id: string }[]; next_cursor: string | null } = await r.json();
     assert.ok(body.accounts.length <= 100);
@@ -39,14 +46,23 @@ Deno.test("GET /admin/accounts pages through every account once; ?email= finds o
   assert.equal(pages, 3);
   assert.equal(seen.length, 230);
   assert.deepEqual(new Set(seen), ids);
-  const one = await (await fetch(`${s.url}/admin/accounts?email=LIST7@example.com`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  const one = await (await fetch(`${s.url}/admin/accounts?email=LIST7@example.com`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  })).json();
   assert.deepEqual(one.accounts.map((a: { email: string }) => a.email), ["list7@example.com"]);
   assert.equal(one.next_cursor, null);
-  const none = await (await fetch(`${s.url}/admin/accounts?email=nobody@example.com`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+  const none = await (await fetch(`${s.url}/admin/accounts?email=nobody@example.com`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  })).json();
   assert.deepEqual(none, { accounts: [], next_cursor: null });
   for (const cursor of ["not-a-cursor", "%00%ff", "A".repeat(5000)]) {
-    const bad = await fetch(`${s.url}/admin/accounts?cursor=${cursor}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    assert.ok(bad.status === 200 || bad.status === 422, `a hostile cursor is answered, not a failure: ${bad.status}`);
+    const bad = await fetch(`${s.url}/admin/accounts?cursor=${cursor}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.ok(
+      bad.status === 200 || bad.status === 422,
+      `a hostile cursor is answered, not a failure: ${bad.status}`,
+    );
     await bad.body?.cancel();
   }
 });
@@ -56,17 +72,33 @@ Deno.test("admin CLI: --help for every command, account list, and errors as one 
   try {
     const general = await cli(kvPath, "--help");
     assert.equal(general.code, 0);
-    for (const cmd of ["account create", "account list", "account show", "account set", "key create", "key list", "key revoke", "backup", "restore"]) {
+    for (
+      const cmd of [
+        "account create",
+        "account list",
+        "account show",
+        "account set",
+        "key create",
+        "key list",
+        "key revoke",
+        "backup",
+        "restore",
+      ]
+    ) {
       assert.ok(general.stdout.includes(cmd), cmd);
       const h = await cli(kvPath, ...cmd.split(" "), "--help");
       assert.equal(h.code, 0, `${cmd} --help: ${h.stderr}`);
       assert.match(h.stdout, new RegExp(`^usage: deno task admin ${cmd}`));
       assert.doesNotMatch(h.stdout + h.stderr, /TypeError|at file:/);
     }
-    const created = JSON.parse((await cli(kvPath, "account", "create", "--email", "one@example.com")).stdout);
+    const created = JSON.parse(
+      (await cli(kvPath, "account", "create", "--email", "one@example.com")).stdout,
+    );
     const listed = await cli(kvPath, "account", "list", "--email", "one@example.com");
     assert.equal(listed.code, 0);
-    assert.deepEqual(JSON.parse(listed.stdout).accounts.map((a: { id: string }) => a.id), [created.account.id]);
+    assert.deepEqual(JSON.parse(listed.stdout).accounts.map((a: { id: string }) => a.id), [
+      created.account.id,
+    ]);
     for (
       const args of [
         ["frobnicate"],
@@ -80,7 +112,11 @@ Deno.test("admin CLI: --help for every command, account list, and errors as one 
     ) {
       const r = await cli(kvPath, ...args);
       assert.equal(r.code, 1, args.join(" "));
-      assert.equal(r.stderr.trim().split("\n").length, 1, `${args.join(" ")}: one line, got ${r.stderr}`);
+      assert.equal(
+        r.stderr.trim().split("\n").length,
+        1,
+        `${args.join(" ")}: one line, got ${r.stderr}`,
+      );
       assert.match(r.stderr, /^admin: /);
       assert.doesNotMatch(r.stderr, /at file:|TypeError/);
     }
@@ -102,8 +138,13 @@ Deno.test("backup, then restore into an empty store: every key works with the sa
     const acc = await s.account("starter");
     key = acc.key;
     revokedKey = (await s.accounts.createKey(acc.id)).value;
-    await s.accounts.revokeKey((await s.accounts.listKeys(acc.id)).find((k) => k.status === "active" && k.id !== acc.keyId)!.id);
-    for (let i = 0; i < 3; i++) await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
+    await s.accounts.revokeKey(
+      (await s.accounts.listKeys(acc.id)).find((k) => k.status === "active" && k.id !== acc.keyId)!
+        .id,
+    );
+    for (let i = 0; i < 3; i++) {
+      await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
+    }
     remaining = (await (await s.get("/v1/usage", key)).json()).requests_remaining;
   }
   assert.equal(remaining, 4997);

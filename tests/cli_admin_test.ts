@@ -26,7 +26,16 @@ Deno.test("deno task admin: create, show, set, key create/list/revoke on the sam
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /key_limit_reached/);
 
-    const set = await admin(kvPath, "account", "set", id, "--plan", "starter", "--status", "active");
+    const set = await admin(
+      kvPath,
+      "account",
+      "set",
+      id,
+      "--plan",
+      "starter",
+      "--status",
+      "active",
+    );
     assert.equal(set.json.plan, "starter");
     assert.equal(set.json.usage.included_requests, 5000);
 

@@ -31,7 +31,13 @@ Deno.test("deno task parse prints the detected page's JSON and exits 0", async (
 });
 
 Deno.test("deno task parse honours --type and --marketplace", async () => {
-  const { code, stdout } = await runParse("bestsellers/amazon.in__santapan-gp-bestsellers.html", "--type", "categories", "--marketplace", "IN");
+  const { code, stdout } = await runParse(
+    "bestsellers/amazon.in__santapan-gp-bestsellers.html",
+    "--type",
+    "categories",
+    "--marketplace",
+    "IN",
+  );
   assert.equal(code, 0);
   const page = JSON.parse(stdout);
   assert.equal(page.categories[0].url, "https://www.amazon.in/gp/bestsellers/boost");
@@ -47,7 +53,11 @@ Deno.test("deno task parse exits 1 with one line on a blocked page", async () =>
 });
 
 Deno.test("deno task parse exits 1 with one line when the page is not of the given type", async () => {
-  const { code, stderr } = await runParse("bestsellers/amazon.de__parsy-ce-de.html", "--type", "promotion");
+  const { code, stderr } = await runParse(
+    "bestsellers/amazon.de__parsy-ce-de.html",
+    "--type",
+    "promotion",
+  );
   assert.equal(code, 1);
   assert.equal(stderr.trim().split("\n").length, 1, stderr);
 });

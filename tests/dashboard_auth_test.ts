@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { browser, type Browser } from "./dashboard_client.ts";
+import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_LIMIT } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
@@ -15,7 +15,9 @@ const PASSWORD = "correct horse battery";
 
 async function signUpOpen(b: Browser, email: string) {
   const page = await b.send("/dashboard/signup");
-  const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  const r = await b.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email, password: PASSWORD },
+  });
   assert.equal(r.status, 303);
 }
 
@@ -43,20 +45,35 @@ Deno.test("SIGNUP defaults: closed without SMTP_URL, verify with it; verify with
 Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link is used, once, before it expires", async () => {
   await using smtp = await startSmtpSink();
   const clock = new ManualClock();
-  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url }, clock, publicUrl: "https://shelf.example" });
+  await using s = await startServer({
+    signup: "verify",
+    smtp: { url: smtp.url },
+    clock,
+    publicUrl: "https://shelf.example",
+  });
   const b = browser(s.url);
   const email = "new@example.com";
   const page = await b.send("/dashboard/signup");
-  const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  const r = await b.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email, password: PASSWORD },
+  });
   assert.equal(r.status, 200);
   assert.match(r.text, /Check your mail/);
   assert.equal(b.jar.has("shelf_session"), false, "not signed in");
   assert.equal(await s.accounts.idByEmail(email), null, "no account before confirmation");
-  assert.equal((await signIn(browser(s.url), email)).status, 401, "cannot sign in before confirmation");
+  assert.equal(
+    (await signIn(browser(s.url), email)).status,
+    401,
+    "cannot sign in before confirmation",
+  );
 
   await eventually("the confirmation mail", () => smtp.received.length === 1);
   const token = linkIn(smtp.received[0].raw, "/dashboard/verify");
-  assert.match(smtp.received[0].raw.replace(/=\r?\n/g, ""), /https:\/\/shelf\.example\/dashboard\/verify/, "link on PUBLIC_URL");
+  assert.match(
+    smtp.received[0].raw.replace(/=\r?\n/g, ""),
+    /https:\/\/shelf\.example\/dashboard\/verify/,
+    "link on PUBLIC_URL",
+  );
   const v = await b.send(`/dashboard/verify?token=${token}`);
   assert.equal(v.status, 200, "opening the link (a mail scanner may) creates nothing");
   assert.equal(await s.accounts.idByEmail(email), null);
@@ -69,12 +86,18 @@ Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link
 
   const again = await browser(s.url).send(`/dashboard/verify?token=${token}`);
   assert.equal(again.status, 400, "the link works once");
-  assert.equal((await signIn(browser(s.url), email)).status, 303, "the password given at sign-up works");
+  assert.equal(
+    (await signIn(browser(s.url), email)).status,
+    303,
+    "the password given at sign-up works",
+  );
 
   // A second sign-up's link, used after 24 hours.
   const late = browser(s.url);
   const p2 = await late.send("/dashboard/signup");
-  await late.send("/dashboard/signup", { form: { _csrf: p2.csrf, email: "late@example.com", password: PASSWORD } });
+  await late.send("/dashboard/signup", {
+    form: { _csrf: p2.csrf, email: "late@example.com", password: PASSWORD },
+  });
   await eventually("the second confirmation mail", () => smtp.received.length === 2);
   const lateToken = linkIn(smtp.received[1].raw, "/dashboard/verify");
   clock.advance(24 * 3600 * 1000 + 1);
@@ -92,14 +115,18 @@ Deno.test("sign-up and forgot-password answer the same whether or not the addres
     const r = await b.send(path, { form: { _csrf: page.csrf, ...fields } });
     return { status: r.status, text: r.text };
   };
-  const taken = await answer("/dashboard/signup", { email: "taken@example.com", password: PASSWORD });
+  const taken = await answer("/dashboard/signup", {
+    email: "taken@example.com",
+    password: PASSWORD,
+  });
   const free = await answer("/dashboard/signup", { email: "free@example.com", password: PASSWORD });
   assert.deepEqual(taken, free);
   const known = await answer("/dashboard/forgot", { email: "taken@example.com" });
   const unknown = await answer("/dashboard/forgot", { email: "nobody@example.com" });
   assert.deepEqual(known, unknown);
   await eventually("three mails", () => smtp.received.length === 3);
-  const to = (addr: string) => smtp.received.filter((m) => m.to.includes(addr)).map((m) => m.subject).sort();
+  const to = (addr: string) =>
+    smtp.received.filter((m) => m.to.includes(addr)).map((m) => m.subject).sort();
   assert.deepEqual(to("taken@example.com"), ["Reset your Shelf password", "Your Shelf account"]);
   assert.deepEqual(to("free@example.com"), ["Confirm your Shelf account"]);
   assert.deepEqual(to("nobody@example.com"), []);
@@ -120,18 +147,28 @@ Deno.test("a reset link sets a new password once, and ends every session of the 
   const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
   const form = await b.send(`/dashboard/reset?token=${token}`);
   assert.equal(form.status, 200);
-  const short = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "short" } });
+  const short = await b.send("/dashboard/reset", {
+    form: { _csrf: form.csrf, token, password: "short" },
+  });
   assert.equal(short.status, 422);
-  const set = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "a brand new password" } });
+  const set = await b.send("/dashboard/reset", {
+    form: { _csrf: form.csrf, token, password: "a brand new password" },
+  });
   assert.equal(set.status, 303);
   assert.equal(set.headers.get("location"), "/dashboard/signin?reset=1");
 
   const stale = await other.send("/dashboard/keys");
   assert.equal(stale.status, 303, "the other browser's session ended");
   assert.equal(stale.headers.get("location"), "/dashboard/signin");
-  assert.equal((await signIn(browser(s.url), email)).status, 401, "the old password no longer works");
+  assert.equal(
+    (await signIn(browser(s.url), email)).status,
+    401,
+    "the old password no longer works",
+  );
   assert.equal((await signIn(browser(s.url), email, "a brand new password")).status, 303);
-  const reuse = await b.send("/dashboard/reset", { form: { _csrf: form.csrf, token, password: "yet another password" } });
+  const reuse = await b.send("/dashboard/reset", {
+    form: { _csrf: form.csrf, token, password: "yet another password" },
+  });
   assert.equal(reuse.status, 400, "the link works once");
 });
 
@@ -145,9 +182,13 @@ Deno.test("changing the password needs the current one and signs every other bro
 
   const page = await a.send("/dashboard/password");
   assert.equal(page.status, 200);
-  const wrong = await a.send("/dashboard/password", { form: { _csrf: page.csrf, current: "not the password", password: "a brand new password" } });
+  const wrong = await a.send("/dashboard/password", {
+    form: { _csrf: page.csrf, current: "not the password", password: "a brand new password" },
+  });
   assert.equal(wrong.status, 401);
-  const ok = await a.send("/dashboard/password", { form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" } });
+  const ok = await a.send("/dashboard/password", {
+    form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" },
+  });
   assert.equal(ok.status, 303);
   assert.equal((await a.send("/dashboard/keys")).status, 200, "this browser stays signed in");
   assert.equal((await b.send("/dashboard/keys")).status, 303, "the other browser is signed out");
@@ -158,11 +199,26 @@ Deno.test("the lockout starts at exactly the documented number of failures, and 
   await using s = await startServer({ signup: "open" });
   await signUpOpen(browser(s.url), "edge@example.com");
   await signUpOpen(browser(s.url), "locked@example.com");
-  for (let i = 0; i < SIGNIN_LIMIT - 1; i++) assert.equal((await signIn(browser(s.url), "edge@example.com", "wrong password!")).status, 401);
-  assert.equal((await signIn(browser(s.url), "edge@example.com")).status, 303, `after ${SIGNIN_LIMIT - 1} failures the right password works`);
-  for (let i = 0; i < SIGNIN_LIMIT; i++) assert.equal((await signIn(browser(s.url), "locked@example.com", "wrong password!")).status, 401);
+  for (let i = 0; i < SIGNIN_LIMIT - 1; i++) {
+    assert.equal((await signIn(browser(s.url), "edge@example.com", "wrong password!")).status, 401);
+  }
+  assert.equal(
+    (await signIn(browser(s.url), "edge@example.com")).status,
+    303,
+    `after ${SIGNIN_LIMIT - 1} failures the right password works`,
+  );
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal(
+      (await signIn(browser(s.url), "locked@example.com", "wrong password!")).status,
+      401,
+    );
+  }
   const locked = await signIn(browser(s.url), "locked@example.com");
-  assert.equal(locked.status, 429, `after ${SIGNIN_LIMIT} failures even the right password is refused`);
+  assert.equal(
+    locked.status,
+    429,
+    `after ${SIGNIN_LIMIT} failures even the right password is refused`,
+  );
   assert.match(locked.text, /Too many failed attempts/);
 });
 
@@ -172,12 +228,30 @@ Deno.test("a parallel burst of guesses gets at most the limit through, and insta
   await using two = await startServer({ signup: "open", kvPath });
   await signUpOpen(browser(one.url), "burst@example.com");
   const statuses = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => signIn(browser(i % 2 ? one.url : two.url), "burst@example.com", "wrong password!").then((r) => r.status)),
+    Array.from(
+      { length: 30 },
+      (_, i) =>
+        signIn(browser(i % 2 ? one.url : two.url), "burst@example.com", "wrong password!").then((
+          r,
+        ) => r.status),
+    ),
   );
   assert.deepEqual([...one.errors, ...two.errors], []);
-  assert.equal(statuses.filter((x) => x === 401).length, SIGNIN_LIMIT, `checked: ${statuses.join(",")}`);
-  assert.equal(statuses.filter((x) => x === 429).length, 30 - SIGNIN_LIMIT, `statuses: ${statuses.join(",")}`);
-  assert.equal((await signIn(browser(two.url), "burst@example.com")).status, 429, "the other instance refuses too");
+  assert.equal(
+    statuses.filter((x) => x === 401).length,
+    SIGNIN_LIMIT,
+    `checked: ${statuses.join(",")}`,
+  );
+  assert.equal(
+    statuses.filter((x) => x === 429).length,
+    30 - SIGNIN_LIMIT,
+    `statuses: ${statuses.join(",")}`,
+  );
+  assert.equal(
+    (await signIn(browser(two.url), "burst@example.com")).status,
+    429,
+    "the other instance refuses too",
+  );
   await Deno.remove(kvPath).catch(() => {});
 });
 
@@ -189,14 +263,22 @@ Deno.test("Secure follows PUBLIC_URL and, with TRUST_PROXY, X-Forwarded-Proto; n
   };
   {
     await using s = await startServer({ publicUrl: "https://shelf.example" });
-    assert.match(await cookieOf(s), /; Secure/i, "an https public origin: Secure, even over loopback http");
+    assert.match(
+      await cookieOf(s),
+      /; Secure/i,
+      "an https public origin: Secure, even over loopback http",
+    );
   }
   {
     await using s = await startServer({ publicUrl: "http://localhost:8000" });
     for (const host of ["localhost", "api.example.com"]) {
       assert.doesNotMatch(await cookieOf(s, { host }), /; Secure/i, `Host ${host} decides nothing`);
     }
-    assert.doesNotMatch(await cookieOf(s, { "x-forwarded-proto": "https" }), /; Secure/i, "X-Forwarded-Proto ignored without TRUST_PROXY");
+    assert.doesNotMatch(
+      await cookieOf(s, { "x-forwarded-proto": "https" }),
+      /; Secure/i,
+      "X-Forwarded-Proto ignored without TRUST_PROXY",
+    );
   }
   {
     await using s = await startServer({ publicUrl: "http://localhost:8000", trustProxy: true });
@@ -210,7 +292,10 @@ Deno.test("forged forms: a malformed Origin, or neither form cookie nor token, i
   const b = browser(s.url);
   const page = await b.send("/dashboard/signup");
   for (const origin of ["http://[bad", "not a url", "http://", "://x"]) {
-    const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email: "o@example.com", password: PASSWORD }, headers: { origin } });
+    const r = await b.send("/dashboard/signup", {
+      form: { _csrf: page.csrf, email: "o@example.com", password: PASSWORD },
+      headers: { origin },
+    });
     assert.equal(r.status, 403, `Origin ${origin}`);
   }
   const bare = await fetch(s.url + "/dashboard/signup", {
@@ -231,7 +316,11 @@ Deno.test("a session older than its 7-day lifetime is refused and sends the user
   const b = browser(s.url);
   await signUpOpen(b, "old@example.com");
   clock.advance(SESSION_MS - 60_000);
-  assert.equal((await b.send("/dashboard/keys")).status, 200, "still valid a minute before the end");
+  assert.equal(
+    (await b.send("/dashboard/keys")).status,
+    200,
+    "still valid a minute before the end",
+  );
   clock.advance(120_000);
   const r = await b.send("/dashboard/keys");
   assert.equal(r.status, 303);

@@ -14,12 +14,22 @@ async function launch(): Promise<Browser> {
   try {
     await Deno.stat(CHROMIUM);
   } catch {
-    throw new Error(`dashboard_browser_test needs Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does so)`);
+    throw new Error(
+      `dashboard_browser_test needs Chromium at ${CHROMIUM}: install it with 'apt-get install -y chromium' (.ci/run does so)`,
+    );
   }
   return await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -57,7 +67,11 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     await shot(page, "02-signup");
     await page.click("button[type=submit] >> text=Create account");
     await page.waitForURL(/\/dashboard\/keys$/);
-    assert.equal(await page.evaluate<string>("document.cookie"), "", "the session cookie is not readable from script");
+    assert.equal(
+      await page.evaluate<string>("document.cookie"),
+      "",
+      "the session cookie is not readable from script",
+    );
     assert.equal(await page.locator("#keys tbody tr[data-key-id]").count(), 0);
     await shot(page, "03-keys-empty");
 
@@ -71,9 +85,13 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     assert.ok(await copy.isVisible(), "the copy button's script ran under the CSP");
     await copy.click();
     // The label changes after the clipboard write resolves, so wait for it rather than race it.
-    await page.waitForFunction(`document.querySelector("button[data-copy]")?.textContent === "Copied"`, null, {
-      timeout: 5_000,
-    }).catch(() => {});
+    await page.waitForFunction(
+      `document.querySelector("button[data-copy]")?.textContent === "Copied"`,
+      null,
+      {
+        timeout: 5_000,
+      },
+    ).catch(() => {});
     assert.equal(await copy.textContent(), "Copied");
     await shot(page, "04-key-created");
 
@@ -96,14 +114,20 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     await call.body?.cancel();
 
     await page.goto(`${s.url}/dashboard/keys`);
-    assert.match((await row.locator(".last-used").textContent()) ?? "", /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    assert.match(
+      (await row.locator(".last-used").textContent()) ?? "",
+      /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
     await shot(page, "05-keys-used");
     await page.goto(`${s.url}/dashboard/usage`);
     assert.equal(await page.textContent("#used"), "1");
     assert.equal(await page.textContent("#remaining"), "49");
     assert.equal(await page.getAttribute("#credits", "value"), "1");
     const today = new Date().toISOString().slice(0, 10);
-    assert.equal(await page.getAttribute(`#daily-chart rect[data-day="${today}"]`, "data-count"), "1");
+    assert.equal(
+      await page.getAttribute(`#daily-chart rect[data-day="${today}"]`, "data-count"),
+      "1",
+    );
     await shot(page, "06-usage");
 
     await page.goto(`${s.url}/dashboard/keys`);
@@ -128,10 +152,19 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     assert.equal(await page.inputValue("#alert_email"), "ops@example.com");
     await shot(page, "09-settings");
 
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     await phone.addCookies(await context.cookies());
     const small = await phone.newPage();
-    for (const [path, name] of [["keys", "10-phone-keys"], ["usage", "11-phone-usage"], ["settings", "12-phone-settings"]]) {
+    for (
+      const [path, name] of [["keys", "10-phone-keys"], ["usage", "11-phone-usage"], [
+        "settings",
+        "12-phone-settings",
+      ]]
+    ) {
       await small.goto(`${s.url}/dashboard/${path}`);
       await fitsWidth(small);
       await shot(small, name);

@@ -12,7 +12,13 @@ export function browser(base: string) {
         body = new URLSearchParams(init.form);
         headers.set("content-type", "application/x-www-form-urlencoded");
       }
-      const r = await fetch(base + path, { ...init, headers, body, redirect: "manual", method: init.method ?? (init.form ? "POST" : "GET") });
+      const r = await fetch(base + path, {
+        ...init,
+        headers,
+        body,
+        redirect: "manual",
+        method: init.method ?? (init.form ? "POST" : "GET"),
+      });
       for (const c of r.headers.getSetCookie()) {
         const [pair] = c.split(";");
         const [k, v] = pair.split("=");
@@ -20,7 +26,12 @@ export function browser(base: string) {
         else jar.set(k, v);
       }
       const text = await r.text();
-      return { status: r.status, headers: r.headers, text, csrf: /name="_csrf" value="([0-9a-f]+)"/.exec(text)?.[1] ?? "" };
+      return {
+        status: r.status,
+        headers: r.headers,
+        text,
+        csrf: /name="_csrf" value="([0-9a-f]+)"/.exec(text)?.[1] ?? "",
+      };
     },
   };
 }

@@ -5,9 +5,14 @@ import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { browser } from "./dashboard_client.ts";
 
-async function signUp(b: ReturnType<typeof browser>, email = `u${crypto.randomUUID()}@example.com`) {
+async function signUp(
+  b: ReturnType<typeof browser>,
+  email = `u${crypto.randomUUID()}@example.com`,
+) {
   const page = await b.send("/dashboard/signup");
-  const r = await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: "correct horse battery" } });
+  const r = await b.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email, password: "correct horse battery" },
+  });
   assert.equal(r.status, 303);
   assert.equal(r.headers.get("location"), "/dashboard/keys");
   return email;
@@ -31,11 +36,18 @@ Deno.test("dashboard: security headers on every page, the CSP allows no inline s
     assert.doesNotMatch(r.text, /<script/, "no script on pages that show no new key");
   }
   await signUp(b);
-  const created = await b.send("/dashboard/keys", { form: { _csrf: (await b.send("/dashboard/keys")).csrf, mode: "test" } });
+  const created = await b.send("/dashboard/keys", {
+    form: { _csrf: (await b.send("/dashboard/keys")).csrf, mode: "test" },
+  });
   const script = /<script>([^<]*)<\/script>/.exec(created.text)?.[1] ?? "";
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script)),
+  );
   const hash = btoa(String.fromCharCode(...digest));
-  assert.ok((created.headers.get("content-security-policy") ?? "").includes(`'sha256-${hash}'`), "the one inline script is the hashed one");
+  assert.ok(
+    (created.headers.get("content-security-policy") ?? "").includes(`'sha256-${hash}'`),
+    "the one inline script is the hashed one",
+  );
 });
 
 Deno.test("dashboard: a form posted without or with a wrong CSRF token is refused with 403", async () => {
@@ -44,25 +56,39 @@ Deno.test("dashboard: a form posted without or with a wrong CSRF token is refuse
   const page = await b.send("/dashboard/signup");
   assert.ok(page.csrf, "the sign-up form carries a token");
   const email = "csrf@example.com";
-  const missing = await b.send("/dashboard/signup", { form: { email, password: "correct horse battery" } });
+  const missing = await b.send("/dashboard/signup", {
+    form: { email, password: "correct horse battery" },
+  });
   assert.equal(missing.status, 403);
-  const wrong = await b.send("/dashboard/signup", { form: { _csrf: "0".repeat(32), email, password: "correct horse battery" } });
+  const wrong = await b.send("/dashboard/signup", {
+    form: { _csrf: "0".repeat(32), email, password: "correct horse battery" },
+  });
   assert.equal(wrong.status, 403);
   assert.equal(await s.accounts.idByEmail(email), null, "no account was created");
 
   await signUp(b);
   const keys = await b.send("/dashboard/keys");
-  for (const form of [{ mode: "live" }, { mode: "live", _csrf: page.csrf }, { mode: "live", _csrf: "" }] as Record<string, string>[]) {
+  for (
+    const form of [{ mode: "live" }, { mode: "live", _csrf: page.csrf }, {
+      mode: "live",
+      _csrf: "",
+    }] as Record<string, string>[]
+  ) {
     assert.equal((await b.send("/dashboard/keys", { form })).status, 403, JSON.stringify(form));
   }
-  const foreign = await b.send("/dashboard/keys", { form: { _csrf: keys.csrf, mode: "live" }, headers: { origin: "https://evil.example" } });
+  const foreign = await b.send("/dashboard/keys", {
+    form: { _csrf: keys.csrf, mode: "live" },
+    headers: { origin: "https://evil.example" },
+  });
   assert.equal(foreign.status, 403, "a post from another origin is refused even with the token");
   assert.equal((await b.send("/dashboard/signout", { form: {} })).status, 403);
   const id = (await b.send("/dashboard/settings")).text;
   assert.match(id, /Settings/);
   const after = await b.send("/dashboard/keys");
   assert.doesNotMatch(after.text, /shelf_(live|test)_…/, "no key was created by the refused posts");
-  const ok = await b.send("/dashboard/keys", { form: { _csrf: keys.csrf, mode: "live", name: "ok" } });
+  const ok = await b.send("/dashboard/keys", {
+    form: { _csrf: keys.csrf, mode: "live", name: "ok" },
+  });
   assert.equal(ok.status, 200);
   assert.match(ok.text, /shelf_live_[0-9a-f]{48}/);
 });
@@ -75,8 +101,15 @@ Deno.test("dashboard: session cookies are HttpOnly and SameSite; Secure except o
   const signed = await fetch(s.url + "/dashboard/signup", {
     method: "POST",
     redirect: "manual",
-    headers: { cookie: formCookie.split(";")[0], "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: token, email: "cookie@example.com", password: "correct horse battery" }),
+    headers: {
+      cookie: formCookie.split(";")[0],
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({
+      _csrf: token,
+      email: "cookie@example.com",
+      password: "correct horse battery",
+    }),
   });
   await signed.body?.cancel();
   assert.equal(signed.status, 303);
@@ -85,20 +118,36 @@ Deno.test("dashboard: session cookies are HttpOnly and SameSite; Secure except o
     assert.match(c, /; HttpOnly/i, c);
     assert.match(c, /; SameSite=Lax/i, c);
     assert.match(c, /; Path=\/dashboard/i, c);
-    assert.doesNotMatch(c, /; Secure/i, "plain http on 127.0.0.1 (the tests) cannot keep Secure cookies");
+    assert.doesNotMatch(
+      c,
+      /; Secure/i,
+      "plain http on 127.0.0.1 (the tests) cannot keep Secure cookies",
+    );
   }
   assert.match(session, /^shelf_session=[0-9a-f]{64};/);
   const stored = [];
   for await (const e of s.kv.list({ prefix: ["session"] })) stored.push(JSON.stringify(e));
   assert.equal(stored.length, 1);
-  assert.ok(!stored[0].includes(/^shelf_session=([0-9a-f]+)/.exec(session)![1]), "the store keeps a digest, not the token");
+  assert.ok(
+    !stored[0].includes(/^shelf_session=([0-9a-f]+)/.exec(session)![1]),
+    "the store keeps a digest, not the token",
+  );
 
   const kv = await Deno.openKv(":memory:");
   try {
-    const { app } = createApp({ kv, plans: builtinPlans(), clock: systemClock, dataSource: { fetch: () => Promise.resolve({}) } });
+    const { app } = createApp({
+      kv,
+      plans: builtinPlans(),
+      clock: systemClock,
+      dataSource: { fetch: () => Promise.resolve({}) },
+    });
     const remote = await app.request("https://shelf.example.com/dashboard/signin");
     await remote.body?.cancel();
-    assert.match(remote.headers.getSetCookie().join("\n"), /shelf_form=[0-9a-f]+;.*; Secure/i, "Secure off loopback");
+    assert.match(
+      remote.headers.getSetCookie().join("\n"),
+      /shelf_form=[0-9a-f]+;.*; Secure/i,
+      "Secure off loopback",
+    );
   } finally {
     kv.close();
   }
@@ -115,20 +164,32 @@ Deno.test("dashboard: passwords are scrypt digests; sign in, wrong password, sig
   assert.ok(!JSON.stringify(cred).includes("correct horse"));
 
   const session = b.jar.get("shelf_session");
-  const out = await b.send("/dashboard/signout", { form: { _csrf: (await b.send("/dashboard/keys")).csrf } });
+  const out = await b.send("/dashboard/signout", {
+    form: { _csrf: (await b.send("/dashboard/keys")).csrf },
+  });
   assert.equal(out.status, 303);
   assert.equal(b.jar.has("shelf_session"), false);
   b.jar.set("shelf_session", session!);
-  assert.equal((await b.send("/dashboard/keys")).status, 303, "the old session no longer opens the dashboard");
+  assert.equal(
+    (await b.send("/dashboard/keys")).status,
+    303,
+    "the old session no longer opens the dashboard",
+  );
   b.jar.delete("shelf_session");
 
   const form = await b.send("/dashboard/signin");
-  const wrong = await b.send("/dashboard/signin", { form: { _csrf: form.csrf, email, password: "wrong password!" } });
+  const wrong = await b.send("/dashboard/signin", {
+    form: { _csrf: form.csrf, email, password: "wrong password!" },
+  });
   assert.equal(wrong.status, 401);
   assert.match(wrong.text, /Wrong email or password/);
-  const unknown = await b.send("/dashboard/signin", { form: { _csrf: form.csrf, email: "nobody@example.com", password: "whatever123" } });
+  const unknown = await b.send("/dashboard/signin", {
+    form: { _csrf: form.csrf, email: "nobody@example.com", password: "whatever123" },
+  });
   assert.equal(unknown.status, 401);
-  const right = await b.send("/dashboard/signin", { form: { _csrf: form.csrf, email: email.toUpperCase(), password: "correct horse battery" } });
+  const right = await b.send("/dashboard/signin", {
+    form: { _csrf: form.csrf, email: email.toUpperCase(), password: "correct horse battery" },
+  });
   assert.equal(right.status, 303);
   assert.equal((await b.send("/dashboard/keys")).status, 200);
 });
@@ -140,7 +201,9 @@ Deno.test("dashboard: SIGNUP=closed refuses sign-up", async () => {
   assert.equal(page.status, 403);
   assert.match(page.text, /Sign-up is closed/);
   const form = await b.send("/dashboard/signin");
-  const r = await b.send("/dashboard/signup", { form: { _csrf: form.csrf, email: "closed@example.com", password: "correct horse battery" } });
+  const r = await b.send("/dashboard/signup", {
+    form: { _csrf: form.csrf, email: "closed@example.com", password: "correct horse battery" },
+  });
   assert.equal(r.status, 403);
   assert.equal(await s.accounts.idByEmail("closed@example.com"), null);
 });
@@ -150,7 +213,10 @@ Deno.test("dashboard: the key limit is refused with a clear message; a key of an
   const b = browser(s.url);
   await signUp(b);
   const keys = await b.send("/dashboard/keys");
-  assert.equal((await b.send("/dashboard/keys", { form: { _csrf: keys.csrf, mode: "live" } })).status, 200);
+  assert.equal(
+    (await b.send("/dashboard/keys", { form: { _csrf: keys.csrf, mode: "live" } })).status,
+    200,
+  );
   const second = await b.send("/dashboard/keys", { form: { _csrf: keys.csrf, mode: "test" } });
   assert.equal(second.status, 409);
   assert.match(second.text, /the free plan allows 1 active key; revoke one first/);

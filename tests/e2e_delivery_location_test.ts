@@ -20,7 +20,9 @@ Deno.test("zip runs the location flow once and the session is reused for later c
   assert.ok(posts[0].path.startsWith("/portal-migration/hz/glow/address-change?actionSource=glow"));
   // Every page request carried the session cookie the flow ran under.
   const session = /session-id=[^;]+/.exec(posts[0].cookie)![0];
-  for (const q of rig.fake.requests.filter((q) => q.path.startsWith("/dp/"))) assert.ok(q.cookie.includes(session));
+  for (const q of rig.fake.requests.filter((q) => q.path.startsWith("/dp/"))) {
+    assert.ok(q.cookie.includes(session));
+  }
 });
 
 Deno.test("another zip gets its own session and flow; no zip runs none", async () => {
@@ -39,7 +41,10 @@ Deno.test("a postcode the marketplace refuses is an uncharged 502 saying so", as
   rig.fake.refusedZips.add("99999");
   const r = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=99999");
   assert.equal(r.status, 502);
-  assert.match((r.body.error as { message: string }).message, /did not accept the delivery postcode '99999'/);
+  assert.match(
+    (r.body.error as { message: string }).message,
+    /did not accept the delivery postcode '99999'/,
+  );
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
 

@@ -18,27 +18,46 @@ async function expectValid(rig: Awaited<ReturnType<typeof startRig>>, call: stri
   const path = call.split("?")[0];
   const checked = schemaOf(path).safeParse(r.body);
   assert.ok(checked.success, `${call} fails its schema`);
+  // deno-lint-ignore no-explicit-any -- the tests read the answers' fields freely
   return r.body as Record<string, any>;
 }
 
 Deno.test("search returns the corpus page's results with the request's fields", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.de/s?k=katzenfutter&s=price-asc-rank", "search/amazon.de__parsy-katzenfutter.html");
-  const body = await expectValid(rig, "/v1/products/search?query=katzenfutter&marketplace=DE&sort=price_asc");
+  rig.fake.page(
+    "https://www.amazon.de/s?k=katzenfutter&s=price-asc-rank",
+    "search/amazon.de__parsy-katzenfutter.html",
+  );
+  const body = await expectValid(
+    rig,
+    "/v1/products/search?query=katzenfutter&marketplace=DE&sort=price_asc",
+  );
   assert.equal(body.query, "katzenfutter");
   assert.equal(body.sort, "price_asc");
   assert.equal(body.marketplace, "DE");
   assert.equal(body.page, 1);
   assert.equal(body.count, 60);
   assert.equal(body.results.length, 60);
-  assert.ok(body.results.every((r: { url: string }) => r.url.startsWith("https://www.amazon.de/dp/")));
-  assert.deepEqual(body.results.map((r: { position: number }) => r.position).slice(0, 3), [1, 2, 3]);
+  assert.ok(
+    body.results.every((r: { url: string }) => r.url.startsWith("https://www.amazon.de/dp/")),
+  );
+  assert.deepEqual(body.results.map((r: { position: number }) => r.position).slice(0, 3), [
+    1,
+    2,
+    3,
+  ]);
 });
 
 Deno.test("search with include_sponsored=false drops sponsored placements", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.de/s?k=katzenfutter", "search/amazon.de__parsy-katzenfutter.html");
-  const body = await expectValid(rig, "/v1/products/search?query=katzenfutter&marketplace=DE&include_sponsored=false");
+  rig.fake.page(
+    "https://www.amazon.de/s?k=katzenfutter",
+    "search/amazon.de__parsy-katzenfutter.html",
+  );
+  const body = await expectValid(
+    rig,
+    "/v1/products/search?query=katzenfutter&marketplace=DE&include_sponsored=false",
+  );
   assert.equal(body.count, 48);
   assert.ok(body.results.every((r: { sponsored: boolean }) => !r.sponsored));
 });
@@ -66,7 +85,10 @@ Deno.test("offers from the all-offers-display fragment", async () => {
 
 Deno.test("reviews: reviews, summary, and a note when a star filter could not be applied", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/product-reviews/B0BBPNPZTC", "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html");
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
   rig.fake.page(
     "https://www.amazon.com/product-reviews/B0BBPNPZTC?filterByStar=one_star",
     "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
@@ -83,8 +105,13 @@ Deno.test("reviews: reviews, summary, and a note when a star filter could not be
 });
 
 Deno.test("reviews are authenticated only with an operator-supplied session cookie", async () => {
-  await using rig = await startRig({ env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" } });
-  rig.fake.page("https://www.amazon.com/product-reviews/B0BBPNPZTC", "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html");
+  await using rig = await startRig({
+    env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },
+  });
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
   const body = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC");
   assert.equal(body.authenticated, true);
   const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
@@ -93,7 +120,10 @@ Deno.test("reviews are authenticated only with an operator-supplied session cook
 
 Deno.test("reviews/top gives the rating summary", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.it/product-reviews/B07747FR44", "reviews/amazon.it__megascraper-B07747FR44-p1.html");
+  rig.fake.page(
+    "https://www.amazon.it/product-reviews/B07747FR44",
+    "reviews/amazon.it__megascraper-B07747FR44-p1.html",
+  );
   const body = await expectValid(rig, "/v1/products/reviews/top?asin=B07747FR44&marketplace=IT");
   assert.equal(body.marketplace, "IT");
   assert.ok(body.summary.total_ratings > 0);
@@ -101,7 +131,10 @@ Deno.test("reviews/top gives the rating summary", async () => {
 
 Deno.test("bestsellers of a category slug", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
+  rig.fake.page(
+    "https://www.amazon.com/gp/bestsellers/hi",
+    "bestsellers/amazon.com__parsy-zgbs-hi.html",
+  );
   const body = await expectValid(rig, "/v1/bestsellers?category=hi");
   assert.equal(body.count, 30);
   assert.equal(body.results[0].rank, 1);
@@ -109,7 +142,10 @@ Deno.test("bestsellers of a category slug", async () => {
 
 Deno.test("categories from the best sellers landing page", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.in/gp/bestsellers", "bestsellers/amazon.in__santapan-gp-bestsellers.html");
+  rig.fake.page(
+    "https://www.amazon.in/gp/bestsellers",
+    "bestsellers/amazon.in__santapan-gp-bestsellers.html",
+  );
   const body = await expectValid(rig, "/v1/utility/categories?marketplace=IN");
   assert.ok(body.count > 5);
   assert.equal(body.categories[0].type, "bestsellers_slug");
@@ -117,15 +153,24 @@ Deno.test("categories from the best sellers landing page", async () => {
 
 Deno.test("category browsing by browse node", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.in/s?rh=n:6612025031", "search/amazon.in__vedant-rh-n6612025031.html");
-  const body = await expectValid(rig, "/v1/products/category?category_id=6612025031&marketplace=IN");
+  rig.fake.page(
+    "https://www.amazon.in/s?rh=n:6612025031",
+    "search/amazon.in__vedant-rh-n6612025031.html",
+  );
+  const body = await expectValid(
+    rig,
+    "/v1/products/category?category_id=6612025031&marketplace=IN",
+  );
   assert.equal(body.category_id, "6612025031");
   assert.equal(body.count, 33);
 });
 
 Deno.test("seller products from the storefront search", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/s?me=A2DP2EEPU3VU45", "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html");
+  rig.fake.page(
+    "https://www.amazon.com/s?me=A2DP2EEPU3VU45",
+    "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html",
+  );
   const body = await expectValid(rig, "/v1/sellers/products?seller_id=A2DP2EEPU3VU45");
   assert.equal(body.seller_id, "A2DP2EEPU3VU45");
   assert.ok(body.count > 0);
@@ -133,7 +178,10 @@ Deno.test("seller products from the storefront search", async () => {
 
 Deno.test("asin-to-gtin gives the product page's identifiers, the UPC as gtin", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/dp/B0G6KD54ZK", "product/amazon.com__msheraz-B0G6KD54ZK.html");
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0G6KD54ZK",
+    "product/amazon.com__msheraz-B0G6KD54ZK.html",
+  );
   const body = await expectValid(rig, "/v1/utility/asin-to-gtin?asin=B0G6KD54ZK");
   assert.deepEqual(body.identifiers, { UPC: "753747482348" });
   assert.equal(body.gtin, "753747482348");
@@ -152,8 +200,14 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
   await using rig = await startRig();
   // The search for the code finds the charger grid; its first organic result's product page
   // lists UPC 753747482348, which EAN 0753747482348 is.
-  rig.fake.page("https://www.amazon.com/s?k=0753747482348", "search/amazon.com__pricechecker-portable-charger.html");
-  rig.fake.page("https://www.amazon.com/dp/B0CB1FW5FC", "product/amazon.com__msheraz-B0G6KD54ZK.html");
+  rig.fake.page(
+    "https://www.amazon.com/s?k=0753747482348",
+    "search/amazon.com__pricechecker-portable-charger.html",
+  );
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0CB1FW5FC",
+    "product/amazon.com__msheraz-B0G6KD54ZK.html",
+  );
   const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
   assert.equal(body.asin, "B0CB1FW5FC");
   assert.equal(body.match.asin, "B0CB1FW5FC");
@@ -164,13 +218,17 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
 
 Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds nothing", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/s?k=012345678905", "search/amazon.com__pavel-ipad-pro.html");
+  rig.fake.page(
+    "https://www.amazon.com/s?k=012345678905",
+    "search/amazon.com__pavel-ipad-pro.html",
+  );
   const unsure = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=012345678905");
   assert.equal(unsure.asin, "B0BJLF2BRM");
   assert.match(unsure.note, /^Unsure/);
 
   rig.fake.page("https://www.amazon.com/s?k=00000000", {
-    html: `<html><body><div class="s-main-slot s-result-list"></div><span>No results for 00000000.</span></body></html>`,
+    html:
+      `<html><body><div class="s-main-slot s-result-list"></div><span>No results for 00000000.</span></body></html>`,
   });
   const none = await rig.call("/v1/utility/gtin-to-asin?gtin=00000000");
   assert.equal(none.status, 404);
@@ -179,8 +237,15 @@ Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds no
 
 Deno.test("scrape detects the page type and costs 2", async () => {
   await using rig = await startRig();
-  rig.fake.page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
-  const body = await expectValid(rig, "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/bestsellers/hi?ref=zg_bs"), "2");
+  rig.fake.page(
+    "https://www.amazon.com/gp/bestsellers/hi",
+    "bestsellers/amazon.com__parsy-zgbs-hi.html",
+  );
+  const body = await expectValid(
+    rig,
+    "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/bestsellers/hi?ref=zg_bs"),
+    "2",
+  );
   assert.equal(body.type, "bestsellers");
   assert.equal(body.marketplace, "US");
   assert.equal((body.data.results as unknown[]).length, 30);
@@ -188,7 +253,9 @@ Deno.test("scrape detects the page type and costs 2", async () => {
 
 Deno.test("scrape refuses a non-marketplace URL with 422 before charging", async () => {
   await using rig = await startRig();
-  const r = await rig.call("/v1/scrape?url=" + encodeURIComponent("https://evil.example.com/dp/B07H57DNVV"));
+  const r = await rig.call(
+    "/v1/scrape?url=" + encodeURIComponent("https://evil.example.com/dp/B07H57DNVV"),
+  );
   assert.equal(r.status, 422);
   const detail = (r.body.detail as { loc: string[] }[])[0];
   assert.deepEqual(detail.loc, ["query", "url"]);
@@ -200,7 +267,9 @@ Deno.test("scrape refuses a non-marketplace URL with 422 before charging", async
 Deno.test("scrape does not follow a redirect off the marketplace hosts", async () => {
   await using rig = await startRig();
   rig.fake.redirect("https://www.amazon.com/gp/redirect.html", "https://evil.example.com/");
-  const r = await rig.call("/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/redirect.html"));
+  const r = await rig.call(
+    "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/gp/redirect.html"),
+  );
   assert.equal(r.status, 502);
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
@@ -208,7 +277,11 @@ Deno.test("scrape does not follow a redirect off the marketplace hosts", async (
 Deno.test("scrape reads a product page through the parser registry", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
-  const body = await expectValid(rig, "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV"), "2");
+  const body = await expectValid(
+    rig,
+    "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV"),
+    "2",
+  );
   assert.equal(body.type, "product");
   assert.equal(body.data.asin, "B07H57DNVV");
   assert.equal(body.data.title, "Anthem Of The Peaceful Army");

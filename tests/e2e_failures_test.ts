@@ -34,9 +34,15 @@ Deno.test("a robot check once: the retry on a fresh session gets the page", asyn
   rig.fake.page("https://www.amazon.com/dp/B0BJLF2BRM", FIXTURE);
   const r = await rig.call("/v1/products/details?asin=B0BJLF2BRM");
   assert.equal(r.status, 200);
-  const [flagged, retry] = rig.fake.requests.filter((q) => q.path === "/dp/B0BJLF2BRM").map((q) => q.cookie);
+  const [flagged, retry] = rig.fake.requests.filter((q) => q.path === "/dp/B0BJLF2BRM").map((q) =>
+    q.cookie
+  );
   assert.match(flagged, /session-id=s1/);
-  assert.doesNotMatch(retry, /session-id=s1/, "the retry must not reuse the flagged session's cookies");
+  assert.doesNotMatch(
+    retry,
+    /session-id=s1/,
+    "the retry must not reuse the flagged session's cookies",
+  );
 });
 
 Deno.test("a 503 is retried and then served", async () => {

@@ -24,7 +24,10 @@ Deno.test("record then replay gives identical responses", async () => {
         "https://www.amazon.com/gp/product/ajax/?asin=B0BN72FYFG&pc=dp&experienceId=aodAjaxMain",
         "offers/amazon.com__wk-aod-main-B0BN72FYFG.html",
       )
-      .page("https://www.amazon.com/gp/bestsellers/hi", "bestsellers/amazon.com__parsy-zgbs-hi.html");
+      .page(
+        "https://www.amazon.com/gp/bestsellers/hi",
+        "bestsellers/amazon.com__parsy-zgbs-hi.html",
+      );
     await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
     for (const c of CALLS) {
       const r = await rig.call(c);
@@ -45,7 +48,8 @@ Deno.test("record then replay gives identical responses", async () => {
   }
   // Tracking parameters and parameter order do not matter; an unrecorded page is a 502.
   const scraped = await replay.call(
-    "/v1/scrape?url=" + encodeURIComponent("https://WWW.AMAZON.COM/gp/bestsellers/hi?ref=zg_bs_nav&pd_rd_w=x"),
+    "/v1/scrape?url=" +
+      encodeURIComponent("https://WWW.AMAZON.COM/gp/bestsellers/hi?ref=zg_bs_nav&pd_rd_w=x"),
   );
   assert.equal(scraped.status, 200);
   const missing = await replay.call("/v1/products/details?asin=B000000001");

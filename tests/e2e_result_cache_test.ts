@@ -42,6 +42,8 @@ Deno.test("different parameters and failed calls are not served from the cache",
   const zipCall = await rig.call(`${DETAILS}&marketplace=UK`);
   assert.notEqual(zipCall.status, 200, "another marketplace is another upstream page");
   const keys: string[] = [];
-  for await (const e of rig.server.kv.list({ prefix: ["result_cache"] })) keys.push(JSON.stringify(e.key));
+  for await (const e of rig.server.kv.list({ prefix: ["result_cache"] })) {
+    keys.push(JSON.stringify(e.key));
+  }
   assert.deepEqual(keys, [], "nothing failed was cached");
 });

@@ -9,7 +9,10 @@ import { parsePlans } from "../metering/plans.ts";
 // amazon.com__pavel-ipad-pro holds 16 organic results and links a next page.
 function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
   for (let p = 1; p <= pages; p++) {
-    rig.fake.page(`https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`, "search/amazon.com__pavel-ipad-pro.html");
+    rig.fake.page(
+      `https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`,
+      "search/amazon.com__pavel-ipad-pro.html",
+    );
   }
 }
 
@@ -55,7 +58,9 @@ Deno.test("identical concurrent details calls share one upstream fetch", async (
   await using rig = await startRig();
   rig.fake.delayMs = 200;
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
-  const rs = await Promise.all(Array.from({ length: 20 }, () => rig.call("/v1/products/details?asin=B07H57DNVV")));
+  const rs = await Promise.all(
+    Array.from({ length: 20 }, () => rig.call("/v1/products/details?asin=B07H57DNVV")),
+  );
   assert.deepEqual(new Set(rs.map((r) => r.status)), new Set([200]));
   assert.equal(rig.fake.pageRequests("/dp/"), 1);
 });

@@ -22,7 +22,11 @@ Deno.test("an upstream 429 is retried with a fresh session, and the later 200 an
   assert.equal(r.headers.get("x-credits-cost"), "1");
   const tries = rig.fake.requests.filter((q) => q.path === "/dp/B07H57DNVV");
   assert.equal(tries.length, 2, "one 429, one retry");
-  assert.match(tries[0].cookie, /session-id=/, "the first try used the session of the earlier call");
+  assert.match(
+    tries[0].cookie,
+    /session-id=/,
+    "the first try used the session of the earlier call",
+  );
   assert.notEqual(tries[1].cookie, tries[0].cookie, "the retry starts a fresh session");
 });
 
@@ -54,7 +58,10 @@ Deno.test("an ASIN read from a lower-case URL is upper-cased (18.6)", async () =
   assert.equal(asinFromUrl("https://www.amazon.com/dp/b07h57dnvv"), "B07H57DNVV");
   assert.equal(asinFromUrl("https://www.amazon.com/gp/product/b07h57dnvv/ref=x"), "B07H57DNVV");
   assert.equal(asinFromUrl("https://www.amazon.com/product-reviews/b07h57dnvv?x=1"), "B07H57DNVV");
-  assert.equal(asinFromUrl("https://www.amazon.com/gp/product/ajax/?asin=b07h57dnvv&pc=dp"), "B07H57DNVV");
+  assert.equal(
+    asinFromUrl("https://www.amazon.com/gp/product/ajax/?asin=b07h57dnvv&pc=dp"),
+    "B07H57DNVV",
+  );
   // Over HTTP: a product page whose only ASIN is its lower-case canonical link.
   await using rig = await startRig();
   const page = (await fixture(PRODUCT))
@@ -62,7 +69,9 @@ Deno.test("an ASIN read from a lower-case URL is upper-cased (18.6)", async () =
     .replace(/(<link rel="canonical" href="[^"]*\/dp\/)B07H57DNVV/i, "$1b07h57dnvv");
   assert.match(page, /\/dp\/b07h57dnvv/, "the canonical link is lower-case in the served page");
   rig.fake.page("https://www.amazon.com/dp/b07h57dnvv", { html: page });
-  const r = await rig.call(`/v1/scrape?url=${encodeURIComponent("https://www.amazon.com/dp/b07h57dnvv")}`);
+  const r = await rig.call(
+    `/v1/scrape?url=${encodeURIComponent("https://www.amazon.com/dp/b07h57dnvv")}`,
+  );
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal((r.body.data as { asin: string }).asin, "B07H57DNVV");
 });
@@ -71,13 +80,21 @@ Deno.test("list_price is null when the struck-through price is not above the pri
   await using rig = await startRig();
   const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
   // B0BJLF2BRM shows $1,049.00 with a struck-through $1,099.00.
-  for (const [struck, expected] of [["$1,099.00", 1099], ["$1,049.00", null], ["$999.00", null]] as const) {
+  for (
+    const [struck, expected] of [["$1,099.00", 1099], ["$1,049.00", null], [
+      "$999.00",
+      null,
+    ]] as const
+  ) {
     const q = `ipad${expected ?? struck.replace(/\D/g, "")}`;
-    rig.fake.page(`https://www.amazon.com/s?k=${q}`, { html: html.replaceAll("$1,099.00", struck) });
+    rig.fake.page(`https://www.amazon.com/s?k=${q}`, {
+      html: html.replaceAll("$1,099.00", struck),
+    });
     const r = await rig.call(`/v1/products/search?query=${q}`);
     assert.equal(r.status, 200);
-    const item = (r.body.results as { asin: string; price: { amount: number; list_price: number | null } }[])
-      .find((x) => x.asin === "B0BJLF2BRM")!;
+    const item =
+      (r.body.results as { asin: string; price: { amount: number; list_price: number | null } }[])
+        .find((x) => x.asin === "B0BJLF2BRM")!;
     assert.equal(item.price.amount, 1049);
     assert.equal(item.price.list_price, expected, `struck ${struck}`);
   }

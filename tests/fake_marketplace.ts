@@ -76,7 +76,10 @@ export class FakeMarketplace {
   }
 
   /** Serves a corpus page (or inline HTML) at a marketplace URL. */
-  page(url: string, page: string | { html: string; status?: number; headers?: [string, string][] }): this {
+  page(
+    url: string,
+    page: string | { html: string; status?: number; headers?: [string, string][] },
+  ): this {
     const route = typeof page === "string"
       ? { status: 200, fixture: page }
       : { status: page.status ?? 200, html: page.html, headers: page.headers };

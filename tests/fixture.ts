@@ -32,6 +32,8 @@ export function fixtureNames(folder: string): string[] {
 export function fixtureMarketplace(name: string): string {
   const host = name.split("/").pop()!.split("__")[0];
   const m = marketplaceForHost(host);
-  if (!m) throw new RangeError(`Cannot name the marketplace of fixture '${name}': unknown host ${host}`);
+  if (!m) {
+    throw new RangeError(`Cannot name the marketplace of fixture '${name}': unknown host ${host}`);
+  }
   return m.code;
 }

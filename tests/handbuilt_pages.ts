@@ -42,7 +42,8 @@ export const DEALS_PAGE = head("Amazon.com - Today's Deals") + `
 </div></div></body></html>`;
 
 /** /deal/<id> landing page with two products (one without a strike-through price). */
-export const DEAL_PRODUCTS_PAGE = head("Amazon.com: Save on kitchen storage", "https://www.amazon.com/deal/e5f6a7b8") + `
+export const DEAL_PRODUCTS_PAGE =
+  head("Amazon.com: Save on kitchen storage", "https://www.amazon.com/deal/e5f6a7b8") + `
 <div id="octopus-dlp-header"><h1>Save on kitchen storage</h1></div>
 <div id="octopus-dlp-asin-stream"><ul class="a-unordered-list a-nostyle a-horizontal a-spacing-none">
  <li class="a-spacing-none"><span class="a-list-item"><div class="a-section octopus-dlp-asin-section" data-asin="B07QXV6N1B">
@@ -85,7 +86,8 @@ export const SELLER_PROFILE_PAGE = head("Amazon.com Seller Profile: ACME Direct"
 </div></body></html>`;
 
 /** /promotion/psp/A2P3X1AN29HWHX with a schedule range and three product tiles. */
-export const PROMOTION_PAGE = head("Amazon.com: Promotion", "https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX") + `
+export const PROMOTION_PAGE =
+  head("Amazon.com: Promotion", "https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX") + `
 <div id="promotionTitle" class="a-section"><h1><span>Save 20% on select kitchen items</span></h1></div>
 <div id="promotionSchedule" class="a-section"><span>From Friday October 24, 2025 12:00 AM PDT to Friday October 31, 2025</span></div>
 <div id="promotionTerms" class="a-section"><span>Discount applies at checkout. Offer valid while supplies last.</span></div>

@@ -23,7 +23,9 @@ function badServer(behaviour: Behaviour) {
       conns.push(conn);
       (async () => {
         const enc = new TextEncoder();
-        if (behaviour === "greet-then-silent") await conn.write(enc.encode("220 bad.example ESMTP\r\n")).catch(() => {});
+        if (behaviour === "greet-then-silent") {
+          await conn.write(enc.encode("220 bad.example ESMTP\r\n")).catch(() => {});
+        }
         if (behaviour === "drip") {
           // A reply line that never ends, one byte at a time: every read returns, none completes.
           await conn.write(enc.encode("220-")).catch(() => {});
@@ -69,7 +71,10 @@ for (const behaviour of ["silent", "greet-then-silent", "endless-line", "drip"] 
     try {
       const cfg = parseSmtpUrl(server.url, "Shelf <a@shelf.test>", 700);
       const started = performance.now();
-      await assert.rejects(sendMail(cfg, { to: "dev@example.com", subject: "s", text: "t" }), SmtpError);
+      await assert.rejects(
+        sendMail(cfg, { to: "dev@example.com", subject: "s", text: "t" }),
+        SmtpError,
+      );
       const ms = performance.now() - started;
       assert.ok(ms < 3_000, `gave up after ${Math.round(ms)} ms`);
       const rss = Deno.memoryUsage().rss;
@@ -82,19 +87,34 @@ for (const behaviour of ["silent", "greet-then-silent", "endless-line", "drip"] 
 
 Deno.test("an alert raised while the mail server stalls stays in the outbox with its error, and is delivered later", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const plans = new Plans([...BUILTIN_PLANS, { id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }]);
+  const plans = new Plans([...BUILTIN_PLANS, {
+    id: "tiny",
+    credits: 2,
+    rate_limit_per_sec: 100,
+    max_keys: 1,
+    groups: ["products"],
+  }]);
   const stalled = badServer("greet-then-silent");
   let accountId = "";
   try {
     await using s = await startServer({
       kvPath,
       plans,
-      smtp: { url: stalled.url, timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 }, timeoutMs: 300 },
+      smtp: {
+        url: stalled.url,
+        timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 },
+        timeoutMs: 300,
+      },
     });
     const { id, key } = await s.account("tiny");
     accountId = id;
-    for (let i = 0; i < 2; i++) await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
-    await eventually("a failed attempt recorded", async () => (await listAlerts(s.kv, id)).some((a) => a.attempts > 0 && a.last_error));
+    for (let i = 0; i < 2; i++) {
+      await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
+    }
+    await eventually(
+      "a failed attempt recorded",
+      async () => (await listAlerts(s.kv, id)).some((a) => a.attempts > 0 && a.last_error),
+    );
     const alerts = await listAlerts(s.kv, id);
     assert.ok(alerts.every((a) => a.status !== "delivered"));
     assert.match(alerts.find((a) => a.last_error)!.last_error!, /within 300 ms|timeout|timed out/i);
@@ -102,8 +122,16 @@ Deno.test("an alert raised while the mail server stalls stays in the outbox with
     await stalled.close();
   }
   await using sink = await startSmtpSink();
-  await using later = await startServer({ kvPath, plans, smtp: { url: sink.url, timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 } } });
-  await eventually("the alerts delivered by a working server", () => sink.received.length === 2, 15_000);
+  await using later = await startServer({
+    kvPath,
+    plans,
+    smtp: { url: sink.url, timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 } },
+  });
+  await eventually(
+    "the alerts delivered by a working server",
+    () => sink.received.length === 2,
+    15_000,
+  );
   assert.ok((await listAlerts(later.kv, accountId)).every((a) => a.status === "delivered"));
   await Deno.remove(kvPath).catch(() => {});
 });

@@ -56,14 +56,22 @@ Deno.test("two meters on one KV file (two instances) never admit past the allowa
   const kv2 = await Deno.openKv(path);
   try {
     const { Plans, BUILTIN_PLANS } = await import("../metering/plans.ts");
-    const plans = new Plans([...BUILTIN_PLANS, { id: "x", credits: 40, rate_limit_per_sec: 10_000, max_keys: 2, groups: ["products"] }]);
+    const plans = new Plans([...BUILTIN_PLANS, {
+      id: "x",
+      credits: 40,
+      rate_limit_per_sec: 10_000,
+      max_keys: 2,
+      groups: ["products"],
+    }]);
     const accounts = new Accounts(kv1, plans, systemClock);
     const a = await accounts.create("two@example.com", "x");
     const { key } = await accounts.createKey(a.id);
     const m1 = new Meter(kv1, plans, systemClock);
     const m2 = new Meter(kv2, plans, systemClock);
-    const calls = Array.from({ length: 200 }, (_, i) =>
-      (i % 2 ? m1 : m2).call(a.id, key.id, { group: "products", cost: 1, valid: true }));
+    const calls = Array.from(
+      { length: 200 },
+      (_, i) => (i % 2 ? m1 : m2).call(a.id, key.id, { group: "products", cost: 1, valid: true }),
+    );
     const outcomes = (await Promise.all(calls)).map((r) => r.outcome);
     assert.equal(outcomes.filter((o) => o === "admitted").length, 40);
     assert.equal(outcomes.filter((o) => o === "quota_exhausted").length, 160);

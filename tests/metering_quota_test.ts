@@ -6,7 +6,13 @@ import { ApiError } from "../routes/api_error.ts";
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
 const bulk = (credits: number) =>
-  new Plans([...BUILTIN_PLANS, { id: "bulk", credits, rate_limit_per_sec: 1000, max_keys: 5, groups: ALL }]);
+  new Plans([...BUILTIN_PLANS, {
+    id: "bulk",
+    credits,
+    rate_limit_per_sec: 1000,
+    max_keys: 5,
+    groups: ALL,
+  }]);
 
 async function usage(s: { get: (p: string, k: string) => Promise<Response> }, key: string) {
   const r = await s.get("/v1/usage", key);
@@ -37,7 +43,12 @@ Deno.test("a failing data source leaves usage unchanged and answers in the spec'
   assert.equal(ok.headers.get("x-credits-cost"), "1");
   assert.equal(ok.headers.get("x-credits-remaining"), "99");
   await ok.body?.cancel();
-  for (const [status, code] of [[502, "upstream_error"], [503, "upstream_blocked"], [504, "upstream_timeout"], [404, "not_found"]] as const) {
+  for (
+    const [status, code] of [[502, "upstream_error"], [503, "upstream_blocked"], [
+      504,
+      "upstream_timeout",
+    ], [404, "not_found"]] as const
+  ) {
     s.source.failWith = new ApiError(status, code, "failed on purpose");
     const r = await s.get(OFFERS, key);
     assert.equal(r.status, status);
@@ -89,7 +100,11 @@ Deno.test("every authenticated response carries the credit and rate headers", as
   for (const path of [OFFERS, "/v1/usage", "/v1/products/offers"]) {
     const r = await s.get(path, key);
     await r.body?.cancel();
-    assert.match(r.headers.get("x-credits-reset") ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, path);
+    assert.match(
+      r.headers.get("x-credits-reset") ?? "",
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+      path,
+    );
     assert.match(r.headers.get("x-credits-remaining") ?? "", /^\d+$/, path);
     assert.match(r.headers.get("x-credits-cost") ?? "", /^\d+$/, path);
     assert.equal(r.headers.get("ratelimit-policy"), '"per-key";q=1000;w=1', path);

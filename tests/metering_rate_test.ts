@@ -24,7 +24,11 @@ Deno.test("the window resets on the next whole second, and refused calls do not 
   const { key } = await s.account("starter"); // 5 per second
   assert.equal(count(await burst(8, () => s.get(OFFERS, key)), 200), 5);
   clock.advance(100); // 12:00:01.000
-  assert.equal(count(await burst(8, () => s.get(OFFERS, key)), 200), 5, "a new window, not a sliding one");
+  assert.equal(
+    count(await burst(8, () => s.get(OFFERS, key)), 200),
+    5,
+    "a new window, not a sliding one",
+  );
   clock.advance(999);
   assert.equal(count(await burst(1, () => s.get(OFFERS, key)), 429), 1, "still the same second");
 });
@@ -69,7 +73,11 @@ Deno.test("a lagging clock cannot reopen the window: two instances 1.5 s apart o
   }
   assert.equal(count(statuses, 200), 5, `alternating instances: ${statuses.join(",")}`);
   const late = await b.get(OFFERS, key);
-  assert.equal(late.status, 429, "the lagging instance's older second counts against the newer window");
+  assert.equal(
+    late.status,
+    429,
+    "the lagging instance's older second counts against the newer window",
+  );
   assert.equal(late.headers.get("retry-after"), "1");
   await late.body?.cancel();
   ahead.advance(1_000); // the newest second moves on: a fresh window
@@ -83,5 +91,9 @@ Deno.test("one instance whose clock steps back does not reset its window", async
   const { key } = await s.account("starter");
   assert.equal(count(await burst(5, () => s.get(OFFERS, key)), 200), 5);
   clock.advance(-2_000);
-  assert.equal(count(await burst(5, () => s.get(OFFERS, key)), 200), 0, "an earlier second is not a new window");
+  assert.equal(
+    count(await burst(5, () => s.get(OFFERS, key)), 200),
+    0,
+    "an earlier second is not a new window",
+  );
 });

@@ -26,14 +26,28 @@ async function run(drainSeconds: string, pageDelayMs: number) {
   for (let i = 0; i < 4; i++) fake.page(`https://www.amazon.com/dp/B0DRAIN00${i}`, FIXTURE);
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/drain.kv`;
-  const shelf = await spawnShelf({ KV_PATH: kvPath, UPSTREAM: fake.upstream, ADMIN_TOKEN: TOKEN, DRAIN_SECONDS: drainSeconds, RESULT_CACHE: "off" });
+  const shelf = await spawnShelf({
+    KV_PATH: kvPath,
+    UPSTREAM: fake.upstream,
+    ADMIN_TOKEN: TOKEN,
+    DRAIN_SECONDS: drainSeconds,
+    RESULT_CACHE: "off",
+  });
   try {
     const { key, accountId } = await createAccount(shelf.url, TOKEN, "growth");
     fake.delayMs = pageDelayMs;
-    const calls = Array.from({ length: 4 }, (_, i) =>
-      fetch(`${shelf.url}/v1/products/details?asin=B0DRAIN00${i}`, { headers: { "x-api-key": key } })
-        .then(async (r) => ({ status: r.status, cost: r.headers.get("x-credits-cost"), body: await r.text() }))
-        .catch((e) => ({ status: 0, cost: null, body: String(e) }))
+    const calls = Array.from(
+      { length: 4 },
+      (_, i) =>
+        fetch(`${shelf.url}/v1/products/details?asin=B0DRAIN00${i}`, {
+          headers: { "x-api-key": key },
+        })
+          .then(async (r) => ({
+            status: r.status,
+            cost: r.headers.get("x-credits-cost"),
+            body: await r.text(),
+          }))
+          .catch((e) => ({ status: 0, cost: null, body: String(e) })),
     );
     while (fake.pageRequests("/dp/") < 4) await new Promise((r) => setTimeout(r, 10));
     const started = performance.now();
@@ -46,7 +60,14 @@ async function run(drainSeconds: string, pageDelayMs: number) {
     } catch (e) {
       refused = String(e);
     }
-    return { code, ms, answers, used: await usedIn(kvPath, accountId), refused, logs: shelf.logs() };
+    return {
+      code,
+      ms,
+      answers,
+      used: await usedIn(kvPath, accountId),
+      refused,
+      logs: shelf.logs(),
+    };
   } finally {
     await shelf.stop("SIGKILL").catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -60,7 +81,13 @@ Deno.test("SIGTERM: calls in flight finish and are charged, the process exits 0,
   assert.equal(r.used, 4, "each finished call charged once");
   assert.ok(r.refused, "after the drain nothing listens");
   assert.match(r.logs, /"event":"drain"/);
-  report("7. graceful stop (SIGTERM, calls finish)", { "calls in flight": 4, "200s": 4, usage: r.used, "exit code": r.code, "stop ms": r.ms });
+  report("7. graceful stop (SIGTERM, calls finish)", {
+    "calls in flight": 4,
+    "200s": 4,
+    usage: r.used,
+    "exit code": r.code,
+    "stop ms": r.ms,
+  });
 });
 
 Deno.test("SIGTERM with calls that outlast DRAIN_SECONDS: they are aborted uncharged and the process still exits 0", async () => {

@@ -33,7 +33,9 @@ Deno.test("GET / is a landing page linking the docs, the dashboard and the healt
   const r = await fetch(`${s.url}/`);
   assert.equal(r.status, 200);
   const html = await r.text();
-  for (const href of ["/docs", "/dashboard", "/healthz"]) assert.ok(html.includes(`href="${href}"`), href);
+  for (const href of ["/docs", "/dashboard", "/healthz"]) {
+    assert.ok(html.includes(`href="${href}"`), href);
+  }
 });
 
 Deno.test("X-Request-Id: a well-formed incoming id is kept, anything else is replaced, on every kind of response", async () => {
@@ -45,7 +47,17 @@ Deno.test("X-Request-Id: a well-formed incoming id is kept, anything else is rep
     await r.body?.cancel();
     return r.headers.get("x-request-id");
   };
-  for (const path of ["/v1/", "/v1/usage", "/nowhere", "/dashboard/signin", "/healthz", "/admin/accounts", "/docs"]) {
+  for (
+    const path of [
+      "/v1/",
+      "/v1/usage",
+      "/nowhere",
+      "/dashboard/signin",
+      "/healthz",
+      "/admin/accounts",
+      "/docs",
+    ]
+  ) {
     assert.equal(await idOf(path, "abc.DEF_123-x"), "abc.DEF_123-x", path);
     const made = await idOf(path);
     assert.match(made ?? "", /^[A-Za-z0-9._-]{1,64}$/, path);
@@ -55,7 +67,11 @@ Deno.test("X-Request-Id: a well-formed incoming id is kept, anything else is rep
     assert.notEqual(got, bad);
     assert.match(got ?? "", /^[A-Za-z0-9._-]{1,64}$/);
   }
-  assert.match(await idOf("/admin/accounts", "big-body", { method: "POST", body: "x".repeat(100_000) }) ?? "", /^big-body$/, "413s too");
+  assert.match(
+    await idOf("/admin/accounts", "big-body", { method: "POST", body: "x".repeat(100_000) }) ?? "",
+    /^big-body$/,
+    "413s too",
+  );
 });
 
 Deno.test("the access log has one line per request, with credits and account, and never a key, password or session", async () => {
@@ -64,7 +80,8 @@ Deno.test("the access log has one line per request, with credits and account, an
   const { id, key } = await s.account("starter");
   await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
   await (await fetch(`${s.url}/v1/products/offers?asin=B07H57DNVV&api_key=${key}`)).body?.cancel();
-  await (await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).body?.cancel();
+  await (await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).body
+    ?.cancel();
   await (await fetch(`${s.url}/nowhere`)).body?.cancel();
   const page = await fetch(`${s.url}/dashboard/signup`);
   const cookie = page.headers.getSetCookie()[0].split(";")[0];
@@ -73,22 +90,38 @@ Deno.test("the access log has one line per request, with credits and account, an
     method: "POST",
     redirect: "manual",
     headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrf, email: "log@example.com", password: "secret password 123" }),
+    body: new URLSearchParams({
+      _csrf: csrf,
+      email: "log@example.com",
+      password: "secret password 123",
+    }),
   });
   await signup.body?.cancel();
-  const session = signup.headers.getSetCookie().find((c) => c.startsWith("shelf_session="))!.split(";")[0].split("=")[1];
+  const session =
+    signup.headers.getSetCookie().find((c) => c.startsWith("shelf_session="))!.split(";")[0].split(
+      "=",
+    )[1];
 
   assert.equal(lines.length, 6, JSON.stringify(lines));
   for (const l of lines) {
-    for (const field of ["ts", "request_id", "method", "path", "status", "ms", "credits", "account"]) assert.ok(field in l, field);
+    for (
+      const field of ["ts", "request_id", "method", "path", "status", "ms", "credits", "account"]
+    ) assert.ok(field in l, field);
   }
   const [call, viaQuery, usage, missing] = lines;
-  assert.deepEqual([call.status, call.credits, call.account, call.path], [200, 1, id, "/v1/products/offers?asin=B07H57DNVV"]);
+  assert.deepEqual([call.status, call.credits, call.account, call.path], [
+    200,
+    1,
+    id,
+    "/v1/products/offers?asin=B07H57DNVV",
+  ]);
   assert.equal(viaQuery.path, "/v1/products/offers?asin=B07H57DNVV&api_key=***");
   assert.deepEqual([usage.credits, usage.account], [0, id]);
   assert.deepEqual([missing.status, missing.account], [404, null]);
   const text = JSON.stringify(lines);
-  for (const secret of [key, key.slice(11), "secret password 123", session, csrf]) assert.ok(!text.includes(secret), "no secret in the log");
+  for (const secret of [key, key.slice(11), "secret password 123", session, csrf]) {
+    assert.ok(!text.includes(secret), "no secret in the log");
+  }
 });
 
 Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.md names counting real calls", async () => {
@@ -98,18 +131,31 @@ Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.
   const denied = await fetch(`${rig.server.url}/metrics`);
   assert.equal(denied.status, 401);
   await denied.body?.cancel();
-  const wrong = await fetch(`${rig.server.url}/metrics`, { headers: { authorization: "Bearer " + "x".repeat(TOKEN.length) } });
+  const wrong = await fetch(`${rig.server.url}/metrics`, {
+    headers: { authorization: "Bearer " + "x".repeat(TOKEN.length) },
+  });
   assert.equal(wrong.status, 401);
   await wrong.body?.cancel();
-  const r = await fetch(`${rig.server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const r = await fetch(`${rig.server.url}/metrics`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(r.status, 200);
   assert.match(r.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/);
   const text = await r.text();
-  assert.match(text, /shelf_http_requests_total\{route="\/v1\/products\/details",status="200"\} [1-9]/);
-  assert.match(text, /shelf_http_request_duration_seconds_bucket\{le="[^"]+",route="\/v1\/products\/details"\}/);
+  assert.match(
+    text,
+    /shelf_http_requests_total\{route="\/v1\/products\/details",status="200"\} [1-9]/,
+  );
+  assert.match(
+    text,
+    /shelf_http_request_duration_seconds_bucket\{le="[^"]+",route="\/v1\/products\/details"\}/,
+  );
   assert.match(text, /shelf_credits_charged_total [1-9]/);
   assert.match(text, /shelf_upstream_requests_total\{marketplace="US",outcome="ok"\} [1-9]/);
-  assert.match(text, /shelf_parse_fields_total\{page_type="product",marketplace="US",field="title",filled="true"\} [1-9]/);
+  assert.match(
+    text,
+    /shelf_parse_fields_total\{page_type="product",marketplace="US",field="title",filled="true"\} [1-9]/,
+  );
   assert.doesNotMatch(text, /B07H57DNVV/, "no ASIN (or other unbounded value) as a label");
 });
 
@@ -117,10 +163,14 @@ Deno.test("/admin/parser-health turns the field counts into fill rates per page 
   await using rig = await startRig({ adminToken: TOKEN });
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  const r = await fetch(`${rig.server.url}/admin/parser-health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const r = await fetch(`${rig.server.url}/admin/parser-health`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(r.status, 200);
   const body = await r.json();
-  const product = body.pages.find((p: { page_type: string; marketplace: string }) => p.page_type === "product" && p.marketplace === "US");
+  const product = body.pages.find((p: { page_type: string; marketplace: string }) =>
+    p.page_type === "product" && p.marketplace === "US"
+  );
   assert.ok(product, JSON.stringify(body).slice(0, 300));
   const title = product.fields.find((f: { field: string }) => f.field === "title");
   assert.equal(title.last_hour.rate, 1);

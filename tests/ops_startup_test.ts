@@ -8,15 +8,27 @@ import { freePort, spawnShelf } from "./proof/shelf_process.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
-async function startFails(env: Record<string, string>): Promise<{ code: number; stderr: string; stdout: string }> {
+async function startFails(
+  env: Record<string, string>,
+): Promise<{ code: number; stderr: string; stdout: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", MAIN],
-    env: { PORT: String(freePort()), HOST: "127.0.0.1", UPSTREAM: "origin:http://127.0.0.1:9", NO_COLOR: "1", ...env },
+    env: {
+      PORT: String(freePort()),
+      HOST: "127.0.0.1",
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      NO_COLOR: "1",
+      ...env,
+    },
     stdout: "piped",
     stderr: "piped",
     signal: AbortSignal.timeout(30_000),
   }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr), stdout: new TextDecoder().decode(out.stdout) };
+  return {
+    code: out.code,
+    stderr: new TextDecoder().decode(out.stderr),
+    stdout: new TextDecoder().decode(out.stdout),
+  };
 }
 
 function oneLine(r: { code: number; stderr: string; stdout: string }, pattern: RegExp) {
@@ -39,11 +51,17 @@ Deno.test("a store that cannot be opened or written ends start-up with one line 
   const kv = await Deno.openKv(readOnly);
   await kv.set(["x"], 1);
   kv.close();
-  const immutable = await new Deno.Command("chattr", { args: ["+i", readOnly, dir], stderr: "null" }).output().then((o) => o.success, () => false);
+  const immutable = await new Deno.Command("chattr", {
+    args: ["+i", readOnly, dir],
+    stderr: "null",
+  }).output().then((o) => o.success, () => false);
   if (immutable) paths.push(readOnly);
   try {
     for (const kvPath of paths) {
-      oneLine(await startFails({ KV_PATH: kvPath }), /^shelf: Cannot (open|write to) the store at /);
+      oneLine(
+        await startFails({ KV_PATH: kvPath }),
+        /^shelf: Cannot (open|write to) the store at /,
+      );
     }
   } finally {
     if (immutable) await new Deno.Command("chattr", { args: ["-i", readOnly, dir] }).output();
@@ -54,11 +72,20 @@ Deno.test("a store that cannot be opened or written ends start-up with one line 
 Deno.test("a short ADMIN_TOKEN and other bad settings end start-up with one line and exit code 1", async () => {
   const dir = await Deno.makeTempDir();
   const kv = `${dir}/s.kv`;
-  oneLine(await startFails({ KV_PATH: kv, ADMIN_TOKEN: "x".repeat(23) }), /ADMIN_TOKEN.*at least 24 characters/);
+  oneLine(
+    await startFails({ KV_PATH: kv, ADMIN_TOKEN: "x".repeat(23) }),
+    /ADMIN_TOKEN.*at least 24 characters/,
+  );
   oneLine(await startFails({ KV_PATH: kv, PORT: "99999" }), /PORT/);
   oneLine(await startFails({ KV_PATH: kv, PLANS_FILE: `${dir}/missing.json` }), /PLANS_FILE/);
-  await Deno.writeTextFile(`${dir}/bad.json`, JSON.stringify({ plans: [{ id: "x", credits: -1 }] }));
-  oneLine(await startFails({ KV_PATH: kv, PLANS_FILE: `${dir}/bad.json` }), /PLANS_FILE.*plan catalog/);
+  await Deno.writeTextFile(
+    `${dir}/bad.json`,
+    JSON.stringify({ plans: [{ id: "x", credits: -1 }] }),
+  );
+  oneLine(
+    await startFails({ KV_PATH: kv, PLANS_FILE: `${dir}/bad.json` }),
+    /PLANS_FILE.*plan catalog/,
+  );
   oneLine(await startFails({ KV_PATH: kv, UPSTREAM: "ftp://x" }), /UPSTREAM/);
   oneLine(await startFails({ KV_PATH: kv, SIGNUP: "verify" }), /SIGNUP/);
   oneLine(await startFails({ KV_PATH: kv, TRUST_PROXY: "yes" }), /TRUST_PROXY/);
@@ -69,7 +96,11 @@ Deno.test("a short ADMIN_TOKEN and other bad settings end start-up with one line
 Deno.test("start-up prints one line naming version, address, store, upstream mode, sign-up mode and workers", async () => {
   const dir = await Deno.makeTempDir();
   {
-    await using shelf = await spawnShelf({ KV_PATH: `${dir}/s.kv`, UPSTREAM: "origin:http://127.0.0.1:9", ADMIN_TOKEN: "a".repeat(24) });
+    await using shelf = await spawnShelf({
+      KV_PATH: `${dir}/s.kv`,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      ADMIN_TOKEN: "a".repeat(24),
+    });
     const line = shelf.logs().split("\n").find((l) => l.includes("listening")) ?? "";
     assert.match(line, /^Shelf \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+\//);
     assert.ok(line.includes(`store ${dir}/s.kv`), line);

@@ -27,7 +27,12 @@ Deno.test("ParserHealth flags a field whose fill rate fell below half of the day
     // the day before: price always filled, title always filled
     h.add("product", "US", fieldCounts({ price: 9.99, title: "t" }), now - 30 * HOUR);
     // the last day: price filled 1 in 4 (a fall below half), title still filled
-    h.add("product", "US", fieldCounts({ price: i % 4 === 0 ? 9.99 : null, title: "t" }), now - 2 * HOUR);
+    h.add(
+      "product",
+      "US",
+      fieldCounts({ price: i % 4 === 0 ? 9.99 : null, title: "t" }),
+      now - 2 * HOUR,
+    );
   }
   const [report] = h.report(now);
   assert.deepEqual([report.page_type, report.marketplace], ["product", "US"]);
@@ -67,6 +72,14 @@ Deno.test("Metrics renders the INTERFACE.md names in Prometheus text format", as
   assert(text.includes("shelf_http_request_duration_seconds_bucket"));
   assert(text.includes("shelf_credits_charged_total 2"));
   assert(text.includes('shelf_upstream_requests_total{marketplace="US",outcome="ok"} 1'));
-  assert(text.includes('shelf_parse_fields_total{page_type="product",marketplace="US",field="title",filled="true"} 1'));
-  assert(text.includes('shelf_parse_fields_total{page_type="product",marketplace="US",field="price",filled="false"} 1'));
+  assert(
+    text.includes(
+      'shelf_parse_fields_total{page_type="product",marketplace="US",field="title",filled="true"} 1',
+    ),
+  );
+  assert(
+    text.includes(
+      'shelf_parse_fields_total{page_type="product",marketplace="US",field="price",filled="false"} 1',
+    ),
+  );
 });

@@ -6,7 +6,9 @@ import { fixture, fixtureMarketplace, fixtureNames } from "./fixture.ts";
 import { assertRobust } from "./robustness.ts";
 
 async function parsed(name: string) {
-  return BestsellersPage.parse(parseBestsellers(await fixture(name), { marketplace: fixtureMarketplace(name) }));
+  return BestsellersPage.parse(
+    parseBestsellers(await fixture(name), { marketplace: fixtureMarketplace(name) }),
+  );
 }
 
 Deno.test("parseBestsellers() reads every corpus best sellers page into the schema", async () => {
@@ -38,7 +40,8 @@ Deno.test("parseBestsellers() reads the amazon.com zgbs/hi grid", async () => {
     rank: 1,
     image: "https://images-na.ssl-images-amazon.com/images/I/71vtXgJBagL._AC_UL300_SR300,200_.jpg",
     price: { amount: 59.99, display: "$59.99", currency: "USD" },
-    title: "Ring Video Doorbell - 1080p HD video, improved motion detection, easy installation – Satin Nickel",
+    title:
+      "Ring Video Doorbell - 1080p HD video, improved motion detection, easy installation – Satin Nickel",
     rating: 4.6,
     reviews_count: 132223,
   });
@@ -57,7 +60,10 @@ Deno.test("parseBestsellers() reads the amazon.de grid with German prices and ra
   assert.equal(page.results.length, 30);
   const [first, second] = page.results;
   assert.equal(first.asin, "B09B8X9RGM");
-  assert.equal(first.title, "Der neue Echo Dot (5. Generation, 2022) | Smarter Lautsprecher mit Alexa | Anthrazit");
+  assert.equal(
+    first.title,
+    "Der neue Echo Dot (5. Generation, 2022) | Smarter Lautsprecher mit Alexa | Anthrazit",
+  );
   assert.deepEqual(first.price, { amount: 24.99, display: "24,99 €", currency: "EUR" });
   assert.equal(first.rating, 4.4);
   assert.equal(first.reviews_count, 558);
@@ -72,7 +78,11 @@ Deno.test("parseBestsellers() reads the amazon.ae grid, AED prices and an unrate
   assert.equal(page.category, "Best Sellers in Appliances");
   assert.equal(page.results.length, 30);
   assert.equal(page.results[0].asin, "B0C6DVQYLM");
-  assert.deepEqual(page.results[0].price, { amount: 897.65, display: "AED 897.65", currency: "AED" });
+  assert.deepEqual(page.results[0].price, {
+    amount: 897.65,
+    display: "AED 897.65",
+    currency: "AED",
+  });
   assert.equal(page.results[0].rating, 4);
   assert.equal(page.results[0].reviews_count, 110);
   assert.equal(page.results[3].price?.amount, 1132);

@@ -6,7 +6,9 @@ import { fixture, fixtureMarketplace, fixtureNames } from "./fixture.ts";
 import { assertRobust } from "./robustness.ts";
 
 async function parsed(name: string) {
-  return CategoriesPage.parse(parseCategories(await fixture(name), { marketplace: fixtureMarketplace(name) }));
+  return CategoriesPage.parse(
+    parseCategories(await fixture(name), { marketplace: fixtureMarketplace(name) }),
+  );
 }
 
 Deno.test("parseCategories() lists every department of the amazon.in landing page's tree", async () => {
@@ -34,7 +36,8 @@ Deno.test("parseCategories() names sub-categories of a department by department/
   assert.equal(com.categories.length, 13);
   assert.deepEqual(com.categories[0], {
     id: "hi/552684",
-    url: "https://www.amazon.com/Best-Sellers-Tools-Home-Improvement-Air-Powered-Tools/zgbs/hi/552684",
+    url:
+      "https://www.amazon.com/Best-Sellers-Tools-Home-Improvement-Air-Powered-Tools/zgbs/hi/552684",
     name: "Air Tools",
     type: "bestsellers_slug",
   });

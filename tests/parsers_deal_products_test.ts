@@ -21,13 +21,21 @@ Deno.test("parseDealProducts() reads each product of the deal with its list pric
     rating: 4.7,
     reviews_count: 48106,
   });
-  assert.deepEqual(page.results[1].price, { amount: 12.74, display: "$12.74", currency: "USD", list_price: null });
+  assert.deepEqual(page.results[1].price, {
+    amount: 12.74,
+    display: "$12.74",
+    currency: "USD",
+    list_price: null,
+  });
   assert.equal(page.results[1].rating, 0);
   assert.equal(page.results[1].reviews_count, 0);
 });
 
 Deno.test("parseDealProducts() takes the deal id from the requested URL first", () => {
-  const page = parseDealProducts(DEAL_PRODUCTS_PAGE, { marketplace: "US", url: "https://www.amazon.com/deal/ffff0000?ref=x" });
+  const page = parseDealProducts(DEAL_PRODUCTS_PAGE, {
+    marketplace: "US",
+    url: "https://www.amazon.com/deal/ffff0000?ref=x",
+  });
   assert.equal(page.deal_id, "ffff0000");
 });
 

@@ -34,7 +34,16 @@ Deno.test("parseDeals() keeps a multi-product deal's link and the bare card's nu
   assert.equal(results[1].price?.amount, 12.74);
   assert.deepEqual(
     { ...results[2], image: undefined },
-    { url: "https://www.amazon.com/dp/B0C1H26C46", asin: "B0C1H26C46", badge: null, image: undefined, price: null, title: null, deal_id: null, discount: "-15%" },
+    {
+      url: "https://www.amazon.com/dp/B0C1H26C46",
+      asin: "B0C1H26C46",
+      badge: null,
+      image: undefined,
+      price: null,
+      title: null,
+      deal_id: null,
+      discount: "-15%",
+    },
   );
 });
 

@@ -8,7 +8,9 @@ const FOLDERS = ["bestsellers", "offers", "product", "reviews", "search", "selle
 // MANIFEST files weih-B003EM8008-p3837 as a product-reviews page, but the capture is a single
 // review (/gp/customer-reviews/R12J0UJC4DRYLC, title "Amazon Customer's review of …"), so the
 // detector names it "review": the registry then hands it to the single-review parser.
-const EXCEPTIONS: Record<string, string> = { "reviews/amazon.com__weih-B003EM8008-p3837.html": "review" };
+const EXCEPTIONS: Record<string, string> = {
+  "reviews/amazon.com__weih-B003EM8008-p3837.html": "review",
+};
 
 Deno.test("detectPage() names every corpus page by its folder", async () => {
   for (const folder of FOLDERS) {
@@ -32,21 +34,32 @@ Deno.test("detectPage() names the reason of every corpus block page", async () =
   const names = fixtureNames("blocked");
   assert.deepEqual(names, Object.keys(expected).sort());
   for (const name of names) {
-    assert.deepEqual(detectPage(await fixture(name)), { kind: "blocked", reason: expected[name] }, name);
+    assert.deepEqual(
+      detectPage(await fixture(name)),
+      { kind: "blocked", reason: expected[name] },
+      name,
+    );
   }
 });
 
 // Hand-built: no real capture of these page types exists in the corpus.
 Deno.test("detectPage() names the hand-built deals, deal, seller, promotion and 404 pages", () => {
   assert.deepEqual(detectPage(handbuilt.DEALS_PAGE), { kind: "page", type: "deals" });
-  assert.deepEqual(detectPage(handbuilt.DEAL_PRODUCTS_PAGE), { kind: "page", type: "deal_products" });
-  assert.deepEqual(detectPage(handbuilt.SELLER_PROFILE_PAGE), { kind: "page", type: "seller_profile" });
+  assert.deepEqual(detectPage(handbuilt.DEAL_PRODUCTS_PAGE), {
+    kind: "page",
+    type: "deal_products",
+  });
+  assert.deepEqual(detectPage(handbuilt.SELLER_PROFILE_PAGE), {
+    kind: "page",
+    type: "seller_profile",
+  });
   assert.deepEqual(detectPage(handbuilt.PROMOTION_PAGE), { kind: "page", type: "promotion" });
   assert.deepEqual(detectPage(handbuilt.NOT_FOUND_PAGE), { kind: "not_found" });
 });
 
 Deno.test("detectPage() recognises captcha pages in other languages and says unknown otherwise", () => {
-  const fr = "<html><body><h4>Saisissez les caractères que vous voyez ci-dessous</h4></body></html>";
+  const fr =
+    "<html><body><h4>Saisissez les caractères que vous voyez ci-dessous</h4></body></html>";
   assert.deepEqual(detectPage(fr), { kind: "blocked", reason: "captcha" });
   assert.deepEqual(detectPage(""), { kind: "unknown" });
   assert.deepEqual(detectPage("not html"), { kind: "unknown" });
@@ -59,5 +72,8 @@ Deno.test("detectPage() stays cheap on the largest corpus pages", async () => {
   const start = performance.now();
   for (let i = 0; i < 20; i++) detectPage(html), detectPage(search);
   // Far below one DOM parse of either page (tens of milliseconds).
-  assert.ok((performance.now() - start) / 40 < 5, "detection should take a few milliseconds at most");
+  assert.ok(
+    (performance.now() - start) / 40 < 5,
+    "detection should take a few milliseconds at most",
+  );
 });

@@ -15,11 +15,13 @@ Deno.test("an unknown marketplace code is a ParseError from every parser that ne
   assert.throws(() => marketplaceOrParseError("ZZ"), ParseError);
   const offers = await fixture("offers/amazon.com__wk-aod-main-B0BN72FYFG.html");
   const reviews = await fixture("reviews/amazon.com__jachet-B01IPHVFUI.html");
-  for (const run of [
-    () => parseOffers(offers, { marketplace: "ZZ" }),
-    () => parseReviews(reviews, { marketplace: "ZZ" }),
-    () => parseReview(reviews, { marketplace: "ZZ" }),
-  ]) {
+  for (
+    const run of [
+      () => parseOffers(offers, { marketplace: "ZZ" }),
+      () => parseReviews(reviews, { marketplace: "ZZ" }),
+      () => parseReview(reviews, { marketplace: "ZZ" }),
+    ]
+  ) {
     assert.throws(run, (e) => e instanceof ParseError && /marketplace 'ZZ'/.test(e.message));
   }
 });

@@ -595,7 +595,7 @@ Deno.test("parseProduct() reads the detail tables of every layout into product_f
   }
 });
 
-Deno.test("parseProduct() gives an empty page's fields as empty values", async () => {
+Deno.test("parseProduct() gives an empty page's fields as empty values", () => {
   const p = parseProduct(
     '<html><body><input type="hidden" id="ASIN" value="B000000001"></body></html>',
     {

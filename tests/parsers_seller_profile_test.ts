@@ -10,7 +10,9 @@ import { assertRobust } from "./robustness.ts";
 
 Deno.test("parseSellerProfile() reads name, logo, about, feedback and business details", () => {
   const url = "https://www.amazon.com/sp?ie=UTF8&seller=A1EXAMPLE7SELLER";
-  const profile = SellerProfilePage.parse(parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US", url }));
+  const profile = SellerProfilePage.parse(
+    parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US", url }),
+  );
   assert.deepEqual(profile, {
     url,
     logo: "https://m.media-amazon.com/images/S/seller-logo/acme.png",
@@ -36,7 +38,15 @@ Deno.test("parseSellerProfile() takes the seller id from the storefront link wit
 Deno.test("parseSellerProfile() leaves absent parts empty", () => {
   const bare = '<html><body><h1 id="seller-name">Solo</h1></body></html>';
   assert.deepEqual(parseSellerProfile(bare, { marketplace: "DE" }), {
-    url: "", logo: "", name: "Solo", about: "", rating: 0, seller_id: "", positive_pct: 0, ratings_count: 0, business_details: {},
+    url: "",
+    logo: "",
+    name: "Solo",
+    about: "",
+    rating: 0,
+    seller_id: "",
+    positive_pct: 0,
+    ratings_count: 0,
+    business_details: {},
   });
 });
 

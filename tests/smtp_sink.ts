@@ -57,7 +57,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
   });
   const port = await new Promise<number>((resolve) => {
-    server.listen(0, "127.0.0.1", () => resolve((server.server.address() as { port: number }).port));
+    server.listen(
+      0,
+      "127.0.0.1",
+      () => resolve((server.server.address() as { port: number }).port),
+    );
   });
   return Object.assign(sink, {
     url: `smtp://${SMTP_USER}:${SMTP_PASS}@127.0.0.1:${port}`,
@@ -68,7 +72,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
 }
 
 /** Waits until `cond` holds (polling), or fails after `ms` with `what`. */
-export async function eventually(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+export async function eventually(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  ms = 10_000,
+): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -3,7 +3,7 @@
  * source that answers at once with a valid body or fails on demand. `await using` stops it.
  */
 import { createApp, type Deps, type Log } from "../app.ts";
-import { ManualClock, systemClock, type Clock } from "../metering/clock.ts";
+import { type Clock, ManualClock, systemClock } from "../metering/clock.ts";
 import { builtinPlans, type Plans } from "../metering/plans.ts";
 import type { DataRequest, DataSource } from "../upstream/data_source.ts";
 import { ApiError } from "../routes/api_error.ts";
@@ -28,18 +28,33 @@ export class ControlledSource implements DataSource {
         let pages = 1;
         while (limit > 0 && pages < this.searchPages && await req.chargePage()) pages++;
         return {
-          page: req.params.page, sort: req.params.sort ?? null, count: 0, query: req.params.query,
-          results: [], marketplace: mp, has_next_page: pages < this.searchPages, total_results: 0,
+          page: req.params.page,
+          sort: req.params.sort ?? null,
+          count: 0,
+          query: req.params.query,
+          results: [],
+          marketplace: mp,
+          has_next_page: pages < this.searchPages,
+          total_results: 0,
         };
       }
       case "offers":
-        return { url: `https://www.amazon.com/dp/${req.params.asin}`, asin: req.params.asin, count: 0, offers: [] };
+        return {
+          url: `https://www.amazon.com/dp/${req.params.asin}`,
+          asin: req.params.asin,
+          count: 0,
+          offers: [],
+        };
       case "deals":
         return { count: 0, results: [], marketplace: mp };
       case "scrape":
         return { url: req.params.url, type: "product", marketplace: mp, data: {} };
       default:
-        throw new ApiError(502, "upstream_error", `the test source has no body for ${req.endpoint.name}`);
+        throw new ApiError(
+          502,
+          "upstream_error",
+          `the test source has no body for ${req.endpoint.name}`,
+        );
     }
   }
 }
@@ -77,16 +92,34 @@ export async function startServer(opts: {
   const clock = opts.clock ?? systemClock;
   const source = opts.source ?? new ControlledSource();
   const errors: string[] = [];
-  const log: Log = { error: (m, d) => void errors.push(d instanceof Error ? `${m}: ${d.message}` : m) };
+  const log: Log = {
+    error: (m, d) => void errors.push(d instanceof Error ? `${m}: ${d.message}` : m),
+  };
   const { app, deps } = createApp({
-    kv, plans: opts.plans ?? builtinPlans(), clock, dataSource: source, adminToken: opts.adminToken, log,
-    smtp: opts.smtp, signup: opts.signup ?? "open", trustProxy: opts.trustProxy, publicUrl: opts.publicUrl,
-    corsOrigins: opts.corsOrigins, accessLog: opts.accessLog,
+    kv,
+    plans: opts.plans ?? builtinPlans(),
+    clock,
+    dataSource: source,
+    adminToken: opts.adminToken,
+    log,
+    smtp: opts.smtp,
+    signup: opts.signup ?? "open",
+    trustProxy: opts.trustProxy,
+    publicUrl: opts.publicUrl,
+    corsOrigins: opts.corsOrigins,
+    accessLog: opts.accessLog,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;
   return {
-    url, clock, source, accounts: deps.accounts, deps, kvPath, kv, errors,
+    url,
+    clock,
+    source,
+    accounts: deps.accounts,
+    deps,
+    kvPath,
+    kv,
+    errors,
     async account(plan = "free") {
       const a = await deps.accounts.create(`u${crypto.randomUUID()}@example.com`, plan);
       const { key, value } = await deps.accounts.createKey(a.id, { name: "test" });

@@ -18,7 +18,9 @@ async function gzipOfZeros(bytes: number): Promise<Uint8Array<ArrayBuffer>> {
       left -= n;
     },
   });
-  return new Uint8Array(await new Response(source.pipeThrough(new CompressionStream("gzip"))).arrayBuffer()) as Uint8Array<ArrayBuffer>;
+  return new Uint8Array(
+    await new Response(source.pipeThrough(new CompressionStream("gzip"))).arrayBuffer(),
+  ) as Uint8Array<ArrayBuffer>;
 }
 
 function hostileOrigin(answer: () => Response) {
@@ -45,7 +47,11 @@ Deno.test("a gzip bomb is cut at the cap: one upstream request, an uncharged 502
     const rssBefore = Deno.memoryUsage().rss;
     const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
     const grew = Deno.memoryUsage().rss - rssBefore;
-    console.log(`[figures] bomb: ${bomb.length} bytes compressed, ${decoded} decoded; RSS grew ${Math.round(grew / 1e6)} MB`);
+    console.log(
+      `[figures] bomb: ${bomb.length} bytes compressed, ${decoded} decoded; RSS grew ${
+        Math.round(grew / 1e6)
+      } MB`,
+    );
     assert.equal(r.status, 502, JSON.stringify(r.body));
     assert.equal((r.body.error as { code: string }).code, "upstream_error");
     assert.match((r.body.error as { message: string }).message, /more than 8 MiB/);
@@ -85,14 +91,20 @@ Deno.test("one deadline covers the whole call: a body that drips past it is an u
   });
   try {
     // Each exchange alone may take 5 s; the call as a whole only 800 ms.
-    await using rig = await startRig({ upstream: origin.upstream, browser: { timeoutMs: 5_000, deadlineMs: 800 } });
+    await using rig = await startRig({
+      upstream: origin.upstream,
+      browser: { timeoutMs: 5_000, deadlineMs: 800 },
+    });
     const started = performance.now();
     const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
     const ms = performance.now() - started;
     assert.equal(r.status, 504, JSON.stringify(r.body));
     assert.equal((r.body.error as { code: string }).code, "upstream_timeout");
     assert.equal(r.headers.get("x-credits-cost"), "0");
-    assert.ok(ms < 4_000, `answered after ${Math.round(ms)} ms, long before the 5 s exchange timeout`);
+    assert.ok(
+      ms < 4_000,
+      `answered after ${Math.round(ms)} ms, long before the 5 s exchange timeout`,
+    );
   } finally {
     await origin.close();
   }

@@ -47,10 +47,17 @@ export async function startRig(opts: {
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
-  const transport = transportFor(opts.upstream ?? fake.upstream, { get: (k) => env.get(k) }, { ...FAST, ...opts.browser });
+  const transport = transportFor(opts.upstream ?? fake.upstream, { get: (k) => env.get(k) }, {
+    ...FAST,
+    ...opts.browser,
+  });
   const upstream = new UpstreamSource(transport);
   const passThrough = new PassThroughSource(upstream);
-  const server = await startServer({ source: passThrough, plans: opts.plans, adminToken: opts.adminToken });
+  const server = await startServer({
+    source: passThrough,
+    plans: opts.plans,
+    adminToken: opts.adminToken,
+  });
   if (opts.wrap) (passThrough as { inner: DataSource }).inner = opts.wrap(upstream, server.kv);
   const { key, id } = await server.account(opts.plan ?? "growth");
   return {

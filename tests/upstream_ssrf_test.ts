@@ -50,8 +50,14 @@ Deno.test("upstreamUrl() judges the parsed URL: hostile paths stay paths of the 
   // Relative inputs (redirect Locations) are resolved first, then judged.
   assert.throws(() => upstreamUrl("//127.0.0.1:9/x", "https://www.amazon.com/dp/B000000001"));
   // Same scheme without slashes is a relative path (WHATWG URL), so it stays on the marketplace.
-  assert.equal(upstreamUrl("https:127.0.0.1/x", "https://www.amazon.com/dp/B000000001").url.host, "www.amazon.com");
-  assert.equal(upstreamUrl("/gp/x", "https://www.amazon.de/dp/B000000001").url.href, "https://www.amazon.de/gp/x");
+  assert.equal(
+    upstreamUrl("https:127.0.0.1/x", "https://www.amazon.com/dp/B000000001").url.host,
+    "www.amazon.com",
+  );
+  assert.equal(
+    upstreamUrl("/gp/x", "https://www.amazon.de/dp/B000000001").url.href,
+    "https://www.amazon.de/gp/x",
+  );
 });
 
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
@@ -62,7 +68,11 @@ Deno.test("scrape URLs with hostile paths reach only the marketplace host (origi
     assert.equal(r.headers.get("x-credits-cost"), "0", raw);
   }
   const hosts = new Set(rig.fake.requests.map((r) => r.host));
-  assert.deepEqual([...hosts], ["www.amazon.com"], "every upstream request named the marketplace host");
+  assert.deepEqual(
+    [...hosts],
+    ["www.amazon.com"],
+    "every upstream request named the marketplace host",
+  );
   const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
   assert.equal(usage.requests_used, 0);
 });
@@ -79,7 +89,9 @@ function recordingProxy() {
         const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
         const m = /^(CONNECT|GET|POST) (\S+)/.exec(head);
         if (m) targets.push(m[2]);
-        await conn.write(new TextEncoder().encode("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n")).catch(() => {});
+        await conn.write(
+          new TextEncoder().encode("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n"),
+        ).catch(() => {});
         try {
           conn.close();
         } catch { /* closed */ }
@@ -99,7 +111,11 @@ function recordingProxy() {
 Deno.test("live mode: a hostile scrape path opens a tunnel to the marketplace host only, never to the path's host", async () => {
   const proxy = recordingProxy();
   try {
-    await using rig = await startRig({ upstream: "live", env: { HTTP_PROXY: proxy.url }, browser: { retries: 0 } });
+    await using rig = await startRig({
+      upstream: "live",
+      env: { HTTP_PROXY: proxy.url },
+      browser: { retries: 0 },
+    });
     for (const raw of HOSTILE_PATHS.slice(0, 4)) {
       const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
       assert.ok(r.status >= 500, `${raw} → ${r.status}`);
@@ -148,7 +164,9 @@ Deno.test("cookies a page sets for another site, a public suffix or a narrower p
   await rig.call("/v1/products/details?asin=B0COOKIE01");
   await rig.call("/v1/products/details?asin=B0COOKIE02");
   await rig.call("/v1/products/details?asin=B0COOKIE03&marketplace=DE");
-  const us = fake.requests.filter((r) => r.host === "www.amazon.com" && r.path.includes("B0COOKIE02"));
+  const us = fake.requests.filter((r) =>
+    r.host === "www.amazon.com" && r.path.includes("B0COOKIE02")
+  );
   assert.ok(us.length > 0);
   const sent = us.at(-1)!.cookie;
   assert.match(sent, /(^|; )good=1(;|$)/);
@@ -156,7 +174,9 @@ Deno.test("cookies a page sets for another site, a public suffix or a narrower p
   for (const name of ["poison", "other", "evil", "narrow"]) {
     assert.doesNotMatch(sent, new RegExp(`(^|; )${name}=`), `${name} must not be sent`);
   }
-  const de = fake.requests.filter((r) => r.host === "www.amazon.de").map((r) => r.cookie).join("; ");
+  const de = fake.requests.filter((r) => r.host === "www.amazon.de").map((r) => r.cookie).join(
+    "; ",
+  );
   assert.doesNotMatch(de, /good=|hostonly=|other=/, "amazon.com's cookies never go to amazon.de");
 });
 
@@ -168,19 +188,62 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
     for (const l of lines) h.append("set-cookie", l);
     jar.store(h, at(url), 1_000);
   };
-  set("https://www.amazon.co.uk/gp/a/b", "dir=1", "root=1; Path=/", "dom=1; Domain=amazon.co.uk; Path=/", "sub=1; Domain=amazon.co.uk", "sec=1; Secure; Path=/");
-  set("https://www.amazon.co.uk/", "suffix=1; Domain=co.uk", "gone=1; Max-Age=0", "later=1; Max-Age=10; Path=/");
+  set(
+    "https://www.amazon.co.uk/gp/a/b",
+    "dir=1",
+    "root=1; Path=/",
+    "dom=1; Domain=amazon.co.uk; Path=/",
+    "sub=1; Domain=amazon.co.uk",
+    "sec=1; Secure; Path=/",
+  );
+  set(
+    "https://www.amazon.co.uk/",
+    "suffix=1; Domain=co.uk",
+    "gone=1; Max-Age=0",
+    "later=1; Max-Age=10; Path=/",
+  );
   const h = (u: string, now = 1_000) => jar.header(at(u), now).split("; ").filter(Boolean).sort();
-  assert.deepEqual(h("https://www.amazon.co.uk/gp/a/x"), ["dir=1", "dom=1", "later=1", "root=1", "sec=1", "sub=1"]);
-  assert.deepEqual(h("https://www.amazon.co.uk/other"), ["dom=1", "later=1", "root=1", "sec=1"], "without Path, the default path is /gp/a");
-  assert.deepEqual(h("http://www.amazon.co.uk/other"), ["dom=1", "later=1", "root=1"], "Secure only over https");
-  assert.deepEqual(h("https://smile.amazon.co.uk/"), ["dom=1"], "host-only cookies stay on their host");
-  assert.deepEqual(h("https://www.amazon.co.uk/", 20_000), ["dom=1", "root=1", "sec=1"], "Max-Age expires");
+  assert.deepEqual(h("https://www.amazon.co.uk/gp/a/x"), [
+    "dir=1",
+    "dom=1",
+    "later=1",
+    "root=1",
+    "sec=1",
+    "sub=1",
+  ]);
+  assert.deepEqual(
+    h("https://www.amazon.co.uk/other"),
+    ["dom=1", "later=1", "root=1", "sec=1"],
+    "without Path, the default path is /gp/a",
+  );
+  assert.deepEqual(
+    h("http://www.amazon.co.uk/other"),
+    ["dom=1", "later=1", "root=1"],
+    "Secure only over https",
+  );
+  assert.deepEqual(
+    h("https://smile.amazon.co.uk/"),
+    ["dom=1"],
+    "host-only cookies stay on their host",
+  );
+  assert.deepEqual(
+    h("https://www.amazon.co.uk/", 20_000),
+    ["dom=1", "root=1", "sec=1"],
+    "Max-Age expires",
+  );
   assert.deepEqual(h("https://www.amazon.com/"), [], "another marketplace gets nothing");
   assert.deepEqual(h("https://127.0.0.1/"), [], "a non-marketplace host gets nothing");
   const seeded = new CookieJar();
   seeded.seed("session-token=abc; ubid=1", "www.amazon.de");
   assert.equal(seeded.header(at("https://www.amazon.de/dp/X")), "session-token=abc; ubid=1");
-  assert.equal(seeded.header(at("https://www.amazon.com/dp/X")), "", "operator cookies stay on their marketplace");
-  assert.equal(seeded.header(at("http://www.amazon.de/dp/X")), "", "operator cookies only over https");
+  assert.equal(
+    seeded.header(at("https://www.amazon.com/dp/X")),
+    "",
+    "operator cookies stay on their marketplace",
+  );
+  assert.equal(
+    seeded.header(at("http://www.amazon.de/dp/X")),
+    "",
+    "operator cookies only over https",
+  );
 });

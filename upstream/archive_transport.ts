@@ -4,7 +4,7 @@
  * matched on their canonical URL (canonical_url.ts); when a URL was recorded more than once the
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
-import { WARCParser } from "npm:warcio@2.4.11";
+import { WARCParser } from "warcio";
 import { ApiError } from "../routes/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -25,10 +25,20 @@ export class ArchiveTransport implements Transport {
     this.index ??= loadArchive(this.path);
     const index = await this.index.catch((e) => {
       this.index = undefined;
-      throw new ApiError(502, "upstream_error", `The replay archive could not be read: ${(e as Error).message}`);
+      throw new ApiError(
+        502,
+        "upstream_error",
+        `The replay archive could not be read: ${(e as Error).message}`,
+      );
     });
     const hit = index.get(canonicalUrl(req.url));
-    if (!hit) throw new ApiError(502, "upstream_error", `The replay archive holds no response for ${req.url}.`);
+    if (!hit) {
+      throw new ApiError(
+        502,
+        "upstream_error",
+        `The replay archive holds no response for ${req.url}.`,
+      );
+    }
     return { ...hit, headers: new Headers(hit.headers), authenticated: false };
   }
 }
@@ -39,11 +49,15 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
     const f = await Deno.open(file);
     try {
       for await (const record of new WARCParser(f.readable)) {
-        if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) continue;
+        if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) {
+          continue;
+        }
         const body = await record.readFully(true); // de-chunked and decompressed, as fetch gives it
         const headers = new Headers();
         for (const [k, v] of record.httpHeaders.headers) {
-          if (!["content-encoding", "transfer-encoding", "content-length"].includes(k.toLowerCase())) headers.append(k, v);
+          if (
+            !["content-encoding", "transfer-encoding", "content-length"].includes(k.toLowerCase())
+          ) headers.append(k, v);
         }
         const target = record.warcTargetURI;
         index.set(canonicalUrl(target), {
@@ -67,7 +81,9 @@ async function warcFiles(path: string): Promise<string[]> {
   if (info.isFile) return [path];
   const files: string[] = [];
   for await (const e of Deno.readDir(path)) {
-    if (e.isFile && /\.warc(\.gz)?$/.test(e.name)) files.push(`${path.replace(/\/$/, "")}/${e.name}`);
+    if (e.isFile && /\.warc(\.gz)?$/.test(e.name)) {
+      files.push(`${path.replace(/\/$/, "")}/${e.name}`);
+    }
   }
   return files.sort();
 }

@@ -93,11 +93,15 @@ export class BrowserTransport implements Transport {
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}`;
-    return this.flights.run(key, () => this.limiter.run(req.marketplace, () => this.withRetries(req)));
+    return this.flights.run(
+      key,
+      () => this.limiter.run(req.marketplace, () => this.withRetries(req)),
+    );
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     for (const c of this.clients) c.close();
+    return Promise.resolve();
   }
 
   private async withRetries(req: UpstreamRequest): Promise<UpstreamResponse> {
@@ -121,13 +125,19 @@ export class BrowserTransport implements Transport {
         if (req.zip) {
           const shown = displayedLocation(decodeHtml(res.body, res.headers.get("content-type")));
           if (shown !== null && !locationMatches(shown, req.zip)) {
-            throw mismatch(`the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`);
+            throw mismatch(
+              `the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`,
+            );
           }
         }
         return res;
       } catch (e) {
         if (deadline.aborted && !req.signal?.aborted) {
-          throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.deadlineMs} ms.`);
+          throw new ApiError(
+            504,
+            "upstream_timeout",
+            `The marketplace did not answer within ${this.o.deadlineMs} ms.`,
+          );
         }
         if (e instanceof ApiError) {
           this.failed(req, attempt, e.code, false);
@@ -147,15 +157,37 @@ export class BrowserTransport implements Transport {
     }
     if (lastBlocked) return lastBlocked;
     if (lastError instanceof LocationBlocked) {
-      throw new ApiError(503, "upstream_blocked", "The marketplace kept answering with a robot check.");
+      throw new ApiError(
+        503,
+        "upstream_blocked",
+        "The marketplace kept answering with a robot check.",
+      );
     }
-    throw new ApiError(502, "upstream_error", `The marketplace connection failed: ${errorText(lastError)}`);
+    throw new ApiError(
+      502,
+      "upstream_error",
+      `The marketplace connection failed: ${errorText(lastError)}`,
+    );
   }
 
   /** One log line per failed attempt, saying whether a retry follows; counted in the metrics too. */
-  private failed(req: UpstreamRequest, attempt: number, outcome: string, retry = attempt < this.o.retries): void {
-    metrics.upstreamFailures.inc({ marketplace: req.marketplace, outcome: outcome.split(/[ :]/)[0] });
-    this.log({ event: retry ? "upstream_retry" : "upstream_failure", marketplace: req.marketplace, url: req.url, outcome, attempt: attempt + 1 });
+  private failed(
+    req: UpstreamRequest,
+    attempt: number,
+    outcome: string,
+    retry = attempt < this.o.retries,
+  ): void {
+    metrics.upstreamFailures.inc({
+      marketplace: req.marketplace,
+      outcome: outcome.split(/[ :]/)[0],
+    });
+    this.log({
+      event: retry ? "upstream_retry" : "upstream_failure",
+      marketplace: req.marketplace,
+      url: req.url,
+      outcome,
+      attempt: attempt + 1,
+    });
   }
 
   private session(code: string, zip?: string): Session {
@@ -197,13 +229,21 @@ export class BrowserTransport implements Transport {
           current = upstreamUrl(location, current).url.href;
         } catch (e) {
           if (!(e instanceof NotMarketplaceUrl)) throw e;
-          throw new ApiError(502, "upstream_error", "The marketplace redirected off its own hosts.");
+          throw new ApiError(
+            502,
+            "upstream_error",
+            "The marketplace redirected off its own hosts.",
+          );
         }
         continue;
       }
       return { url: current, ...res, authenticated: !!this.o.operatorCookies[s.marketplace] };
     }
-    throw new ApiError(502, "upstream_error", `The marketplace redirected more than ${MAX_REDIRECTS} times for ${url}.`);
+    throw new ApiError(
+      502,
+      "upstream_error",
+      `The marketplace redirected more than ${MAX_REDIRECTS} times for ${url}.`,
+    );
   }
 
   private sender(s: Session): Send {
@@ -224,7 +264,9 @@ export class BrowserTransport implements Transport {
       if (!(e instanceof NotMarketplaceUrl)) throw e;
       throw new ApiError(502, "upstream_error", "Shelf only sends requests to marketplace hosts.");
     }
-    const headers = new Headers(init.xhr ? xhrHeaders(s.marketplace) : navigationHeaders(s.marketplace));
+    const headers = new Headers(
+      init.xhr ? xhrHeaders(s.marketplace) : navigationHeaders(s.marketplace),
+    );
     for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);
     const cookie = s.jar.header(target);
     if (cookie) headers.set("cookie", cookie);
@@ -242,17 +284,23 @@ export class BrowserTransport implements Transport {
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     this.sent++;
     try {
-      const res = await fetch(fetchUrl, {
-        method: init.method ?? "GET",
-        body: init.body,
-        headers,
-        redirect: "manual",
-        signal,
-        client: this.clients[s.proxy],
-      } as RequestInit & { client?: Deno.HttpClient });
+      const res = await fetch(
+        fetchUrl,
+        {
+          method: init.method ?? "GET",
+          body: init.body,
+          headers,
+          redirect: "manual",
+          signal,
+          client: this.clients[s.proxy],
+        } as RequestInit & { client?: Deno.HttpClient },
+      );
       s.jar.store(res.headers, target);
       const body = await readCapped(res.body);
-      metrics.upstreamRequests.inc({ marketplace: s.marketplace, outcome: res.status < 400 ? "ok" : `http_${res.status}` });
+      metrics.upstreamRequests.inc({
+        marketplace: s.marketplace,
+        outcome: res.status < 400 ? "ok" : `http_${res.status}`,
+      });
       return { status: res.status, headers: res.headers, body };
     } catch (e) {
       metrics.upstreamRequests.inc({
@@ -260,7 +308,11 @@ export class BrowserTransport implements Transport {
         outcome: timeout.aborted ? "timeout" : e instanceof ApiError ? "too_large" : "error",
       });
       if (timeout.aborted) {
-        throw new ApiError(504, "upstream_timeout", `The marketplace did not answer within ${this.o.timeoutMs} ms.`);
+        throw new ApiError(
+          504,
+          "upstream_timeout",
+          `The marketplace did not answer within ${this.o.timeoutMs} ms.`,
+        );
       }
       throw e;
     }

@@ -4,7 +4,18 @@
  * that differ only in click-tracking then find the same recording.
  */
 const TRACKING = new Set([
-  "ref", "ref_", "qid", "sr", "crid", "sprefix", "th", "psc", "dib", "dib_tag", "_encoding", "content-id",
+  "ref",
+  "ref_",
+  "qid",
+  "sr",
+  "crid",
+  "sprefix",
+  "th",
+  "psc",
+  "dib",
+  "dib_tag",
+  "_encoding",
+  "content-id",
 ]);
 const TRACKING_PREFIXES = ["pd_rd_", "pf_rd_"];
 

@@ -21,6 +21,8 @@ export interface DataSource {
 
 export const unavailableSource: DataSource = {
   fetch() {
-    return Promise.reject(new ApiError(502, "upstream_error", "No upstream is configured for this endpoint yet."));
+    return Promise.reject(
+      new ApiError(502, "upstream_error", "No upstream is configured for this endpoint yet."),
+    );
   },
 };

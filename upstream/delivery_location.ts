@@ -17,7 +17,10 @@ export interface Sent {
   headers: Headers;
   body: Uint8Array;
 }
-export type Send = (url: string, init: { method?: string; body?: string; headers?: Record<string, string>; xhr?: boolean }) => Promise<Sent>;
+export type Send = (
+  url: string,
+  init: { method?: string; body?: string; headers?: Record<string, string>; xhr?: boolean },
+) => Promise<Sent>;
 
 export async function applyDeliveryLocation(send: Send, code: string, zip: string): Promise<void> {
   const home = await send(homeUrl(code), {});
@@ -27,13 +30,19 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
 
   const modalUrl = `${originOf(code)}/portal-migration/hz/glow/get-rendered-address-selections?` +
     "deviceType=desktop&pageType=Gateway&storeContext=NoStoreName&actionSource=desktop-modal";
-  const modal = await send(modalUrl, { xhr: true, headers: pageToken ? { "anti-csrftoken-a2z": pageToken } : {} });
+  const modal = await send(modalUrl, {
+    xhr: true,
+    headers: pageToken ? { "anti-csrftoken-a2z": pageToken } : {},
+  });
   const token = /CSRF_TOKEN\s*:\s*["']([^"']+)["']/.exec(decodeHtml(modal.body))?.[1] ?? pageToken;
 
   const changed = await send(addressChangeUrl(code), {
     method: "POST",
     xhr: true,
-    headers: { "content-type": "application/json", ...(token ? { "anti-csrftoken-a2z": token } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { "anti-csrftoken-a2z": token } : {}),
+    },
     body: JSON.stringify({
       locationType: "LOCATION_INPUT",
       zipCode: zip,
@@ -51,7 +60,9 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   const after = await send(homeUrl(code), {});
   const shown = displayedLocation(decodeHtml(after.body, after.headers.get("content-type")));
   if (shown === null || !locationMatches(shown, zip)) {
-    throw mismatch(`The marketplace shows delivery to '${shown ?? "(nothing)"}' instead of postcode '${zip}'.`);
+    throw mismatch(
+      `The marketplace shows delivery to '${shown ?? "(nothing)"}' instead of postcode '${zip}'.`,
+    );
   }
 }
 
@@ -59,7 +70,10 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
 export function displayedLocation(html: string): string | null {
   const m = /id=["']glow-ingress-line2["'][^>]*>([\s\S]*?)<\/(?:span|div)>/.exec(html);
   if (!m) return null;
-  return m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(/&[a-z]+;|[\u200b-\u200d]/g, "")
+  return m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(
+    /&[a-z]+;|[\u200b-\u200d]/g,
+    "",
+  )
     .replace(/\s+/g, " ").trim();
 }
 

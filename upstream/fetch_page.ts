@@ -26,14 +26,20 @@ export async function fetchPage(transport: Transport, req: UpstreamRequest): Pro
   const html = decodeHtml(res.body, res.headers.get("content-type"));
   const detection = detectPage(html);
   if (detection.kind === "blocked" || res.status === 503 || res.status === 429) {
-    const why = detection.kind === "blocked" ? detection.reason.replace("_", " ") : `HTTP ${res.status}`;
+    const why = detection.kind === "blocked"
+      ? detection.reason.replace("_", " ")
+      : `HTTP ${res.status}`;
     throw blocked(`The marketplace refused the request (${why}) after retries.`);
   }
   if (res.status === 404 || res.status === 410 || detection.kind === "not_found") {
     throw notFound(`The marketplace has no page at ${req.url}.`);
   }
   if (res.status < 200 || res.status >= 300) {
-    throw new ApiError(502, "upstream_error", `The marketplace answered HTTP ${res.status} for ${req.url}.`);
+    throw new ApiError(
+      502,
+      "upstream_error",
+      `The marketplace answered HTTP ${res.status} for ${req.url}.`,
+    );
   }
   return { url: res.url, html, detection, authenticated: res.authenticated };
 }
@@ -65,9 +71,17 @@ export function asApiError(e: unknown, url: string): ApiError {
   if (e instanceof ParseError) {
     if (e.reason === "blocked") return blocked(`The marketplace served a block page for ${url}.`);
     if (e.reason === "not_found") return notFound(e.message);
-    return new ApiError(502, "upstream_error", `The upstream page could not be read (${e.reason}): ${e.message}`);
+    return new ApiError(
+      502,
+      "upstream_error",
+      `The upstream page could not be read (${e.reason}): ${e.message}`,
+    );
   }
-  return new ApiError(502, "upstream_error", `The upstream page could not be read: ${(e as Error)?.message ?? e}`);
+  return new ApiError(
+    502,
+    "upstream_error",
+    `The upstream page could not be read: ${(e as Error)?.message ?? e}`,
+  );
 }
 
 export function notFound(message: string): ApiError {

@@ -24,7 +24,9 @@ export async function lookUpGtin(
 ): Promise<GtinLookup> {
   const organic = results.filter((r) => !r.sponsored);
   const candidates = dedupe(organic.length ? organic : results);
-  if (candidates.length === 0) throw notFound(`No product on the marketplace carries GTIN ${gtin}.`);
+  if (candidates.length === 0) {
+    throw notFound(`No product on the marketplace carries GTIN ${gtin}.`);
+  }
 
   const checked = await Promise.all(
     candidates.slice(0, CONFIRM).map((c) => identifiersOf(c.asin).catch(() => null)),

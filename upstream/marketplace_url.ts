@@ -29,11 +29,15 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
   } catch {
     throw new NotMarketplaceUrl(String(input), "not a URL");
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new NotMarketplaceUrl(url.href, "not http(s)");
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new NotMarketplaceUrl(url.href, "not http(s)");
+  }
   if (url.username || url.password) throw new NotMarketplaceUrl(url.href, "credentials in the URL");
   if (url.port) throw new NotMarketplaceUrl(url.href, "a port other than the default");
   const marketplace = marketplaceForHost(url.hostname);
-  if (!marketplace) throw new NotMarketplaceUrl(url.href, `host ${url.hostname} is not a marketplace host`);
+  if (!marketplace) {
+    throw new NotMarketplaceUrl(url.href, `host ${url.hostname} is not a marketplace host`);
+  }
   // Setting the scheme keeps host, path and query as parsed; nothing is re-read from the path.
   url.protocol = "https:";
   url.hash = "";

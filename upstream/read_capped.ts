@@ -10,11 +10,18 @@ export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 /** A body over the cap: an uncharged 502 that the transport does not retry. */
 export class BodyTooLarge extends ApiError {
   constructor(cap: number) {
-    super(502, "upstream_error", `The marketplace sent more than ${cap / (1024 * 1024)} MiB for one page.`);
+    super(
+      502,
+      "upstream_error",
+      `The marketplace sent more than ${cap / (1024 * 1024)} MiB for one page.`,
+    );
   }
 }
 
-export async function readCapped(body: ReadableStream<Uint8Array> | null, cap = MAX_UPSTREAM_BYTES): Promise<Uint8Array> {
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  cap = MAX_UPSTREAM_BYTES,
+): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;

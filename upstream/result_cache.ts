@@ -60,7 +60,9 @@ export class CachingSource implements DataSource {
 
   async fetch(req: DataRequest): Promise<unknown> {
     const ttl = CACHE_TTL_MS[req.endpoint.name];
-    if (!ttl || (req.endpoint.name === "search" && Number(req.params.limit ?? 0) > 0)) return this.#inner.fetch(req);
+    if (!ttl || (req.endpoint.name === "search" && Number(req.params.limit ?? 0) > 0)) {
+      return this.#inner.fetch(req);
+    }
     const key = KV.resultCache(req.endpoint.name, cacheId(req.params));
     const now = this.#clock.now();
     const hit = await this.#read(key);

@@ -38,9 +38,12 @@ export function judgeReviews(
   const star = params.star as string | undefined;
   if (star && star !== "all") {
     requested++;
-    const proven = reviews.length > 0 && reviews.every((r) => Math.round(r.rating) === STAR_VALUE[star]);
+    const proven = reviews.length > 0 &&
+      reviews.every((r) => Math.round(r.rating) === STAR_VALUE[star]);
     const contradicted = reviews.some((r) => Math.round(r.rating) !== STAR_VALUE[star]);
-    if (!proven && (contradicted || !kept("filterByStar", REVIEW_STARS[star]))) notApplied.push(`star=${star}`);
+    if (!proven && (contradicted || !kept("filterByStar", REVIEW_STARS[star]))) {
+      notApplied.push(`star=${star}`);
+    }
   }
   const sort = params.sort as string | undefined;
   if (sort) {
@@ -50,7 +53,10 @@ export function judgeReviews(
   if (params.verified_only) {
     requested++;
     const proven = reviews.length > 0 && reviews.every((r) => r.verified_purchase);
-    if (!proven && (reviews.some((r) => !r.verified_purchase) || !kept("reviewerType", "avp_only_reviews"))) {
+    if (
+      !proven &&
+      (reviews.some((r) => !r.verified_purchase) || !kept("reviewerType", "avp_only_reviews"))
+    ) {
       notApplied.push("verified_only");
     }
   }
@@ -60,8 +66,12 @@ export function judgeReviews(
     notes.push("Reviewer names are not shown on this page, so author and author_id are null.");
   }
   if (notApplied.length) {
-    const who = authenticated ? "The marketplace" : "The marketplace, for visitors who are not signed in,";
-    notes.push(`${who} serves one fixed set of reviews: ${notApplied.join(", ")} could not be applied.`);
+    const who = authenticated
+      ? "The marketplace"
+      : "The marketplace, for visitors who are not signed in,";
+    notes.push(
+      `${who} serves one fixed set of reviews: ${notApplied.join(", ")} could not be applied.`,
+    );
   }
   return {
     page: notApplied.includes(`page ${page}`) ? 1 : page,

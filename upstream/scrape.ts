@@ -22,7 +22,11 @@ export async function scrape(
   const url = target.url.href;
   const page = await get(url, mp.code);
   if (page.detection.kind !== "page") {
-    throw new ApiError(502, "upstream_error", "The page at this URL is not a page type Shelf can read.");
+    throw new ApiError(
+      502,
+      "upstream_error",
+      "The page at this URL is not a page type Shelf can read.",
+    );
   }
   const type = page.detection.type;
   const data = parsed(page, (h) => PARSERS[type](h, { marketplace: mp.code, url: page.url }));

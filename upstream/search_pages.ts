@@ -70,7 +70,12 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     results.push(...got.results.filter(o.keep));
     const limit = o.limit || Infinity;
     if (o.limit === 0 || results.length >= limit) {
-      return done(results.slice(0, limit), results.length > limit || got.has_next_page, total, used);
+      return done(
+        results.slice(0, limit),
+        results.length > limit || got.has_next_page,
+        total,
+        used,
+      );
     }
     if (!got.has_next_page || got.results.length === 0 || page >= MAX_PAGE) {
       return done(results, false, total, used);
@@ -82,5 +87,10 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
 function done(results: ProductItem[], hasNext: boolean, total: number, pages: number): Collected {
   // Positions count the whole answer, so that page 2's first item follows page 1's last.
   const numbered = results.map((r, i) => ({ ...r, position: i + 1 }));
-  return { results: numbered, has_next_page: hasNext, total_results: Math.max(total, numbered.length), pages };
+  return {
+    results: numbered,
+    has_next_page: hasNext,
+    total_results: Math.max(total, numbered.length),
+    pages,
+  };
 }

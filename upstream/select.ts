@@ -7,7 +7,7 @@
 import type { DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { ArchiveTransport } from "./archive_transport.ts";
-import { BrowserTransport, type BrowserOptions } from "./browser_transport.ts";
+import { type BrowserOptions, BrowserTransport } from "./browser_transport.ts";
 import { RecordingTransport } from "./warc_recorder.ts";
 import { UpstreamSource } from "./source.ts";
 import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
@@ -22,8 +22,14 @@ export function dataSourceFor(
   return new UpstreamSource(transportFor(upstream, env, { log }));
 }
 
-export function transportFor(upstream: string, env: Env = Deno.env, extra: BrowserOptions = {}): Transport {
-  if (upstream.startsWith("archive:")) return new ArchiveTransport(upstream.slice("archive:".length));
+export function transportFor(
+  upstream: string,
+  env: Env = Deno.env,
+  extra: BrowserOptions = {},
+): Transport {
+  if (upstream.startsWith("archive:")) {
+    return new ArchiveTransport(upstream.slice("archive:".length));
+  }
   let transport: Transport;
   if (upstream === "live") {
     transport = new BrowserTransport({ ...browserOptions(env), ...extra });

@@ -5,18 +5,12 @@
  */
 import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
-import { fetchPage, type FetchedPage, parsed } from "./fetch_page.ts";
+import { type FetchedPage, fetchPage, parsed } from "./fetch_page.ts";
 import { collectSearch } from "./search_pages.ts";
 import { lookUpGtin } from "./gtin_lookup.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { scrape } from "./scrape.ts";
-import {
-  categoryUrl,
-  endpointUrl,
-  productPageUrl,
-  searchUrl,
-  sellerProductsUrl,
-} from "./urls.ts";
+import { categoryUrl, endpointUrl, productPageUrl, searchUrl, sellerProductsUrl } from "./urls.ts";
 import { parseSearch } from "../parsers/search.ts";
 import { parseProduct } from "../parsers/product.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
@@ -47,7 +41,12 @@ export class UpstreamSource implements DataSource {
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const get = (url: string) =>
-      fetchPage(this.transport, { url, marketplace: mp, zip: p.zip as string | undefined, signal: req.signal });
+      fetchPage(this.transport, {
+        url,
+        marketplace: mp,
+        zip: p.zip as string | undefined,
+        signal: req.signal,
+      });
     const opts = (page: FetchedPage) => ({ marketplace: mp, url: page.url });
     const first = () => get(endpointUrl(req.endpoint.name, p));
 
@@ -58,9 +57,14 @@ export class UpstreamSource implements DataSource {
           sort: (p.sort as string | undefined) ?? null,
         });
       case "category":
-        return this.listing(req, get, (page) => categoryUrl(mp, String(p.category_id), page, p.sort as string), {
-          category_id: p.category_id,
-        });
+        return this.listing(
+          req,
+          get,
+          (page) => categoryUrl(mp, String(p.category_id), page, p.sort as string),
+          {
+            category_id: p.category_id,
+          },
+        );
       case "seller_products":
         return this.listing(req, get, (page) => sellerProductsUrl(mp, String(p.seller_id), page), {
           seller_id: p.seller_id,
@@ -99,14 +103,28 @@ export class UpstreamSource implements DataSource {
         }));
       case "review_details":
         return first().then((page) => {
-          const r = parsed(page, (h) => parseReview(h, { ...opts(page), reviewId: String(p.review_id) }));
-          return { url: page.url, asin: r.asin || String(p.asin), review: r.review, review_id: String(p.review_id) };
+          const r = parsed(
+            page,
+            (h) => parseReview(h, { ...opts(page), reviewId: String(p.review_id) }),
+          );
+          return {
+            url: page.url,
+            asin: r.asin || String(p.asin),
+            review: r.review,
+            review_id: String(p.review_id),
+          };
         });
       case "bestsellers":
         return first().then((page) => {
           const b = parsed(page, (h) => parseBestsellers(h, opts(page)));
           const category = b.category || (p.category as string | undefined) || "";
-          return { page: b.page, count: b.results.length, results: b.results, category, marketplace: mp };
+          return {
+            page: b.page,
+            count: b.results.length,
+            results: b.results,
+            category,
+            marketplace: mp,
+          };
         });
       case "categories":
         return first().then((page) => {
@@ -123,7 +141,12 @@ export class UpstreamSource implements DataSource {
       case "deal_products":
         return first().then((page) => {
           const d = parsed(page, (h) => parseDealProducts(h, opts(page)));
-          return { count: d.results.length, deal_id: String(p.deal_id), results: d.results, marketplace: mp };
+          return {
+            count: d.results.length,
+            deal_id: String(p.deal_id),
+            results: d.results,
+            marketplace: mp,
+          };
         });
       case "promotion":
         return first().then((page) => parsed(page, (h) => parsePromotion(h, opts(page))));
@@ -142,8 +165,10 @@ export class UpstreamSource implements DataSource {
       case "gtin_to_asin":
         return this.gtinToAsin(get, mp, String(p.gtin));
       case "scrape":
-        return scrape(String(p.url), (url, code) =>
-          fetchPage(this.transport, { url, marketplace: code, signal: req.signal }));
+        return scrape(
+          String(p.url),
+          (url, code) => fetchPage(this.transport, { url, marketplace: code, signal: req.signal }),
+        );
       default:
         return Promise.reject(new RangeError(`no upstream page for endpoint ${req.endpoint.name}`));
     }
@@ -180,16 +205,29 @@ export class UpstreamSource implements DataSource {
   }
 
   private async gtinToAsin(get: (url: string) => Promise<FetchedPage>, mp: string, gtin: string) {
-    const results: ProductItem[] = (await searchPage(get, searchUrl(mp, { query: gtin }, 1), mp)).results;
+    const results: ProductItem[] =
+      (await searchPage(get, searchUrl(mp, { query: gtin }, 1), mp)).results;
     const found = await lookUpGtin(gtin, results, async (asin) => {
       const page = await get(productPageUrl(mp, asin));
-      return parsed(page, (h) => parseIdentifiers(h, { marketplace: mp, url: page.url })).identifiers;
+      return parsed(page, (h) => parseIdentifiers(h, { marketplace: mp, url: page.url }))
+        .identifiers;
     });
-    return { asin: found.match.asin, gtin, note: found.note, match: found.match, marketplace: mp, other_matches: found.other_matches };
+    return {
+      asin: found.match.asin,
+      gtin,
+      note: found.note,
+      match: found.match,
+      marketplace: mp,
+      other_matches: found.other_matches,
+    };
   }
 }
 
-async function searchPage(get: (url: string) => Promise<FetchedPage>, url: string, mp: string): Promise<SearchPage> {
+async function searchPage(
+  get: (url: string) => Promise<FetchedPage>,
+  url: string,
+  mp: string,
+): Promise<SearchPage> {
   const page = await get(url);
   return parsed(page, (h) => parseSearch(h, { marketplace: mp, url: page.url }));
 }

@@ -39,7 +39,11 @@ export function originOf(code: string): string {
   return `https://${marketplace(code).host}`;
 }
 
-function build(code: string, path: string, query: Record<string, string | number | undefined> = {}): string {
+function build(
+  code: string,
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+): string {
   // The path is set, not resolved: a path can never name another host.
   const url = new URL(originOf(code));
   url.pathname = path;
@@ -92,7 +96,9 @@ export function reviewUrl(code: string, reviewId: string): string {
 }
 
 export function bestsellersUrl(code: string, category: string | undefined, page: number): string {
-  return build(code, category ? `/gp/bestsellers/${category}` : "/gp/bestsellers", { pg: pageParam(page) });
+  return build(code, category ? `/gp/bestsellers/${category}` : "/gp/bestsellers", {
+    pg: pageParam(page),
+  });
 }
 
 /** A numeric id is a browse node (`rh=n:`); a slug is a search alias (`i=`). */
@@ -178,6 +184,8 @@ export function endpointUrl(endpoint: string, p: Params): string {
     case "scrape":
       return String(p.url);
     default:
-      throw new RangeError(`Cannot build an upstream URL as 'endpoint' is unknown: current value is ${endpoint}`);
+      throw new RangeError(
+        `Cannot build an upstream URL as 'endpoint' is unknown: current value is ${endpoint}`,
+      );
   }
 }

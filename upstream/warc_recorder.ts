@@ -7,7 +7,7 @@
  * stored decoded, so `Content-Encoding` and `Transfer-Encoding` are left out and
  * `Content-Length` is the stored length.
  */
-import { WARCRecord, WARCSerializer } from "npm:warcio@2.4.11";
+import { WARCRecord, WARCSerializer } from "warcio";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 
 const DROPPED = new Set(["content-encoding", "transfer-encoding", "content-length"]);
@@ -62,6 +62,11 @@ export async function serializeResponse(url: string, res: UpstreamResponse): Pro
 }
 
 function statusText(status: number): string {
-  return ({ 200: "OK", 301: "Moved Permanently", 302: "Found", 404: "Not Found", 503: "Service Unavailable" } as
-    Record<number, string>)[status] ?? "";
+  return ({
+    200: "OK",
+    301: "Moved Permanently",
+    302: "Found",
+    404: "Not Found",
+    503: "Service Unavailable",
+  } as Record<number, string>)[status] ?? "";
 }

@@ -2,7 +2,9 @@
 import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 import { MIN_PASSWORD } from "../../metering/passwords.ts";
 
-export function SignInPage(props: { csrf: string; email?: string; error?: string; notice?: string }) {
+export function SignInPage(
+  props: { csrf: string; email?: string; error?: string; notice?: string },
+) {
   return (
     <Layout title="Sign in" current="/dashboard/signin">
       <div class="card narrow">
@@ -12,43 +14,88 @@ export function SignInPage(props: { csrf: string; email?: string; error?: string
         <form method="post" action="/dashboard/signin">
           <Csrf token={props.csrf} />
           <label for="email">Email</label>
-          <input id="email" name="email" type="email" autocomplete="username" required value={props.email ?? ""} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={props.email ?? ""}
+          />
           <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          <p><button type="submit">Sign in</button></p>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+          />
+          <p>
+            <button type="submit">Sign in</button>
+          </p>
         </form>
-        <p class="muted"><a href="/dashboard/forgot">Forgot your password?</a></p>
-        <p class="muted">No account yet? <a href="/dashboard/signup">Sign up</a></p>
+        <p class="muted">
+          <a href="/dashboard/forgot">Forgot your password?</a>
+        </p>
+        <p class="muted">
+          No account yet? <a href="/dashboard/signup">Sign up</a>
+        </p>
       </div>
     </Layout>
   );
 }
 
-export function SignUpPage(props: { csrf: string; open: boolean; verify?: boolean; email?: string; error?: string }) {
+export function SignUpPage(
+  props: { csrf: string; open: boolean; verify?: boolean; email?: string; error?: string },
+) {
   return (
     <Layout title="Sign up" current="/dashboard/signup">
       <div class="card narrow">
         <h1>Create an account</h1>
         {!props.open
-          ? <Notice kind="warn">Sign-up is closed on this service. Ask the operator for an account.</Notice>
+          ? (
+            <Notice kind="warn">
+              Sign-up is closed on this service. Ask the operator for an account.
+            </Notice>
+          )
           : (
             <>
               {props.error ? <Notice kind="error">{props.error}</Notice> : null}
               <form method="post" action="/dashboard/signup">
                 <Csrf token={props.csrf} />
                 <label for="email">Email</label>
-                <input id="email" name="email" type="email" autocomplete="username" required value={props.email ?? ""} />
+                <input
+                  id="email"
+                  name="email"
+                  type="email"
+                  autocomplete="username"
+                  required
+                  value={props.email ?? ""}
+                />
                 <label for="password">Password (at least {MIN_PASSWORD} characters)</label>
-                <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
-                <p><button type="submit">Create account</button></p>
+                <input
+                  id="password"
+                  name="password"
+                  type="password"
+                  autocomplete="new-password"
+                  minlength={MIN_PASSWORD}
+                  required
+                />
+                <p>
+                  <button type="submit">Create account</button>
+                </p>
               </form>
               <p class="muted">
                 The account starts on the free plan: 50 credits per 30 days, one key.
-                {props.verify ? " We mail you a link first: the account exists once you confirm it." : ""}
+                {props.verify
+                  ? " We mail you a link first: the account exists once you confirm it."
+                  : ""}
               </p>
             </>
           )}
-        <p class="muted">Have an account? <a href="/dashboard/signin">Sign in</a></p>
+        <p class="muted">
+          Have an account? <a href="/dashboard/signin">Sign in</a>
+        </p>
       </div>
     </Layout>
   );
@@ -60,7 +107,9 @@ export function RefusedPage(props: { message: string }) {
       <div class="card narrow">
         <h1>Request refused</h1>
         <Notice kind="error">{props.message}</Notice>
-        <p><a href="/dashboard">Back to the dashboard</a></p>
+        <p>
+          <a href="/dashboard">Back to the dashboard</a>
+        </p>
       </div>
     </Layout>
   );
@@ -73,7 +122,9 @@ export function CheckMailPage(props: { title: string; message: string }) {
       <div class="card narrow">
         <h1>{props.title}</h1>
         <Notice kind="ok">{props.message}</Notice>
-        <p><a href="/dashboard/signin">Back to sign in</a></p>
+        <p>
+          <a href="/dashboard/signin">Back to sign in</a>
+        </p>
       </div>
     </Layout>
   );
@@ -85,7 +136,9 @@ export function LinkInvalidPage() {
       <div class="card narrow">
         <h1>This link no longer works</h1>
         <Notice kind="error">It was used already, or it expired. Ask for a new one.</Notice>
-        <p><a href="/dashboard/signup">Sign up</a> · <a href="/dashboard/forgot">Forgot password</a></p>
+        <p>
+          <a href="/dashboard/signup">Sign up</a> · <a href="/dashboard/forgot">Forgot password</a>
+        </p>
       </div>
     </Layout>
   );
@@ -97,11 +150,15 @@ export function VerifyPage(props: { csrf: string; token: string; email: string }
     <Layout title="Confirm your address">
       <div class="card narrow">
         <h1>Confirm your address</h1>
-        <p>Create the Shelf account for <strong>{props.email}</strong>?</p>
+        <p>
+          Create the Shelf account for <strong>{props.email}</strong>?
+        </p>
         <form method="post" action="/dashboard/verify">
           <Csrf token={props.csrf} />
           <input type="hidden" name="token" value={props.token} />
-          <p><button type="submit">Create my account</button></p>
+          <p>
+            <button type="submit">Create my account</button>
+          </p>
         </form>
       </div>
     </Layout>
@@ -119,10 +176,16 @@ export function ForgotPage(props: { csrf: string; mail: boolean }) {
               <Csrf token={props.csrf} />
               <label for="email">Email</label>
               <input id="email" name="email" type="email" autocomplete="username" required />
-              <p><button type="submit">Mail me a reset link</button></p>
+              <p>
+                <button type="submit">Mail me a reset link</button>
+              </p>
             </form>
           )
-          : <Notice kind="warn">This service has no mail server configured. Ask the operator to reset your password.</Notice>}
+          : (
+            <Notice kind="warn">
+              This service has no mail server configured. Ask the operator to reset your password.
+            </Notice>
+          )}
       </div>
     </Layout>
   );
@@ -138,8 +201,17 @@ export function ResetPage(props: { csrf: string; token: string; error?: string }
           <Csrf token={props.csrf} />
           <input type="hidden" name="token" value={props.token} />
           <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
-          <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
-          <p><button type="submit">Set password</button></p>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            minlength={MIN_PASSWORD}
+            required
+          />
+          <p>
+            <button type="submit">Set password</button>
+          </p>
         </form>
         <p class="muted">Every browser signed in to the account is signed out.</p>
       </div>
@@ -156,10 +228,25 @@ export function PasswordPage(props: { viewer: Viewer; error?: string }) {
         <form method="post" action="/dashboard/password">
           <Csrf token={props.viewer.csrf} />
           <label for="current">Current password</label>
-          <input id="current" name="current" type="password" autocomplete="current-password" required />
+          <input
+            id="current"
+            name="current"
+            type="password"
+            autocomplete="current-password"
+            required
+          />
           <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
-          <input id="password" name="password" type="password" autocomplete="new-password" minlength={MIN_PASSWORD} required />
-          <p><button type="submit">Change password</button></p>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            minlength={MIN_PASSWORD}
+            required
+          />
+          <p>
+            <button type="submit">Change password</button>
+          </p>
         </form>
         <p class="muted">Every other browser signed in to the account is signed out.</p>
       </div>

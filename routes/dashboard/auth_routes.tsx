@@ -19,7 +19,7 @@ import {
 import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
-import { sendMail, type Mail } from "../../mail/smtp.ts";
+import { type Mail, sendMail } from "../../mail/smtp.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
 import { clearSessionCookie, currentSession, formToken, setSessionCookie } from "./guard.ts";
 import {
@@ -44,8 +44,10 @@ interface PendingReset {
   email: string;
 }
 
-const CHECK_SIGNUP = "If the address can get an account, a confirmation link is on its way. Open it within 24 hours.";
-const CHECK_RESET = "If an account uses that address, a link to choose a new password is on its way. It works for an hour.";
+const CHECK_SIGNUP =
+  "If the address can get an account, a confirmation link is on its way. Open it within 24 hours.";
+const CHECK_RESET =
+  "If an account uses that address, a link to choose a new password is on its way. It works for an hour.";
 const BUSY = "Too many sign-ins at once; try again in a moment.";
 
 export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): void {
@@ -55,16 +57,27 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   /** Mails in the background: an answer must not wait for (or reveal) the mail server. */
   const mail = (m: Mail) => {
     if (!deps.mailer) return;
-    sendMail(deps.mailer, m).catch((e) => deps.log.error("account mail failed", e instanceof Error ? e.message : e));
+    sendMail(deps.mailer, m).catch((e) =>
+      deps.log.error("account mail failed", e instanceof Error ? e.message : e)
+    );
   };
 
-  const startSession = async (c: Context, accountId: string, epoch: number, to = "/dashboard/keys") => {
+  const startSession = async (
+    c: Context,
+    accountId: string,
+    epoch: number,
+    to = "/dashboard/keys",
+  ) => {
     const { token } = await createSession(kv, accountId, clock.now(), epoch);
     setSessionCookie(c, deps, token);
     return c.redirect(to, 303);
   };
 
-  app.get("/dashboard", async (c) => c.redirect((await currentSession(c, deps)) ? "/dashboard/keys" : "/dashboard/signin", 303));
+  app.get(
+    "/dashboard",
+    async (c) =>
+      c.redirect((await currentSession(c, deps)) ? "/dashboard/keys" : "/dashboard/signin", 303),
+  );
 
   app.get("/dashboard/signin", async (c) => {
     if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
@@ -80,11 +93,19 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const body = await c.req.parseBody();
     const email = String(body.email ?? "").trim().toLowerCase();
     const password = String(body.password ?? "");
-    const wrong = () => c.html(<SignInPage csrf={form(c)} email={email} error="Wrong email or password." />, 401);
+    const wrong = () =>
+      c.html(<SignInPage csrf={form(c)} email={email} error="Wrong email or password." />, 401);
     if (!email) return wrong();
     // The attempt takes its slot before the password is checked, so a burst cannot outrun the count.
     if (!(await reserveAttempt(kv, email, clock.now()))) {
-      return c.html(<SignInPage csrf={form(c)} email={email} error="Too many failed attempts. Wait 15 minutes and try again." />, 429);
+      return c.html(
+        <SignInPage
+          csrf={form(c)}
+          email={email}
+          error="Too many failed attempts. Wait 15 minutes and try again."
+        />,
+        429,
+      );
     }
     const id = await accounts.idByEmail(email);
     const credential = id ? await readCredential(kv, id) : null;
@@ -103,7 +124,10 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   app.get("/dashboard/signup", async (c) => {
     if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
     const open = deps.signup !== "closed";
-    return c.html(<SignUpPage csrf={form(c)} open={open} verify={deps.signup === "verify"} />, open ? 200 : 403);
+    return c.html(
+      <SignUpPage csrf={form(c)} open={open} verify={deps.signup === "verify"} />,
+      open ? 200 : 403,
+    );
   });
 
   app.post("/dashboard/signup", async (c) => {
@@ -112,7 +136,16 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const given = String(body.email ?? "");
     const password = String(body.password ?? "");
     const again = (error: string, status: 409 | 422 | 503) =>
-      c.html(<SignUpPage csrf={form(c)} open verify={deps.signup === "verify"} email={given} error={error} />, status);
+      c.html(
+        <SignUpPage
+          csrf={form(c)}
+          open
+          verify={deps.signup === "verify"}
+          email={given}
+          error={error}
+        />,
+        status,
+      );
     const email = normalizeEmail(given);
     if (!email) return again("Enter a valid email address.", 422);
     const problem = passwordProblem(password);
@@ -129,17 +162,28 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       if (await accounts.idByEmail(email)) {
         mail(alreadyRegisteredMail(email, deps.publicUrl));
       } else {
-        const token = await issueToken<PendingSignup>(kv, "signup", { email, credential }, clock.now());
+        const token = await issueToken<PendingSignup>(
+          kv,
+          "signup",
+          { email, credential },
+          clock.now(),
+        );
         mail(signupMail(email, deps.publicUrl, token));
       }
       return c.html(<CheckMailPage title="Check your mail" message={CHECK_SIGNUP} />);
     }
     try {
-      const account = await accounts.create(email, "free", (op, a) => op.set(KV.credential(a.id), credential));
+      const account = await accounts.create(
+        email,
+        "free",
+        (op, a) => op.set(KV.credential(a.id), credential),
+      );
       return await startSession(c, account.id, 0);
     } catch (e) {
       if (!(e instanceof AccountError)) throw e;
-      if (e.code === "email_taken") return again("An account with this email exists. Sign in instead.", 409);
+      if (e.code === "email_taken") {
+        return again("An account with this email exists. Sign in instead.", 409);
+      }
       return again("Enter a valid email address.", 422);
     }
   });
@@ -175,7 +219,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const email = normalizeEmail((await c.req.parseBody()).email);
     const id = email ? await accounts.idByEmail(email) : null;
     if (email && id) {
-      const token = await issueToken<PendingReset>(kv, "reset", { account_id: id, email }, clock.now());
+      const token = await issueToken<PendingReset>(
+        kv,
+        "reset",
+        { account_id: id, email },
+        clock.now(),
+      );
       mail(resetMail(email, deps.publicUrl, token));
     }
     return c.html(<CheckMailPage title="Check your mail" message={CHECK_RESET} />);
@@ -183,7 +232,9 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
 
   app.get("/dashboard/reset", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!(await readToken<PendingReset>(kv, "reset", token, clock.now()))) return c.html(<LinkInvalidPage />, 400);
+    if (!(await readToken<PendingReset>(kv, "reset", token, clock.now()))) {
+      return c.html(<LinkInvalidPage />, 400);
+    }
     return c.html(<ResetPage csrf={form(c)} token={token} />);
   });
 
@@ -220,28 +271,41 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
 
   app.get("/dashboard/password", signedIn((c, s) => c.html(<PasswordPage viewer={s.viewer} />)));
 
-  app.post("/dashboard/password", signedIn(async (c, s) => {
-    const body = await c.req.parseBody();
-    const current = String(body.current ?? "");
-    const password = String(body.password ?? "");
-    const again = (error: string, status: 401 | 422 | 429 | 503) => c.html(<PasswordPage viewer={s.viewer} error={error} />, status);
-    const problem = passwordProblem(password);
-    if (problem) return again(problem, 422);
-    if (!(await reserveAttempt(kv, s.account.email, clock.now()))) {
-      return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
-    }
-    const old = await readCredential(kv, s.account.id);
-    try {
-      if (!old || !(await verifyPassword(current, old))) return again("The current password is wrong.", 401);
-      const credential = await hashPassword(password, clock.now(), old);
-      await kv.set(KV.credential(s.account.id), credential);
-      await clearAttempts(kv, s.account.email);
-      await deleteSession(kv, s.token);
-      // Every other browser is signed out by the new epoch; this one gets a fresh session.
-      return await startSession(c, s.account.id, credential.epoch ?? 0, "/dashboard/settings?password=1");
-    } catch (e) {
-      if (!(e instanceof PasswordWorkBusy)) throw e;
-      return again(BUSY, 503);
-    }
-  }));
+  app.post(
+    "/dashboard/password",
+    signedIn(async (c, s) => {
+      const body = await c.req.parseBody();
+      const current = String(body.current ?? "");
+      const password = String(body.password ?? "");
+      const again = (error: string, status: 401 | 422 | 429 | 503) =>
+        c.html(<PasswordPage viewer={s.viewer} error={error} />, status);
+      const problem = passwordProblem(password);
+      if (problem) return again(problem, 422);
+      if (!(await reserveAttempt(kv, s.account.email, clock.now()))) {
+        return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
+      }
+      const old = await readCredential(kv, s.account.id);
+      try {
+        if (!old || !(await verifyPassword(current, old))) {
+          return again("The current password is wrong.", 401);
+        }
+        const credential = await hashPassword(password, clock.now(), old);
+        await kv.set(KV.credential(s.account.id), credential);
+        await clearAttempts(kv, s.account.email);
+        await deleteSession(kv, s.token);
+        // Every other browser is signed out by the new epoch; this one gets a fresh session.
+        return await startSession(
+          c,
+          s.account.id,
+          credential.epoch ?? 0,
+          "/dashboard/settings?password=1",
+        );
+      } catch (e) {
+        if (!(e instanceof PasswordWorkBusy)) {
+          throw e;
+        }
+        return again(BUSY, 503);
+      }
+    }),
+  );
 }

@@ -52,12 +52,20 @@ type CookieDeps = Pick<Deps, "publicUrl" | "trustProxy">;
 /** Whether the users' side of this request is https; never read from the Host header. */
 export function publicHttps(c: Context, deps: CookieDeps): boolean {
   if (deps.publicUrl.startsWith("https:")) return true;
-  if (deps.trustProxy) return (c.req.header("x-forwarded-proto") ?? "").split(",")[0].trim() === "https";
+  if (deps.trustProxy) {
+    return (c.req.header("x-forwarded-proto") ?? "").split(",")[0].trim() === "https";
+  }
   return new URL(c.req.url).protocol === "https:";
 }
 
 function cookieOptions(c: Context, deps: CookieDeps, maxAgeSec: number) {
-  return { path: "/dashboard", httpOnly: true, secure: publicHttps(c, deps), sameSite: "Lax" as const, maxAge: maxAgeSec };
+  return {
+    path: "/dashboard",
+    httpOnly: true,
+    secure: publicHttps(c, deps),
+    sameSite: "Lax" as const,
+    maxAge: maxAgeSec,
+  };
 }
 
 export function setSessionCookie(c: Context, deps: CookieDeps, token: string): void {
@@ -79,7 +87,10 @@ export function formToken(c: Context, deps: CookieDeps): string {
 }
 
 /** The signed-in session, unless expired or made before the account's last password change. */
-export async function currentSession(c: Context, deps: Deps): Promise<{ token: string; session: Session } | null> {
+export async function currentSession(
+  c: Context,
+  deps: Deps,
+): Promise<{ token: string; session: Session } | null> {
   const token = getCookie(c, SESSION_COOKIE);
   const session = await readSession(deps.kv, token, deps.clock.now());
   if (!session || !token) return null;
@@ -102,7 +113,10 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
 }
 
 /** Refuses (403) a POST from another origin or without the right CSRF token. */
-export function csrfCheck(deps: Deps, refuse: (c: Context, why: string) => Response | Promise<Response>): MiddlewareHandler {
+export function csrfCheck(
+  deps: Deps,
+  refuse: (c: Context, why: string) => Response | Promise<Response>,
+): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== "POST") return await next();
     const origin = c.req.header("origin");
@@ -114,7 +128,10 @@ export function csrfCheck(deps: Deps, refuse: (c: Context, why: string) => Respo
     const signedIn = await currentSession(c, deps);
     const expected = signedIn ? signedIn.session.csrf : getCookie(c, FORM_COOKIE) ?? "";
     if (!expected || !sameToken(given, expected)) {
-      return refuse(c, "The form's security token is missing or out of date. Go back, reload the page and try again.");
+      return refuse(
+        c,
+        "The form's security token is missing or out of date. Go back, reload the page and try again.",
+      );
     }
     await next();
   };

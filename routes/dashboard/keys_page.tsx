@@ -10,13 +10,26 @@ export interface CreatedKey {
 }
 
 export function KeysPage(
-  props: { viewer: Viewer; account: AccountState; keys: KeyState[]; plan: Plan | undefined; created?: CreatedKey; error?: string; notice?: string },
+  props: {
+    viewer: Viewer;
+    account: AccountState;
+    keys: KeyState[];
+    plan: Plan | undefined;
+    created?: CreatedKey;
+    error?: string;
+    notice?: string;
+  },
 ) {
   const keys = props.keys;
   const max = props.plan?.max_keys ?? 0;
   const active = activeKeyCount(props.account);
   return (
-    <Layout title="API keys" viewer={props.viewer} current="/dashboard/keys" script={!!props.created}>
+    <Layout
+      title="API keys"
+      viewer={props.viewer}
+      current="/dashboard/keys"
+      script={!!props.created}
+    >
       <h1>API keys</h1>
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
       {props.notice ? <Notice kind="ok">{props.notice}</Notice> : null}
@@ -24,10 +37,24 @@ export function KeysPage(
       <div class="card">
         <table class="stack" id="keys">
           <thead>
-            <tr><th>Name</th><th>Key</th><th>Mode</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Mode</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>Status</th>
+              <th></th>
+            </tr>
           </thead>
           <tbody>
-            {keys.length === 0 ? <tr><td colspan={7} class="muted">No keys yet.</td></tr> : null}
+            {keys.length === 0
+              ? (
+                <tr>
+                  <td colspan={7} class="muted">No keys yet.</td>
+                </tr>
+              )
+              : null}
             {keys.map((k) => (
               <tr data-key-id={k.id}>
                 <td data-label="Name">{k.name || <span class="muted">(unnamed)</span>}</td>
@@ -35,8 +62,15 @@ export function KeysPage(
                 <td data-label="Mode">{k.mode}</td>
                 <td data-label="Created">{when(k.created_at)}</td>
                 <td data-label="Last used" class="last-used">{when(k.last_used_at)}</td>
-                <td data-label="Status" class={`status-${k.status}`}>{k.status}{k.revoked_at ? ` ${when(k.revoked_at)}` : ""}</td>
-                <td data-label="">{k.status === "active" ? <a href={`/dashboard/keys/${k.id}/revoke`}>Revoke…</a> : null}</td>
+                <td data-label="Status" class={`status-${k.status}`}>
+                  {k.status}
+                  {k.revoked_at ? ` ${when(k.revoked_at)}` : ""}
+                </td>
+                <td data-label="">
+                  {k.status === "active"
+                    ? <a href={`/dashboard/keys/${k.id}/revoke`}>Revoke…</a>
+                    : null}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -45,17 +79,29 @@ export function KeysPage(
       <div class="card">
         <h2>Create a key</h2>
         <p class="muted">
-          {active} of {max} active key{max === 1 ? "" : "s"} on the {props.account.plan} plan. Live keys are for production, test keys for CI,
-          staging and local work; both use the same credits.
+          {active} of {max} active key{max === 1 ? "" : "s"} on the {props.account.plan}{" "}
+          plan. Live keys are for production, test keys for CI, staging and local work; both use the
+          same credits.
         </p>
         {active >= max
-          ? <Notice kind="warn">The {props.account.plan} plan allows {max} active key{max === 1 ? "" : "s"}. Revoke a key to create another.</Notice>
+          ? (
+            <Notice kind="warn">
+              The {props.account.plan} plan allows {max}{" "}
+              active key{max === 1 ? "" : "s"}. Revoke a key to create another.
+            </Notice>
+          )
           : null}
         <form method="post" action="/dashboard/keys" class="row">
           <Csrf token={props.viewer.csrf} />
           <div>
             <label for="name">Name</label>
-            <input id="name" name="name" type="text" maxlength={80} placeholder="e.g. production server" />
+            <input
+              id="name"
+              name="name"
+              type="text"
+              maxlength={80}
+              placeholder="e.g. production server"
+            />
           </div>
           <div class="fit">
             <label for="mode">Mode</label>
@@ -64,7 +110,9 @@ export function KeysPage(
               <option value="test">test</option>
             </select>
           </div>
-          <div class="fit"><button type="submit">Create key</button></div>
+          <div class="fit">
+            <button type="submit">Create key</button>
+          </div>
         </form>
       </div>
     </Layout>
@@ -76,14 +124,25 @@ function Created(props: CreatedKey) {
     <div class="card" id="new-key">
       <h2>Your new {props.apiKey.mode} key{props.apiKey.name ? ` “${props.apiKey.name}”` : ""}</h2>
       <Notice kind="warn">
-        Copy it now and keep it somewhere safe. It is shown only this once: Shelf stores only a digest of it and cannot show it
-        again.
+        Copy it now and keep it somewhere safe. It is shown only this once: Shelf stores only a
+        digest of it and cannot show it again.
       </Notice>
       <div class="secret">
-        <input id="new-key-value" type="text" readonly value={props.value} autocomplete="off" spellcheck={false} aria-label="New API key" />
+        <input
+          id="new-key-value"
+          type="text"
+          readonly
+          value={props.value}
+          autocomplete="off"
+          spellcheck={false}
+          aria-label="New API key"
+        />
         <button type="button" class="secondary" data-copy="new-key-value" hidden>Copy</button>
       </div>
-      <p class="muted">Send it as the <code>x-api-key</code> header or as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+      <p class="muted">
+        Send it as the <code>x-api-key</code> header or as{" "}
+        <code>Authorization: Bearer &lt;key&gt;</code>.
+      </p>
     </div>
   );
 }
@@ -95,13 +154,21 @@ export function RevokePage(props: { viewer: Viewer; apiKey: KeyState }) {
       <div class="card narrow">
         <h1>Revoke this key?</h1>
         <p>
-          <strong>{k.name || "(unnamed)"}</strong> <span class="mono">{k.prefix}…{k.last4}</span> ({k.mode}), last used {when(k.last_used_at)}.
+          <strong>{k.name || "(unnamed)"}</strong> <span class="mono">{k.prefix}…{k.last4}</span>
+          {" "}
+          ({k.mode}), last used {when(k.last_used_at)}.
         </p>
-        <Notice kind="warn">Revoking takes effect at once: the next call with this key gets 401. It cannot be undone.</Notice>
+        <Notice kind="warn">
+          Revoking takes effect at once: the next call with this key gets 401. It cannot be undone.
+        </Notice>
         <form method="post" action={`/dashboard/keys/${k.id}/revoke`} class="row">
           <Csrf token={props.viewer.csrf} />
-          <div class="fit"><button type="submit" class="danger">Revoke key</button></div>
-          <div class="fit"><a class="button secondary" href="/dashboard/keys">Cancel</a></div>
+          <div class="fit">
+            <button type="submit" class="danger">Revoke key</button>
+          </div>
+          <div class="fit">
+            <a class="button secondary" href="/dashboard/keys">Cancel</a>
+          </div>
         </form>
       </div>
     </Layout>

@@ -8,7 +8,9 @@ import { CSRF_FIELD_NAME } from "./names.ts";
 
 export const COPY_SCRIPT =
   `for(const b of document.querySelectorAll("button[data-copy]")){b.hidden=false;b.addEventListener("click",async()=>{const i=document.getElementById(b.dataset.copy);i.select();try{await navigator.clipboard.writeText(i.value)}catch{document.execCommand("copy")}b.textContent="Copied"})}`;
-export const COPY_SCRIPT_HASH = `sha256-${createHash("sha256").update(COPY_SCRIPT).digest("base64")}`;
+export const COPY_SCRIPT_HASH = `sha256-${
+  createHash("sha256").update(COPY_SCRIPT).digest("base64")
+}`;
 
 export const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -78,7 +80,9 @@ export interface Viewer {
   csrf: string;
 }
 
-export function Layout(props: { title: string; viewer?: Viewer; current?: string; children?: Child; script?: boolean }) {
+export function Layout(
+  props: { title: string; viewer?: Viewer; current?: string; children?: Child; script?: boolean },
+) {
   const link = (href: string, label: string) => (
     <a href={href} aria-current={props.current === href ? "page" : undefined}>{label}</a>
   );
@@ -129,7 +133,11 @@ export function Csrf(props: { token: string }) {
 }
 
 export function Notice(props: { kind: "error" | "warn" | "ok"; children?: Child }) {
-  return <p class={`notice ${props.kind}`} role={props.kind === "error" ? "alert" : "status"}>{props.children}</p>;
+  return (
+    <p class={`notice ${props.kind}`} role={props.kind === "error" ? "alert" : "status"}>
+      {props.children}
+    </p>
+  );
 }
 
 /** "2026-01-31 14:05 UTC", or "never". */

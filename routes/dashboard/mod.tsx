@@ -30,9 +30,22 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.use("/dashboard/*", securityHeaders());
   app.use("/dashboard/*", csrfCheck(deps, refuse));
 
-  app.get("/dashboard/style.css", (c) =>
-    c.body(STYLE, 200, { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" }));
-  app.get("/dashboard/icon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+  app.get(
+    "/dashboard/style.css",
+    (c) =>
+      c.body(STYLE, 200, {
+        "content-type": "text/css; charset=utf-8",
+        "cache-control": "public, max-age=3600",
+      }),
+  );
+  app.get(
+    "/dashboard/icon.svg",
+    (c) =>
+      c.body(ICON, 200, {
+        "content-type": "image/svg+xml",
+        "cache-control": "public, max-age=86400",
+      }),
+  );
 
   /** Runs `handler` for a signed-in visitor; anyone else is sent to the sign-in page. */
   const signedIn: SignedInHandler = (handler) => async (c: Context) => {
@@ -47,71 +60,150 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       clearSessionCookie(c, deps);
       return c.redirect("/dashboard/signin", 303);
     }
-    return await handler(c, { ...found, account, viewer: { email: account.email, csrf: found.session.csrf } });
+    return await handler(c, {
+      ...found,
+      account,
+      viewer: { email: account.email, csrf: found.session.csrf },
+    });
   };
 
   authRoutes(app, deps, signedIn);
 
-  app.get("/dashboard/keys", signedIn(async (c, s) => {
-    const notice = c.req.query("revoked") ? "The key is revoked. Calls with it now get 401." : undefined;
-    const keys = await accounts.listKeys(s.account.id);
-    return c.html(<KeysPage viewer={s.viewer} account={s.account} keys={keys} plan={plans.get(s.account.plan)} notice={notice} />);
-  }));
-
-  app.post("/dashboard/keys", signedIn(async (c, s) => {
-    const form = await c.req.parseBody();
-    try {
-      const { key, value } = await accounts.createKey(s.account.id, { mode: String(form.mode ?? "live"), name: String(form.name ?? "") });
-      const created = { apiKey: key, value };
-      const account = await accounts.get(s.account.id);
-      const keys = await accounts.listKeys(account.id);
-      return c.html(<KeysPage viewer={s.viewer} account={account} keys={keys} plan={plans.get(account.plan)} created={created} />);
-    } catch (e) {
-      if (!(e instanceof AccountError)) throw e;
-      const error = `Key not created: ${e.message}.`;
+  app.get(
+    "/dashboard/keys",
+    signedIn(async (c, s) => {
+      const notice = c.req.query("revoked")
+        ? "The key is revoked. Calls with it now get 401."
+        : undefined;
       const keys = await accounts.listKeys(s.account.id);
-      return c.html(<KeysPage viewer={s.viewer} account={s.account} keys={keys} plan={plans.get(s.account.plan)} error={error} />, e.status as 409);
-    }
-  }));
+      return c.html(
+        <KeysPage
+          viewer={s.viewer}
+          account={s.account}
+          keys={keys}
+          plan={plans.get(s.account.plan)}
+          notice={notice}
+        />,
+      );
+    }),
+  );
 
-  app.get("/dashboard/keys/:id/revoke", signedIn((c, s) => {
-    const key = s.account.keys[c.req.param("id") ?? ""];
-    if (!key) return c.html(<RefusedPage message="No such key on this account." />, 404);
-    if (key.status !== "active") return c.redirect("/dashboard/keys", 303);
-    return c.html(<RevokePage viewer={s.viewer} apiKey={key} />);
-  }));
+  app.post(
+    "/dashboard/keys",
+    signedIn(async (c, s) => {
+      const form = await c.req.parseBody();
+      try {
+        const { key, value } = await accounts.createKey(s.account.id, {
+          mode: String(form.mode ?? "live"),
+          name: String(form.name ?? ""),
+        });
+        const created = { apiKey: key, value };
+        const account = await accounts.get(s.account.id);
+        const keys = await accounts.listKeys(account.id);
+        return c.html(
+          <KeysPage
+            viewer={s.viewer}
+            account={account}
+            keys={keys}
+            plan={plans.get(account.plan)}
+            created={created}
+          />,
+        );
+      } catch (e) {
+        if (!(e instanceof AccountError)) throw e;
+        const error = `Key not created: ${e.message}.`;
+        const keys = await accounts.listKeys(s.account.id);
+        return c.html(
+          <KeysPage
+            viewer={s.viewer}
+            account={s.account}
+            keys={keys}
+            plan={plans.get(s.account.plan)}
+            error={error}
+          />,
+          e.status as 409,
+        );
+      }
+    }),
+  );
 
-  app.post("/dashboard/keys/:id/revoke", signedIn(async (c, s) => {
-    const id = c.req.param("id") ?? "";
-    if (!s.account.keys[id]) return c.html(<RefusedPage message="No such key on this account." />, 404);
-    await accounts.revokeKey(id);
-    return c.redirect("/dashboard/keys?revoked=1", 303);
-  }));
+  app.get(
+    "/dashboard/keys/:id/revoke",
+    signedIn((c, s) => {
+      const key = s.account.keys[c.req.param("id") ?? ""];
+      if (!key) return c.html(<RefusedPage message="No such key on this account." />, 404);
+      if (key.status !== "active") return c.redirect("/dashboard/keys", 303);
+      return c.html(<RevokePage viewer={s.viewer} apiKey={key} />);
+    }),
+  );
 
-  app.get("/dashboard/usage", signedIn(async (c, s) => {
-    const usage = usageRecord(s.account, plans.get(s.account.plan));
-    const alerts = await listAlerts(kv, s.account.id, 20);
-    return c.html(
-      <UsagePage viewer={s.viewer} account={s.account} usage={usage} alerts={alerts} mailConfigured={!!deps.delivery} now={clock.now()} />,
-    );
-  }));
+  app.post(
+    "/dashboard/keys/:id/revoke",
+    signedIn(async (c, s) => {
+      const id = c.req.param("id") ?? "";
+      if (!s.account.keys[id]) {
+        return c.html(<RefusedPage message="No such key on this account." />, 404);
+      }
+      await accounts.revokeKey(id);
+      return c.redirect("/dashboard/keys?revoked=1", 303);
+    }),
+  );
 
-  app.get("/dashboard/settings", signedIn((c, s) =>
-    c.html(<SettingsPage viewer={s.viewer} account={s.account} saved={!!c.req.query("saved")} mailConfigured={!!deps.delivery} />)
-  ));
+  app.get(
+    "/dashboard/usage",
+    signedIn(async (c, s) => {
+      const usage = usageRecord(s.account, plans.get(s.account.plan));
+      const alerts = await listAlerts(kv, s.account.id, 20);
+      return c.html(
+        <UsagePage
+          viewer={s.viewer}
+          account={s.account}
+          usage={usage}
+          alerts={alerts}
+          mailConfigured={!!deps.delivery}
+          now={clock.now()}
+        />,
+      );
+    }),
+  );
 
-  app.post("/dashboard/settings", signedIn(async (c, s) => {
-    const form = await c.req.parseBody();
-    try {
-      await accounts.updateAlerts(s.account.id, {
-        at80: form.at80 === "on",
-        at100: form.at100 === "on",
-        email: String(form.alert_email ?? ""),
-      });
-    } catch (e) {
-      if (!(e instanceof AccountError)) throw e;
-      return c.html(<SettingsPage viewer={s.viewer} account={s.account} error={e.message} mailConfigured={!!deps.delivery} />, 422);
-    }
-    return c.redirect("/dashboard/settings?saved=1", 303);
-  }));
+  app.get(
+    "/dashboard/settings",
+    signedIn((c, s) =>
+      c.html(
+        <SettingsPage
+          viewer={s.viewer}
+          account={s.account}
+          saved={!!c.req.query("saved")}
+          mailConfigured={!!deps.delivery}
+        />,
+      )
+    ),
+  );
+
+  app.post(
+    "/dashboard/settings",
+    signedIn(async (c, s) => {
+      const form = await c.req.parseBody();
+      try {
+        await accounts.updateAlerts(s.account.id, {
+          at80: form.at80 === "on",
+          at100: form.at100 === "on",
+          email: String(form.alert_email ?? ""),
+        });
+      } catch (e) {
+        if (!(e instanceof AccountError)) throw e;
+        return c.html(
+          <SettingsPage
+            viewer={s.viewer}
+            account={s.account}
+            error={e.message}
+            mailConfigured={!!deps.delivery}
+          />,
+          422,
+        );
+      }
+      return c.redirect("/dashboard/settings?saved=1", 303);
+    }),
+  );
 }

@@ -2,7 +2,15 @@
 import { type AccountState, alertSettings } from "../../metering/account_state.ts";
 import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 
-export function SettingsPage(props: { viewer: Viewer; account: AccountState; saved?: boolean; error?: string; mailConfigured: boolean }) {
+export function SettingsPage(
+  props: {
+    viewer: Viewer;
+    account: AccountState;
+    saved?: boolean;
+    error?: string;
+    mailConfigured: boolean;
+  },
+) {
   const s = alertSettings(props.account);
   return (
     <Layout title="Settings" viewer={props.viewer} current="/dashboard/settings">
@@ -13,22 +21,42 @@ export function SettingsPage(props: { viewer: Viewer; account: AccountState; sav
         <h2>Usage alerts</h2>
         <p class="muted">
           One email when this period's usage reaches 80% of the included credits, and one at 100%.
-          {props.mailConfigured ? "" : " This service has no mail server configured: alerts are listed on the Usage page only."}
+          {props.mailConfigured
+            ? ""
+            : " This service has no mail server configured: alerts are listed on the Usage page only."}
         </p>
         <form method="post" action="/dashboard/settings">
           <Csrf token={props.viewer.csrf} />
           <input type="hidden" name="alerts_form" value="1" />
-          <label class="check"><input type="checkbox" name="at80" value="on" checked={s.at80} /> Alert at 80% of credits</label>
-          <label class="check"><input type="checkbox" name="at100" value="on" checked={s.at100} /> Alert at 100% of credits</label>
+          <label class="check">
+            <input type="checkbox" name="at80" value="on" checked={s.at80} />{" "}
+            Alert at 80% of credits
+          </label>
+          <label class="check">
+            <input type="checkbox" name="at100" value="on" checked={s.at100} />{" "}
+            Alert at 100% of credits
+          </label>
           <label for="alert_email">Send alerts to</label>
-          <input id="alert_email" name="alert_email" type="email" value={s.email ?? ""} placeholder={props.account.email} />
+          <input
+            id="alert_email"
+            name="alert_email"
+            type="email"
+            value={s.email ?? ""}
+            placeholder={props.account.email}
+          />
           <p class="muted">Empty: the account's email, {props.account.email}.</p>
-          <p><button type="submit">Save</button></p>
+          <p>
+            <button type="submit">Save</button>
+          </p>
         </form>
       </div>
       <div class="card">
         <h2>Account</h2>
-        <p>Email: {props.account.email}<br />Plan: {props.account.plan}<br />Account id: <span class="mono">{props.account.id}</span></p>
+        <p>
+          Email: {props.account.email}
+          <br />Plan: {props.account.plan}
+          <br />Account id: <span class="mono">{props.account.id}</span>
+        </p>
       </div>
     </Layout>
   );

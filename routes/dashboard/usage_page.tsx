@@ -1,29 +1,66 @@
 /** The usage page: plan, credits with a progress bar, period, rate limit, calls per day, alerts. */
-import { type AccountState, dayOf, PERIOD_MS, type UsageRecord } from "../../metering/account_state.ts";
+import {
+  type AccountState,
+  dayOf,
+  PERIOD_MS,
+  type UsageRecord,
+} from "../../metering/account_state.ts";
 import type { Alert } from "../../metering/alerts.ts";
 import { Layout, type Viewer, when } from "./layout.tsx";
 
 const DAY_MS = 24 * 3600 * 1000;
 
-export function UsagePage(props: { viewer: Viewer; account: AccountState; usage: UsageRecord; alerts: Alert[]; mailConfigured: boolean; now: number }) {
+export function UsagePage(
+  props: {
+    viewer: Viewer;
+    account: AccountState;
+    usage: UsageRecord;
+    alerts: Alert[];
+    mailConfigured: boolean;
+    now: number;
+  },
+) {
   const u = props.usage;
-  const pct = u.included_requests > 0 ? Math.min(100, Math.round((u.requests_used * 100) / u.included_requests)) : 0;
+  const pct = u.included_requests > 0
+    ? Math.min(100, Math.round((u.requests_used * 100) / u.included_requests))
+    : 0;
   return (
     <Layout title="Usage" viewer={props.viewer} current="/dashboard/usage">
       <h1>Usage</h1>
       <div class="card">
         <p>
-          <strong id="used">{u.requests_used}</strong> of <strong>{u.included_requests}</strong> credits used ({pct}%)
+          <strong id="used">{u.requests_used}</strong> of <strong>{u.included_requests}</strong>
+          {" "}
+          credits used ({pct}%)
         </p>
-        <progress id="credits" value={Math.min(u.requests_used, u.included_requests)} max={Math.max(1, u.included_requests)}>
+        <progress
+          id="credits"
+          value={Math.min(u.requests_used, u.included_requests)}
+          max={Math.max(1, u.included_requests)}
+        >
           {pct}%
         </progress>
         <dl class="facts">
-          <div><dt>Plan</dt><dd>{u.plan}{u.status !== "active" ? ` (${u.status})` : ""}</dd></div>
-          <div><dt>Remaining</dt><dd id="remaining">{u.requests_remaining}</dd></div>
-          <div><dt>Period started</dt><dd>{when(Date.parse(u.period_start))}</dd></div>
-          <div><dt>Credits reset</dt><dd>{when(Date.parse(u.period_end))}</dd></div>
-          <div><dt>Rate limit</dt><dd>{u.rate_limit_per_sec} request{u.rate_limit_per_sec === 1 ? "" : "s"}/s per key</dd></div>
+          <div>
+            <dt>Plan</dt>
+            <dd>{u.plan}{u.status !== "active" ? ` (${u.status})` : ""}</dd>
+          </div>
+          <div>
+            <dt>Remaining</dt>
+            <dd id="remaining">{u.requests_remaining}</dd>
+          </div>
+          <div>
+            <dt>Period started</dt>
+            <dd>{when(Date.parse(u.period_start))}</dd>
+          </div>
+          <div>
+            <dt>Credits reset</dt>
+            <dd>{when(Date.parse(u.period_end))}</dd>
+          </div>
+          <div>
+            <dt>Rate limit</dt>
+            <dd>{u.rate_limit_per_sec} request{u.rate_limit_per_sec === 1 ? "" : "s"}/s per key</dd>
+          </div>
         </dl>
       </div>
       <div class="card">
@@ -33,10 +70,22 @@ export function UsagePage(props: { viewer: Viewer; account: AccountState; usage:
       <div class="card">
         <h2>Usage alerts</h2>
         {props.alerts.length === 0
-          ? <p class="muted">No alert this period yet. Alerts at 80% and 100% are set under <a href="/dashboard/settings">Settings</a>.</p>
+          ? (
+            <p class="muted">
+              No alert this period yet. Alerts at 80% and 100% are set under{" "}
+              <a href="/dashboard/settings">Settings</a>.
+            </p>
+          )
           : (
             <table class="stack" id="alerts">
-              <thead><tr><th>Alert</th><th>Raised</th><th>To</th><th>Delivery</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Alert</th>
+                  <th>Raised</th>
+                  <th>To</th>
+                  <th>Delivery</th>
+                </tr>
+              </thead>
               <tbody>
                 {props.alerts.map((a) => (
                   <tr>
@@ -47,7 +96,9 @@ export function UsagePage(props: { viewer: Viewer; account: AccountState; usage:
                       {a.status === "delivered"
                         ? `sent ${when(a.delivered_at)}`
                         : props.mailConfigured
-                        ? `not delivered yet (${a.attempts} attempt${a.attempts === 1 ? "" : "s"}${a.last_error ? `: ${a.last_error}` : ""})`
+                        ? `not delivered yet (${a.attempts} attempt${a.attempts === 1 ? "" : "s"}${
+                          a.last_error ? `: ${a.last_error}` : ""
+                        })`
                         : "not sent: no mail server is configured"}
                     </td>
                   </tr>
@@ -72,7 +123,13 @@ function DailyChart(props: { account: AccountState; now: number }) {
   const slot = (W - left - right) / days.length;
   const scale = (n: number) => ((H - bottom - top) * n) / max;
   return (
-    <svg class="chart" id="daily-chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label="Calls per day in the current period">
+    <svg
+      class="chart"
+      id="daily-chart"
+      viewBox={`0 0 ${W} ${H}`}
+      role="img"
+      aria-label="Calls per day in the current period"
+    >
       <line x1={left} y1={H - bottom} x2={W} y2={H - bottom} />
       <text x={left - 4} y={top + 8} text-anchor="end">{max}</text>
       <text x={left - 4} y={H - bottom} text-anchor="end">0</text>
@@ -89,7 +146,13 @@ function DailyChart(props: { account: AccountState; now: number }) {
           >
             <title>{d}: {counts[i]} call{counts[i] === 1 ? "" : "s"}</title>
           </rect>
-          {i % 5 === 0 ? <text x={left + i * slot + slot / 2} y={H - 6} text-anchor="middle">{d.slice(5)}</text> : null}
+          {i % 5 === 0
+            ? (
+              <text x={left + i * slot + slot / 2} y={H - 6} text-anchor="middle">
+                {d.slice(5)}
+              </text>
+            )
+            : null}
         </g>
       ))}
     </svg>

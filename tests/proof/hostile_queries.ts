@@ -190,7 +190,11 @@ export function hostileQuery(endpoints: readonly Endpoint[], next: () => number)
       case 5: { // over-long: past every max, up to 8 KB as sent
         const unit = pick(["A", "9", "%41", "é"]);
         const sentBytes = unit === "é" ? 6 : unit.length; // é goes out as %C3%A9
-        const reps = Math.min(pick([201, 301, 2_001, 4_000]), Math.floor(8_192 / sentBytes), Math.floor(longBudget / sentBytes));
+        const reps = Math.min(
+          pick([201, 301, 2_001, 4_000]),
+          Math.floor(8_192 / sentBytes),
+          Math.floor(longBudget / sentBytes),
+        );
         longBudget -= reps * sentBytes;
         return reps > 200 ? unit.repeat(reps) : encodeURIComponent(pick(WRONG_TYPES));
       }

@@ -31,7 +31,12 @@ export async function productShelf(credits: number, ratePerSec: number): Promise
   };
   let server: ShelfProcess | undefined;
   try {
-    server = await spawnShelf({ KV_PATH: kvPath, UPSTREAM: fake.upstream, PLANS_FILE: plans, ADMIN_TOKEN: token });
+    server = await spawnShelf({
+      KV_PATH: kvPath,
+      UPSTREAM: fake.upstream,
+      PLANS_FILE: plans,
+      ADMIN_TOKEN: token,
+    });
     const { key } = await createAccount(server.url, token);
     return { server, kvPath, key, [Symbol.asyncDispose]: () => dispose(server) };
   } catch (e) {
