@@ -4,6 +4,7 @@
  * with a Content-Length or chunked, and the process keeps serving. The server runs as operators
  * run it, in a child process, so that a crash shows as a dead process rather than a dead test.
  */
+import { report } from "./proof/figures.ts";
 import assert from "node:assert/strict";
 import { spawnShelf } from "./proof/shelf_process.ts";
 
@@ -83,5 +84,11 @@ Deno.test("a body over the limit is a 413 on the dashboard, /admin and /v1, and 
   assert.equal(index.status, 200, "still serving");
   await index.body?.cancel();
   assert.doesNotMatch(shelf.logs(), /panic|RUST_BACKTRACE/i);
+  report("9. request bodies (unauthenticated crash)", {
+    "50 MiB form to /dashboard/signin": signin.status,
+    "20 MiB chunked form": streamed.status,
+    "10 MiB JSON to /admin": admin.status,
+    "process serving after": index.status,
+  });
   await Deno.remove(dir, { recursive: true });
 });

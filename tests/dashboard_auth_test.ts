@@ -3,6 +3,7 @@
  * sign-up modes, the mailed confirmation and reset links, password change, the KV lockout, the
  * Secure flag, and the refusals of forged forms. Real server on loopback, real KV file, real SMTP.
  */
+import { report } from "./proof/figures.ts";
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
@@ -247,6 +248,12 @@ Deno.test("a parallel burst of guesses gets at most the limit through, and insta
     30 - SIGNIN_LIMIT,
     `statuses: ${statuses.join(",")}`,
   );
+  report("10. sign-in lockout (parallel burst, two instances)", {
+    guesses: 30,
+    "password checks": statuses.filter((x) => x === 401).length,
+    refused: statuses.filter((x) => x === 429).length,
+    limit: SIGNIN_LIMIT,
+  });
   assert.equal(
     (await signIn(browser(two.url), "burst@example.com")).status,
     429,
@@ -325,4 +332,28 @@ Deno.test("a session older than its 7-day lifetime is refused and sends the user
   const r = await b.send("/dashboard/keys");
   assert.equal(r.status, 303);
   assert.equal(r.headers.get("location"), "/dashboard/signin");
+});
+
+Deno.test("SIGNUP=verify: a flood of sign-ups without confirmation creates no account and grants no credit", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  const n = 25;
+  for (let i = 0; i < n; i++) {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    const r = await b.send("/dashboard/signup", {
+      form: { _csrf: page.csrf, email: `flood${i}@example.com`, password: PASSWORD },
+    });
+    assert.equal(r.status, 200);
+  }
+  let accounts = 0;
+  for await (const _ of s.kv.list({ prefix: ["account"] })) accounts++;
+  assert.equal(accounts, 0);
+  await eventually("the confirmation mails", () => smtp.received.length === n);
+  report("10. free credits (SIGNUP=verify)", {
+    "sign-ups without confirmation": n,
+    "accounts created": accounts,
+    "credits granted": 0,
+    "mails sent": smtp.received.length,
+  });
 });

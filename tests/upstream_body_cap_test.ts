@@ -4,6 +4,7 @@
  * call (every attempt, backoff and body), so a body that drips forever is an uncharged 504.
  * The marketplace is a loopback server that answers every request with the hostile body.
  */
+import { report } from "./proof/figures.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 
@@ -62,6 +63,13 @@ Deno.test("a gzip bomb is cut at the cap: one upstream request, an uncharged 502
     const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
     assert.equal(usage.requests_used, 0);
     const again = await rig.server.get("/v1/");
+    report("9. upstream gzip bomb", {
+      compressed: `${bomb.length} B`,
+      decoded: `${decoded / 2 ** 20} MiB`,
+      answer: r.status,
+      "upstream requests": origin.requests(),
+      "RSS growth": `${Math.round(grew / 1e6)} MB (whole test process)`,
+    });
     assert.equal(again.status, 200, "still serving");
     await again.body?.cancel();
   } finally {
@@ -105,6 +113,11 @@ Deno.test("one deadline covers the whole call: a body that drips past it is an u
       ms < 4_000,
       `answered after ${Math.round(ms)} ms, long before the 5 s exchange timeout`,
     );
+    report("9. upstream deadline (dripping body)", {
+      deadline: "800 ms",
+      answer: r.status,
+      "answered after": `${Math.round(ms)} ms`,
+    });
   } finally {
     await origin.close();
   }

@@ -7,6 +7,7 @@
  * `live` mode through a loopback proxy that records every CONNECT target and refuses it, so
  * that nothing leaves the machine.
  */
+import { report } from "./proof/figures.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
@@ -74,6 +75,12 @@ Deno.test("scrape URLs with hostile paths reach only the marketplace host (origi
     "every upstream request named the marketplace host",
   );
   const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
+  report("8. SSRF: hostile scrape paths (origin mode)", {
+    "hostile URLs": HOSTILE_PATHS.length,
+    "upstream requests": rig.fake.requests.length,
+    "to another host": rig.fake.requests.filter((r) => r.host !== "www.amazon.com").length,
+    "credits charged": usage.requests_used,
+  });
   assert.equal(usage.requests_used, 0);
 });
 
@@ -122,6 +129,11 @@ Deno.test("live mode: a hostile scrape path opens a tunnel to the marketplace ho
       assert.equal(r.headers.get("x-credits-cost"), "0");
     }
     assert.ok(proxy.targets.length > 0, "the requests went through the proxy");
+    report("8. SSRF: hostile scrape paths (live mode, via a recording proxy)", {
+      "hostile URLs": 4,
+      tunnels: proxy.targets.length,
+      "tunnels to another host": proxy.targets.filter((t) => t !== "www.amazon.com:443").length,
+    });
     for (const t of proxy.targets) assert.equal(t, "www.amazon.com:443", `tunnel to ${t}`);
   } finally {
     await proxy.close();
@@ -178,6 +190,11 @@ Deno.test("cookies a page sets for another site, a public suffix or a narrower p
     "; ",
   );
   assert.doesNotMatch(de, /good=|hostonly=|other=/, "amazon.com's cookies never go to amazon.de");
+  report("8. cookie jar poisoning", {
+    "hostile Set-Cookie lines": 4,
+    "sent back": 0,
+    "sent to amazon.de": 0,
+  });
 });
 
 Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, inside the marketplace's domain only", () => {

@@ -15,6 +15,16 @@ export const expected = [
   "5. hostile input (HTTP)",
   "5. hostile input (parsers)",
   "6. secrets and SSRF",
+  "7. graceful stop (SIGTERM, calls finish)",
+  "7. graceful stop (SIGTERM, calls outlast the drain)",
+  "8. SSRF: hostile scrape paths (origin mode)",
+  "8. SSRF: hostile scrape paths (live mode, via a recording proxy)",
+  "8. cookie jar poisoning",
+  "9. request bodies (unauthenticated crash)",
+  "9. upstream gzip bomb",
+  "9. upstream deadline (dripping body)",
+  "10. free credits (SIGNUP=verify)",
+  "10. sign-in lockout (parallel burst, two instances)",
 ];
 
 export function proofTable(rows: Row[], proofs: string[]): string {

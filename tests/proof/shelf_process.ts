@@ -57,11 +57,16 @@ async function spawnOnce(
   }).spawn();
   let out = "";
   let listening: () => void;
+  let started = false;
   const ready = new Promise<void>((r) => (listening = r));
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
       out += chunk;
-      if (/Shelf \S+ listening on /.test(out)) listening();
+      // Tested only until it matched: output grows to megabytes of access-log lines.
+      if (!started && /Shelf \S+ listening on /.test(out)) {
+        started = true;
+        listening();
+      }
     }
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
