@@ -57,14 +57,14 @@ async function spawnOnce(
   }).spawn();
   let out = "";
   let listening: () => void;
-  let started = false;
+  let matched = false;
   const ready = new Promise<void>((r) => (listening = r));
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
       out += chunk;
       // Tested only until it matched: output grows to megabytes of access-log lines.
-      if (!started && /Shelf \S+ listening on /.test(out)) {
-        started = true;
+      if (!matched && /Shelf \S+ listening on /.test(out)) {
+        matched = true;
         listening();
       }
     }
