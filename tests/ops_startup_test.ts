@@ -69,6 +69,43 @@ Deno.test("a store that cannot be opened or written ends start-up with one line 
   }
 });
 
+/** chattr +i binds root too; without it (not root, or a file system without it) the case is ignored. */
+async function canMakeImmutable(): Promise<boolean> {
+  const file = await Deno.makeTempFile();
+  const run = (flag: string) =>
+    new Deno.Command("chattr", { args: [flag, file], stderr: "null" }).output()
+      .then((o) => o.success, () => false);
+  const ok = await run("+i");
+  if (ok) await run("-i");
+  await Deno.remove(file);
+  return ok;
+}
+
+Deno.test({
+  name: "a store that opens and reads but refuses writes fails the start-up probe, unserved",
+  ignore: !(await canMakeImmutable()),
+  async fn() {
+    // Only the file is immutable: SQLite opens it read-only (its directory still takes the -wal
+    // and -shm files), reads work, and the first write fails. Without the probe Shelf starts
+    // and serves on a store it cannot write.
+    const dir = await Deno.makeTempDir();
+    const readOnly = `${dir}/read-only.kv`;
+    const kv = await Deno.openKv(readOnly);
+    await kv.set(["x"], 1);
+    kv.close();
+    await new Deno.Command("chattr", { args: ["+i", readOnly] }).output();
+    try {
+      oneLine(
+        await startFails({ KV_PATH: readOnly }),
+        /^shelf: Cannot write to the store at .*read-only\.kv: /,
+      );
+    } finally {
+      await new Deno.Command("chattr", { args: ["-i", readOnly] }).output();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("a short ADMIN_TOKEN and other bad settings end start-up with one line and exit code 1", async () => {
   const dir = await Deno.makeTempDir();
   const kv = `${dir}/s.kv`;
