@@ -9,7 +9,7 @@ import { AccountError, Accounts } from "./metering/accounts.ts";
 import { Meter } from "./metering/meter.ts";
 import type { DataSource } from "./upstream/data_source.ts";
 import { DATA_ENDPOINTS } from "./schemas/endpoints.ts";
-import { ApiError, errorResponse } from "./routes/api_error.ts";
+import { ApiError, errorResponse } from "./core/api_error.ts";
 import { dataRoutes } from "./routes/data.ts";
 import { usageRoute } from "./routes/usage.ts";
 import { metaRoutes } from "./routes/meta.ts";
@@ -22,33 +22,9 @@ import { opsRoutes } from "./routes/ops.ts";
 import { type Metrics, metrics as processMetrics } from "./core/metrics.ts";
 import { type CorsOrigins, v1Methods } from "./routes/methods.ts";
 import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
-import { parseSmtpUrl, type SmtpConfig } from "./mail/smtp.ts";
-import type { SignupMode } from "./config.ts";
-
-export interface Log {
-  error(message: string, detail?: unknown): void;
-}
-
-export interface Deps {
-  kv: Deno.Kv;
-  plans: Plans;
-  clock: Clock;
-  dataSource: DataSource;
-  accounts: Accounts;
-  meter: Meter;
-  log: Log;
-  /** Sends usage alerts by SMTP; null without SMTP_URL (alerts then wait in the store). */
-  delivery: AlertDelivery | null;
-  /** SMTP settings for the dashboard's own mails (sign-up confirmation, password reset). */
-  mailer: SmtpConfig | null;
-  signup: SignupMode;
-  trustProxy: boolean;
-  /** The origin users reach (PUBLIC_URL): links in mails, and https there means Secure cookies. */
-  publicUrl: string;
-  /** Aborted when a drain runs out of time: calls still waiting upstream give up, uncharged. */
-  stopping: AbortSignal;
-  metrics: Metrics;
-}
+import { parseSmtpUrl } from "./mail/smtp.ts";
+import { type Deps, type SignupMode } from "./routes/deps.ts";
+import { consoleLog, type Log } from "./core/log.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -71,12 +47,6 @@ export interface AppOptions {
   accessLog?: (line: Record<string, unknown>) => void;
   metrics?: Metrics;
 }
-
-export const consoleLog: Log = {
-  error(message, detail) {
-    console.error(`[shelf] ${message}`, detail instanceof Error ? detail.message : detail ?? "");
-  },
-};
 
 export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const accounts = new Accounts(opts.kv, opts.plans, opts.clock);

@@ -3,6 +3,8 @@
  */
 import { builtinPlans, parsePlans, type Plans } from "./metering/plans.ts";
 import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
+import type { SignupMode } from "./routes/deps.ts";
+export type { SignupMode };
 
 export interface Config {
   port: number;
@@ -23,8 +25,6 @@ export interface Config {
   /** DRAIN_SECONDS: how long calls in flight may finish after SIGTERM/SIGINT. */
   drainSeconds: number;
 }
-
-export type SignupMode = "open" | "closed" | "verify";
 
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
   const port = Number(env.get("PORT") ?? "8000");

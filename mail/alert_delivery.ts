@@ -12,7 +12,7 @@
  */
 import { type Alert, claim, markDelivered, markFailed, outboxEntries } from "../metering/alerts.ts";
 import { type Mail, sendMail, type SmtpConfig } from "./smtp.ts";
-import type { Log } from "../app.ts";
+import type { Log } from "../core/log.ts";
 
 export interface DeliveryTiming {
   /** How often the outbox is scanned when nothing wakes the loop. */

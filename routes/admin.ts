@@ -5,10 +5,10 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
-import type { Deps } from "../app.ts";
+import type { Deps } from "./deps.ts";
 import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
 import { hashKey } from "../metering/api_key.ts";
-import { ApiError } from "./api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 
 /**
  * Refuses (401) a request without `Authorization: Bearer <ADMIN_TOKEN>`. Both sides are hashed

@@ -5,7 +5,7 @@
  */
 import type { Accounts, KeyLookup } from "../metering/accounts.ts";
 import { KEY_PATTERN } from "../metering/api_key.ts";
-import { ApiError, UNAUTHORIZED_MESSAGE } from "./api_error.ts";
+import { ApiError, UNAUTHORIZED_MESSAGE } from "../core/api_error.ts";
 import type { Query } from "./query_params.ts";
 
 export interface Caller {

@@ -6,7 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ApiError, errorResponse } from "./api_error.ts";
+import { ApiError, errorResponse } from "../core/api_error.ts";
 
 /** Dashboard forms: an e-mail, a password, a key name, a CSRF token. */
 export const FORM_BODY_LIMIT = 16 * 1024;

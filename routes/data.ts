@@ -5,9 +5,9 @@
  */
 import type { Context, Hono } from "hono";
 import { noteCall } from "./access_log.ts";
-import type { Deps } from "../app.ts";
+import type { Deps } from "./deps.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
-import { ApiError } from "./api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";

@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import { ApiError, errorResponse } from "./api_error.ts";
+import { ApiError, errorResponse } from "../core/api_error.ts";
 
 /** CORS_ORIGINS: null (unset), "*" or a list of exact origins. */
 export type CorsOrigins = null | "*" | string[];

@@ -4,8 +4,8 @@
  * token) and `/`, a short landing page. None needs a key or costs anything.
  */
 import type { Hono } from "hono";
-import type { Deps } from "../app.ts";
-import { ApiError, errorResponse } from "./api_error.ts";
+import type { Deps } from "./deps.ts";
+import { ApiError, errorResponse } from "../core/api_error.ts";
 import { adminAuth } from "./admin.ts";
 
 const READY_TIMEOUT_MS = 1_000;

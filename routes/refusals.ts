@@ -1,5 +1,5 @@
 /** The meter's refusals as the spec's errors. */
-import { ApiError } from "./api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { unauthorized } from "./authenticate.ts";
 import type { Refusal } from "../metering/meter.ts";
 

@@ -1,6 +1,6 @@
 /** GET /v1/usage: the usage record; free and not rate-counted. */
 import type { Hono } from "hono";
-import type { Deps } from "../app.ts";
+import type { Deps } from "./deps.ts";
 import { authenticate } from "./authenticate.ts";
 import { queryParams } from "./query_params.ts";
 import { meterHeaders } from "./meter_headers.ts";

@@ -3,7 +3,7 @@ import { burst, count, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts } from "../metering/alerts.ts";
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];

@@ -2,11 +2,13 @@
  * A real Shelf server on loopback for tests: a temporary KV file, an injected clock, and a data
  * source that answers at once with a valid body or fails on demand. `await using` stops it.
  */
-import { createApp, type Deps, type Log } from "../app.ts";
+import { createApp } from "../app.ts";
+import type { Deps } from "../routes/deps.ts";
+import type { Log } from "../core/log.ts";
 import { type Clock, ManualClock, systemClock } from "../metering/clock.ts";
 import { builtinPlans, type Plans } from "../metering/plans.ts";
 import type { DataRequest, DataSource } from "../upstream/data_source.ts";
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import type { Accounts } from "../metering/accounts.ts";
 
 /** Answers every endpoint with a small valid body; `failWith` makes the next calls fail. */

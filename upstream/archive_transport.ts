@@ -5,7 +5,7 @@
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
 import { WARCParser } from "warcio";
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 

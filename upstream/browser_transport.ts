@@ -11,7 +11,7 @@
  * - at most `perMarketplace` requests at once per marketplace, identical concurrent requests
  *   sharing one fetch, redirects followed only within marketplace hosts.
  */
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";

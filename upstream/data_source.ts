@@ -3,7 +3,7 @@
  * fills it in; until then `unavailableSource` answers every call with an uncharged 502.
  */
 import type { Endpoint } from "../schemas/endpoints.ts";
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 
 export interface DataRequest {
   endpoint: Endpoint;

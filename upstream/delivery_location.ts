@@ -8,7 +8,7 @@
  * A marketplace that refuses the postcode or shows another location is an error, never a page
  * priced for somewhere else.
  */
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { addressChangeUrl, homeUrl, originOf } from "./urls.ts";
 

@@ -5,7 +5,7 @@
  * that is not a page → 502 `upstream_error`. `parsed` runs a parser with the same mapping for
  * the ParseError reasons.
  */
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";

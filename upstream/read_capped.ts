@@ -3,7 +3,7 @@
  * brotli as it streams, so a small compressed bomb is stopped after MAX_UPSTREAM_BYTES of
  * output, not after gigabytes. The largest Amazon page in the corpus is about 2 MB decoded.
  */
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 
 export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 

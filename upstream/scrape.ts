@@ -2,7 +2,7 @@
  * `/v1/scrape?url=`: any page of a marketplace host. The page type is detected from the page
  * itself (parsers/detect.ts), then that type's parser runs; `data` is its output.
  */
-import { ApiError } from "../routes/api_error.ts";
+import { ApiError } from "../core/api_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import { type FetchedPage, parsed } from "./fetch_page.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";

@@ -5,7 +5,7 @@
  * the background, so its time shows in no answer) is what differs.
  */
 import type { Context, Hono } from "hono";
-import type { Deps } from "../../app.ts";
+import type { Deps } from "../deps.ts";
 import { AccountError, normalizeEmail } from "../../metering/accounts.ts";
 import { KV } from "../../metering/kv_layout.ts";
 import {

@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
-import type { Deps } from "../../app.ts";
+import type { Deps } from "../deps.ts";
 import { randomHex } from "../../metering/api_key.ts";
 import { readSession, type Session, SESSION_MS } from "../../metering/sessions.ts";
 import { readCredential } from "../../metering/passwords.ts";

@@ -7,7 +7,7 @@
  * dashboardRoutes(app, deps); // in createApp
  */
 import type { Context, Hono } from "hono";
-import type { Deps } from "../../app.ts";
+import type { Deps } from "../deps.ts";
 import { AccountError } from "../../metering/accounts.ts";
 import type { AccountState } from "../../metering/account_state.ts";
 import { usageRecord } from "../../metering/account_state.ts";
