@@ -37,6 +37,9 @@ export interface AccountState {
   recent_batches: string[];
   /** Credits charged per UTC day ("2026-01-31") of the current period, for the dashboard's chart. */
   daily?: Record<string, number>;
+  /** Credits charged in the current period per key id, and per endpoint name (dashboard, issue 14.11). */
+  by_key?: Record<string, number>;
+  by_endpoint?: Record<string, number>;
   /** Usage-alert thresholds (percent) already crossed in the current period: one alert each. */
   alerted?: number[];
   /** Alert settings; absent means both alerts on, sent to the account's email. */
@@ -65,6 +68,8 @@ export function cloneAccount(a: AccountState): AccountState {
     keys,
     recent_batches: [...(a.recent_batches ?? [])],
     daily: { ...a.daily },
+    by_key: { ...a.by_key },
+    by_endpoint: { ...a.by_endpoint },
     alerted: [...(a.alerted ?? [])],
   };
 }
@@ -83,6 +88,8 @@ export function rollPeriod(state: AccountState, now: number): void {
     state.period_start = start;
     state.used = 0;
     state.daily = {};
+    state.by_key = {};
+    state.by_endpoint = {};
     state.alerted = [];
   }
 }
@@ -100,11 +107,34 @@ export function dayOf(ms: number): string {
 let lastDay = NaN;
 let lastDayText = "";
 
-/** Counts `credits` charged (negative: refunded) on the day of `now`. */
-export function countDay(state: AccountState, now: number, credits: number): void {
-  const daily = state.daily ??= {};
+/** Whose call a charge or refund belongs to, for the per-key and per-endpoint tallies. */
+export interface UsageTag {
+  keyId: string;
+  endpoint: string;
+}
+
+/**
+ * Counts `credits` charged (negative: refunded) on the day of `now` and, when the call is
+ * named, against its key and its endpoint.
+ */
+export function countUsage(
+  state: AccountState,
+  now: number,
+  credits: number,
+  tag?: UsageTag,
+): void {
   const day = dayOf(now);
-  daily[day] = Math.max(0, (daily[day] ?? 0) + credits);
+  add(state.daily ??= {}, day, credits);
+  if (tag) {
+    add(state.by_key ??= {}, tag.keyId, credits);
+    add(state.by_endpoint ??= {}, tag.endpoint, credits);
+  }
+}
+
+function add(counts: Record<string, number>, name: string, credits: number): void {
+  const n = Math.max(0, (counts[name] ?? 0) + credits);
+  if (n === 0) delete counts[name];
+  else counts[name] = n;
 }
 
 /**

@@ -11,13 +11,14 @@ import type { Plan, Plans } from "./plans.ts";
 import type { Group } from "../schemas/endpoints.ts";
 import {
   type AccountState,
-  countDay,
+  countUsage,
   newlyCrossed,
   PERIOD_MS,
   remaining,
   rollPeriod,
   type UsageRecord,
   usageRecord,
+  type UsageTag,
 } from "./account_state.ts";
 import { type Decision, transact, type Versioned } from "./transact.ts";
 import { type Alert, newAlert, writeAlert } from "./alerts.ts";
@@ -47,10 +48,17 @@ export interface UsageResult {
 }
 
 type Op =
-  | { kind: "call"; keyId: string; group: Group | null; cost: number; valid: boolean }
+  | {
+    kind: "call";
+    keyId: string;
+    group: Group | null;
+    cost: number;
+    valid: boolean;
+    endpoint?: string;
+  }
   | { kind: "usage"; keyId: string }
-  | { kind: "charge"; cost: number }
-  | { kind: "refund"; periodStart: number; amount: number };
+  | { kind: "charge"; cost: number; tag?: UsageTag }
+  | { kind: "refund"; periodStart: number; amount: number; tag?: UsageTag };
 
 type Result = CallResult | UsageResult | { ok: boolean; snapshot: Snapshot | null } | null;
 
@@ -79,11 +87,14 @@ export class Meter {
     this.#clock = clock;
   }
 
-  /** Admits (rate window), then charges `cost` credits; `valid: false` takes a rate slot but no credit. */
+  /**
+   * Admits (rate window), then charges `cost` credits; `valid: false` takes a rate slot but no
+   * credit. `endpoint` names the call in the per-endpoint tally.
+   */
   call(
     accountId: string,
     keyId: string,
-    opts: { group: Group | null; cost: number; valid: boolean },
+    opts: { group: Group | null; cost: number; valid: boolean; endpoint?: string },
   ): Promise<CallResult> {
     return this.#submit(accountId, { kind: "call", keyId, ...opts }) as Promise<CallResult>;
   }
@@ -94,15 +105,24 @@ export class Meter {
   }
 
   /** Charges more credits to an admitted call (a further upstream page); false when too few are left. */
-  charge(accountId: string, cost: number): Promise<{ ok: boolean; snapshot: Snapshot | null }> {
-    return this.#submit(accountId, { kind: "charge", cost }) as Promise<
+  charge(
+    accountId: string,
+    cost: number,
+    tag?: UsageTag,
+  ): Promise<{ ok: boolean; snapshot: Snapshot | null }> {
+    return this.#submit(accountId, { kind: "charge", cost, tag }) as Promise<
       { ok: boolean; snapshot: Snapshot | null }
     >;
   }
 
   /** Gives back credits of a failed call, unless its period has ended meanwhile. */
-  async refund(accountId: string, periodStart: number, amount: number): Promise<void> {
-    if (amount > 0) await this.#submit(accountId, { kind: "refund", periodStart, amount });
+  async refund(
+    accountId: string,
+    periodStart: number,
+    amount: number,
+    tag?: UsageTag,
+  ): Promise<void> {
+    if (amount > 0) await this.#submit(accountId, { kind: "refund", periodStart, amount, tag });
   }
 
   /** Drops the cached record (the admin API changed it in this process). */
@@ -231,7 +251,12 @@ function decideOne(
         };
       }
       state.used += op.cost;
-      countDay(state, now, op.cost);
+      countUsage(
+        state,
+        now,
+        op.cost,
+        op.endpoint === undefined ? undefined : { keyId: op.keyId, endpoint: op.endpoint },
+      );
       key.last_used_at = now;
       return {
         result: { outcome: "admitted", charged: op.cost, snapshot: snap(op.keyId) },
@@ -261,13 +286,13 @@ function decideOne(
         return { result: { ok: false, snapshot: snap() }, changed: false };
       }
       state.used += op.cost;
-      countDay(state, now, op.cost);
+      countUsage(state, now, op.cost, op.tag);
       return { result: { ok: true, snapshot: snap() }, changed: true };
     }
     case "refund": {
       if (state.period_start !== op.periodStart) return { result: null, changed: false };
       state.used = Math.max(0, state.used - op.amount);
-      countDay(state, now, -op.amount);
+      countUsage(state, now, -op.amount, op.tag);
       return { result: null, changed: true };
     }
   }

@@ -14,6 +14,7 @@ import { refusalError } from "./refusals.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
+import type { UsageTag } from "../metering/account_state.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
@@ -30,7 +31,9 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     group: ep.group,
     cost: ep.cost,
     valid: input.ok,
+    endpoint: ep.path,
   });
+  const tag = { keyId: caller.keyId, endpoint: ep.path };
   let snapshot = admitted.snapshot;
   const headers = () => meterHeaders(snapshot, 0, deps.clock.now());
   if (admitted.outcome === "invalid" || !input.ok) {
@@ -47,7 +50,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       params: input.value,
       signal: deps.stopping,
       chargePage: async () => {
-        const r = await deps.meter.charge(caller.accountId, 1);
+        const r = await deps.meter.charge(caller.accountId, 1, tag);
         if (r.ok) {
           charged += 1;
           snapshot = r.snapshot;
@@ -71,7 +74,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     if (age !== undefined) headers["age"] = String(age);
     return Response.json(checked.data, { headers });
   } catch (e) {
-    await refundQuietly(deps, caller.accountId, periodStart, charged);
+    await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
     const refunded: Snapshot | null = snapshot &&
       { ...snapshot, remaining: snapshot.remaining + charged };
     const err = deps.stopping.aborted
@@ -86,9 +89,15 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   }
 }
 
-async function refundQuietly(deps: Deps, accountId: string, periodStart: number, amount: number) {
+async function refundQuietly(
+  deps: Deps,
+  accountId: string,
+  periodStart: number,
+  amount: number,
+  tag: UsageTag,
+) {
   try {
-    await deps.meter.refund(accountId, periodStart, amount);
+    await deps.meter.refund(accountId, periodStart, amount, tag);
   } catch (e) {
     deps.log.error(`refund of ${amount} credit(s) to ${accountId} failed`, e);
   }

@@ -1,4 +1,7 @@
-/** The usage page: plan, credits with a progress bar, period, rate limit, calls per day, alerts. */
+/**
+ * The usage page: plan, credits with a progress bar, period, rate limit, credits per day, per key
+ * and per endpoint, alerts.
+ */
 import {
   type AccountState,
   dayOf,
@@ -64,8 +67,30 @@ export function UsagePage(
         </dl>
       </div>
       <div class="card">
-        <h2>Calls per day this period</h2>
+        <h2>Credits charged per day (UTC) this period</h2>
         <DailyChart account={props.account} now={props.now} />
+      </div>
+      <div class="card">
+        <h2>Credits this period by key</h2>
+        <Tally
+          id="by-key"
+          label="Key"
+          rows={Object.entries(props.account.by_key ?? {}).map(([id, credits]) => ({
+            name: keyLabel(props.account, id),
+            credits,
+          }))}
+        />
+      </div>
+      <div class="card">
+        <h2>Credits this period by endpoint</h2>
+        <Tally
+          id="by-endpoint"
+          label="Endpoint"
+          rows={Object.entries(props.account.by_endpoint ?? {}).map(([name, credits]) => ({
+            name,
+            credits,
+          }))}
+        />
       </div>
       <div class="card">
         <h2>Usage alerts</h2>
@@ -111,6 +136,36 @@ export function UsagePage(
   );
 }
 
+/** A key by its name and visible characters; a revoked key has left the record, so its id. */
+function keyLabel(account: AccountState, id: string): string {
+  const k = account.keys[id];
+  return k ? `${k.name || "unnamed"} (${k.prefix}…${k.last4})` : `revoked key ${id}`;
+}
+
+/** A two-column table, largest first; rows with no credits are left out. */
+function Tally(props: { id: string; label: string; rows: { name: string; credits: number }[] }) {
+  const rows = props.rows.filter((r) => r.credits > 0).sort((a, b) => b.credits - a.credits);
+  if (rows.length === 0) return <p class="muted" id={props.id}>No credits charged yet.</p>;
+  return (
+    <table class="stack" id={props.id}>
+      <thead>
+        <tr>
+          <th>{props.label}</th>
+          <th>Credits</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr>
+            <td data-label={props.label}>{r.name}</td>
+            <td data-label="Credits" data-credits={r.credits}>{r.credits}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** One bar per UTC day of the current period; today's bar darker. An SVG, so no script or inline style. */
 function DailyChart(props: { account: AccountState; now: number }) {
   const start = props.account.period_start;
@@ -128,7 +183,7 @@ function DailyChart(props: { account: AccountState; now: number }) {
       id="daily-chart"
       viewBox={`0 0 ${W} ${H}`}
       role="img"
-      aria-label="Calls per day in the current period"
+      aria-label="Credits charged per UTC day in the current period"
     >
       <line x1={left} y1={H - bottom} x2={W} y2={H - bottom} />
       <text x={left - 4} y={top + 8} text-anchor="end">{max}</text>
@@ -144,7 +199,7 @@ function DailyChart(props: { account: AccountState; now: number }) {
             data-day={d}
             data-count={counts[i]}
           >
-            <title>{d}: {counts[i]} call{counts[i] === 1 ? "" : "s"}</title>
+            <title>{d}: {counts[i]} credit{counts[i] === 1 ? "" : "s"}</title>
           </rect>
           {i % 5 === 0
             ? (

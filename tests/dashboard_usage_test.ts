@@ -1,0 +1,85 @@
+/**
+ * The dashboard's usage page (issue 14.11): credits per key and per endpoint for the current
+ * period, refunds taken off, the chart labelled as credits, and the tallies starting afresh
+ * with the next period. Real server on loopback, real KV file, plain HTTP.
+ */
+import assert from "node:assert/strict";
+import { ManualClock, startServer } from "./test_server.ts";
+import { browser } from "./dashboard_client.ts";
+import { ApiError } from "../core/api_error.ts";
+import { PERIOD_MS } from "../metering/account_state.ts";
+
+const PASSWORD = "correct horse battery";
+
+/** The rows of a usage table as "name=credits". */
+function tally(html: string, id: string): string[] {
+  const table = new RegExp(`<table[^>]*id="${id}"[\\s\\S]*?</table>`).exec(html)?.[0] ?? "";
+  return [...table.matchAll(/<tr><td[^>]*>([^<]*)<\/td><td[^>]*>(\d+)<\/td><\/tr>/g)]
+    .map((m) => `${m[1].replaceAll("&amp;", "&")}=${m[2]}`);
+}
+
+Deno.test("dashboard usage: credits by key and by endpoint this period, refunds taken off, chart in credits", async () => {
+  const clock = new ManualClock();
+  await using s = await startServer({ signup: "open", clock });
+  const b = browser(s.url);
+  const email = "tally@example.com";
+  const page = await b.send("/dashboard/signup");
+  assert.equal(
+    (await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } }))
+      .status,
+    303,
+  );
+  const id = (await s.accounts.idByEmail(email))!;
+  await s.accounts.update(id, { plan: "starter" });
+  const a = await s.accounts.createKey(id, { name: "alpha" });
+  const z = await s.accounts.createKey(id, { name: "zulu" });
+
+  for (let i = 0; i < 2; i++) {
+    const r = await s.get("/v1/products/offers?asin=B07H57DNVV", a.value);
+    assert.equal(r.status, 200);
+    await r.body?.cancel();
+  }
+  s.source.searchPages = 3;
+  const search = await s.get("/v1/products/search?query=tea&limit=100", z.value);
+  assert.equal(search.status, 200);
+  assert.equal(search.headers.get("x-credits-cost"), "3");
+  await search.body?.cancel();
+  s.source.failWith = new ApiError(502, "upstream_error", "down");
+  const failed = await s.get("/v1/deals", z.value);
+  assert.equal(failed.status, 502);
+  await failed.body?.cancel();
+  s.source.failWith = null;
+
+  const usage = await b.send("/dashboard/usage");
+  assert.equal(usage.status, 200);
+  assert.deepEqual(tally(usage.text, "by-key"), [
+    `zulu (${z.key.prefix}…${z.key.last4})=3`,
+    `alpha (${a.key.prefix}…${a.key.last4})=2`,
+  ]);
+  assert.deepEqual(tally(usage.text, "by-endpoint"), [
+    "/v1/products/search=3",
+    "/v1/products/offers=2",
+  ]);
+  assert.match(usage.text, /<h2>Credits charged per day \(UTC\) this period<\/h2>/);
+  assert.match(usage.text, /aria-label="Credits charged per UTC day in the current period"/);
+  assert.match(usage.text, /: 5 credits<\/title>/);
+
+  // A revoked key leaves the record; its credits stay counted for the period.
+  await s.accounts.revokeKey(a.key.id);
+  const after = await b.send("/dashboard/usage");
+  assert.deepEqual(tally(after.text, "by-key"), [
+    `zulu (${z.key.prefix}…${z.key.last4})=3`,
+    `revoked key ${a.key.id}=2`,
+  ]);
+
+  clock.advance(PERIOD_MS + 1000);
+  const r = await s.get("/v1/products/offers?asin=B07H57DNVV", z.value);
+  assert.equal(r.status, 200);
+  await r.body?.cancel();
+  // The session has expired meanwhile (7 days): sign in again.
+  const signin = await b.send("/dashboard/signin");
+  await b.send("/dashboard/signin", { form: { _csrf: signin.csrf, email, password: PASSWORD } });
+  const next = await b.send("/dashboard/usage");
+  assert.deepEqual(tally(next.text, "by-key"), [`zulu (${z.key.prefix}…${z.key.last4})=1`]);
+  assert.deepEqual(tally(next.text, "by-endpoint"), ["/v1/products/offers=1"]);
+});
