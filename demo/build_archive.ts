@@ -4,7 +4,14 @@
  * `deno run -A demo/build_archive.ts`. Each record is its own gzip member, as WARC.gz files are.
  */
 import { serializeResponse } from "../upstream/warc_recorder.ts";
-import { bestsellersUrl, productPageUrl, reviewsUrl, searchUrl } from "../upstream/urls.ts";
+import {
+  bestsellersUrl,
+  offersUrl,
+  productPageUrl,
+  reviewsUrl,
+  searchUrl,
+  sellerProductsUrl,
+} from "../upstream/urls.ts";
 import { fixtureBytes } from "../tests/fixture.ts";
 import { DEMO } from "./calls.ts";
 
@@ -16,6 +23,11 @@ const PAGES: [url: string, corpusPage: string][] = [
   ],
   [reviewsUrl("US", DEMO.reviewsAsin), "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html"],
   [bestsellersUrl("US", DEMO.bestsellersCategory, 1), "bestsellers/amazon.com__parsy-zgbs-hi.html"],
+  [offersUrl("US", DEMO.offersAsin), "offers/amazon.com__wk-aod-main-B0BN72FYFG.html"],
+  [
+    sellerProductsUrl("US", DEMO.sellerId, 1),
+    "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html",
+  ],
 ];
 
 async function gzip(bytes: Uint8Array): Promise<Uint8Array> {

@@ -1,11 +1,15 @@
 /**
  * The OpenAPI 3.1 document, generated from the endpoint table's zod schemas: every response a
  * named component, the credit and rate-limit headers, the three ways to send a key, and the two
- * error shapes.
+ * error shapes, with examples that are Shelf's own answers to real Amazon pages.
  */
 import { z } from "zod";
 import { ALL_ENDPOINTS, type Endpoint } from "./endpoints.ts";
 import { ErrorBody, ValidationErrorBody } from "./resources.ts";
+import examples from "./examples.json" with { type: "json" };
+
+/** Real answers to real corpus pages (demo/examples.ts builds them), keyed by endpoint name. */
+const EXAMPLES: Record<string, { source: string; value: unknown }> = examples;
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const s = z.toJSONSchema(schema, { unrepresentable: "any" }) as Record<string, unknown>;
@@ -50,22 +54,86 @@ const meterHeaderRefs = Object.fromEntries(
   Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)]),
 );
 
-const ERROR_RESPONSES = {
-  Unauthorized: "unauthorized: no key, or an unknown or revoked key",
-  Forbidden: "forbidden: inactive subscription, or the plan lacks the endpoint group",
-  TooManyRequests: "rate_limited (with Retry-After: 1) or quota_exhausted",
-  NotFound: "not_found: unknown ASIN, ended deal, …",
-  MethodNotAllowed: "method_not_allowed: every /v1 endpoint is GET only (Allow: GET)",
-  UpstreamError: "upstream_error: the marketplace answered something Shelf could not read",
-  UpstreamBlocked: "upstream_blocked: a robot check persisted after retries",
-  UpstreamTimeout: "upstream_timeout: the marketplace did not answer in time",
+/** Each error response: its description, and one example body (code, status, message). */
+const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
+  Unauthorized: [
+    "unauthorized: no key, or an unknown or revoked key",
+    "unauthorized",
+    401,
+    "A valid API key is required: send it in the x-api-key header or as Authorization: Bearer <key>.",
+  ],
+  Forbidden: [
+    "forbidden: inactive subscription, or the plan lacks the endpoint group",
+    "forbidden",
+    403,
+    "This key's subscription is inactive or its plan does not include this endpoint group.",
+  ],
+  TooManyRequests: [
+    "rate_limited (with Retry-After: 1) or quota_exhausted",
+    "rate_limited",
+    429,
+    "Too many requests this second for this key; wait and retry.",
+  ],
+  NotFound: [
+    "not_found: unknown ASIN, ended deal, …",
+    "not_found",
+    404,
+    "The marketplace has no page at https://www.amazon.com/dp/B000000000.",
+  ],
+  MethodNotAllowed: [
+    "method_not_allowed: every /v1 endpoint is GET only (Allow: GET)",
+    "method_not_allowed",
+    405,
+    "Every /v1 endpoint is GET only.",
+  ],
+  UpstreamError: [
+    "upstream_error: the marketplace answered something Shelf could not read",
+    "upstream_error",
+    502,
+    "The upstream page did not yield a complete answer.",
+  ],
+  UpstreamBlocked: [
+    "upstream_blocked: a robot check persisted after retries",
+    "upstream_blocked",
+    503,
+    "The marketplace kept answering with a robot check.",
+  ],
+  UpstreamTimeout: [
+    "upstream_timeout: the marketplace did not answer in time",
+    "upstream_timeout",
+    504,
+    "The marketplace did not answer within 30000 ms.",
+  ],
 };
 
-function errorResponse(description: string, withMeter: boolean) {
+function errorResponse(
+  [description, code, status, message]: [string, string, number, string],
+  withMeter: boolean,
+) {
   return {
     description,
     ...(withMeter ? { headers: meterHeaderRefs } : {}),
-    content: { "application/json": { schema: ref("schemas", "Error") } },
+    content: {
+      "application/json": {
+        schema: ref("schemas", "Error"),
+        example: { error: { code, message, status } },
+      },
+    },
+  };
+}
+
+/** The 200 example of an endpoint, when a real page gave one. */
+function example200(ep: Endpoint) {
+  const e = EXAMPLES[ep.name];
+  if (!e) return {};
+  return {
+    examples: {
+      corpus: {
+        summary: "A real Amazon page's answer (lists cut to two items)",
+        description: `Shelf's answer to ${e.source}, a real saved Amazon page.`,
+        value: e.value,
+      },
+    },
   };
 }
 
@@ -91,7 +159,12 @@ function operation(ep: Endpoint) {
       "200": {
         description: "OK",
         ...(secured ? { headers: meterHeaderRefs } : {}),
-        content: { "application/json": { schema: ref("schemas", responseComponentName(ep)) } },
+        content: {
+          "application/json": {
+            schema: ref("schemas", responseComponentName(ep)),
+            ...example200(ep),
+          },
+        },
       },
       ...(secured
         ? {
@@ -144,8 +217,8 @@ export function openApiDocument(): unknown {
       headers: METER_HEADERS,
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map((
-          [name, text],
-        ) => [name, errorResponse(text, name !== "Unauthorized" && name !== "MethodNotAllowed")]),
+          [name, e],
+        ) => [name, errorResponse(e, name !== "Unauthorized" && name !== "MethodNotAllowed")]),
       ),
       schemas: {
         Error: jsonSchema(ErrorBody),
