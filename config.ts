@@ -24,6 +24,8 @@ export interface Config {
   corsOrigins: CorsOrigins;
   /** DRAIN_SECONDS: how long calls in flight may finish after SIGTERM/SIGINT. */
   drainSeconds: number;
+  /** PARSE_WORKERS: page workers; 0 parses on the serving thread. */
+  parseWorkers: number;
 }
 
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
@@ -50,6 +52,7 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     publicUrl: publicUrlFrom(env.get("PUBLIC_URL"), port),
     corsOrigins: parseCorsOrigins(env.get("CORS_ORIGINS")),
     drainSeconds: drainFrom(env.get("DRAIN_SECONDS")),
+    parseWorkers: workersFrom(env.get("PARSE_WORKERS")),
   };
 }
 
@@ -73,6 +76,18 @@ function plansFrom(file: string): Plans {
       `Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`,
     );
   }
+}
+
+/** PARSE_WORKERS: the number of cores unless told; 0 parses on the serving thread. */
+function workersFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return Math.max(1, navigator.hardwareConcurrency ?? 1);
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 256) {
+    throw new RangeError(
+      `Cannot start as 'PARSE_WORKERS' must be a whole number from 0 to 256: current value is ${value}`,
+    );
+  }
+  return n;
 }
 
 function drainFrom(value: string | undefined): number {

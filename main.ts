@@ -10,6 +10,7 @@ import { createApp } from "./app.ts";
 import { type Config, loadConfig, openStore } from "./config.ts";
 import { systemClock } from "./metering/clock.ts";
 import { dataSourceFor } from "./upstream/select.ts";
+import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
@@ -19,13 +20,16 @@ function startupLine(config: Config, hostname: string, port: number): string {
   const store = config.kvPath ? config.kvPath.replace(/\/\/[^@/]*@/, "//") : "Deno Deploy KV";
   return `Shelf ${denoJson.version} listening on http://${hostname}:${port}/ · store ${store} · ` +
     `upstream ${config.upstream.split(":")[0]} · sign-up ${config.signup} · ` +
-    `parse workers 0 (pages are parsed on the serving thread) · drain ${config.drainSeconds} s`;
+    `parse workers ${config.parseWorkers}${
+      config.parseWorkers === 0 ? " (pages are parsed on the serving thread)" : ""
+    } · drain ${config.drainSeconds} s`;
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const kv = await openStore(config.kvPath);
-  const source = dataSourceFor(config.upstream, Deno.env, opsLog);
+  const pages = pageReaderFor(config.parseWorkers, opsLog);
+  const source = dataSourceFor(config.upstream, Deno.env, opsLog, pages);
   const stopping = new AbortController();
   const { app, deps } = createApp({
     kv,
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
     clearTimeout(giveUp);
     clearTimeout(hardStop);
     await deps.delivery?.stop();
+    pages.close();
     kv.close();
     opsLog({ event: "stopped" });
     flushOpsLog();

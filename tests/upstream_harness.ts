@@ -10,6 +10,7 @@ import type { BrowserOptions } from "../upstream/browser_transport.ts";
 import { transportFor } from "../upstream/select.ts";
 import { UpstreamSource } from "../upstream/source.ts";
 import type { Transport } from "../upstream/transport.ts";
+import type { PageReader } from "../upstream/page_pool.ts";
 import type { Plans } from "../metering/plans.ts";
 
 /** Hands every call to another data source; test_server.ts takes a ControlledSource. */
@@ -44,6 +45,8 @@ export async function startRig(opts: {
   upstream?: string;
   plans?: Plans;
   adminToken?: string;
+  /** Where pages are read (default inline); the rig closes it. */
+  reader?: PageReader;
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
@@ -51,7 +54,7 @@ export async function startRig(opts: {
     ...FAST,
     ...opts.browser,
   });
-  const upstream = new UpstreamSource(transport);
+  const upstream = new UpstreamSource(transport, opts.reader);
   const passThrough = new PassThroughSource(upstream);
   const server = await startServer({
     source: passThrough,
@@ -80,6 +83,7 @@ export async function startRig(opts: {
     async [Symbol.asyncDispose]() {
       await server[Symbol.asyncDispose]();
       await transport.close?.();
+      opts.reader?.close();
       if (!opts.fake) await fake[Symbol.asyncDispose]();
     },
   };

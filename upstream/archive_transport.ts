@@ -39,7 +39,13 @@ export class ArchiveTransport implements Transport {
         `The replay archive holds no response for ${req.url}.`,
       );
     }
-    return { ...hit, headers: new Headers(hit.headers), authenticated: false };
+    // A copy: the caller may transfer the body to a page worker, and the record answers again.
+    return {
+      ...hit,
+      headers: new Headers(hit.headers),
+      body: hit.body.slice(),
+      authenticated: false,
+    };
   }
 }
 

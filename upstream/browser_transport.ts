@@ -92,7 +92,7 @@ export class BrowserTransport implements Transport {
   sent = 0;
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
-    const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}`;
+    const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}|${req.readKey ?? ""}`;
     return this.flights.run(
       key,
       () => this.limiter.run(req.marketplace, () => this.withRetries(req)),
@@ -116,6 +116,11 @@ export class BrowserTransport implements Transport {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await untilAborted(this.locate(session), signal);
         const res = await this.get(session, req.url, signal);
+        // The request's own reading (on a page worker when there are some) tells a block page
+        // apart, so the body is decoded once for this and for the parser.
+        if (res.status !== 503 && res.status !== 429 && req.read) {
+          res.outcome = await untilAborted(req.read(res), signal);
+        }
         if (isBlocked(res)) {
           lastBlocked = res;
           this.failed(req, attempt, `blocked (HTTP ${res.status})`);
@@ -123,7 +128,9 @@ export class BrowserTransport implements Transport {
           continue;
         }
         if (req.zip) {
-          const shown = displayedLocation(decodeHtml(res.body, res.headers.get("content-type")));
+          const shown = res.outcome
+            ? res.outcome.location
+            : displayedLocation(decodeHtml(res.body, res.headers.get("content-type")));
           if (shown !== null && !locationMatches(shown, req.zip)) {
             throw mismatch(
               `the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`,
@@ -337,7 +344,8 @@ export class BrowserTransport implements Transport {
 /** Robot check, captcha, throttling: worth a fresh session. A sign-in wall is not. */
 function isBlocked(res: UpstreamResponse): boolean {
   if (res.status === 503 || res.status === 429) return true;
-  const d = detectPage(decodeHtml(res.body, res.headers.get("content-type")));
+  const d = res.outcome?.detection ??
+    detectPage(decodeHtml(res.body, res.headers.get("content-type")));
   return d.kind === "blocked" && d.reason !== "signin";
 }
 

@@ -6,25 +6,54 @@
  * the ParseError reasons.
  */
 import { ApiError } from "../core/api_error.ts";
-import { decodeHtml } from "../parsers/decode.ts";
-import { type Detection, detectPage } from "../parsers/detect.ts";
+import type { Detection } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
-import type { Transport, UpstreamRequest } from "./transport.ts";
+import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 import { metrics } from "../core/metrics.ts";
-import { fieldCounts } from "../core/parser_health.ts";
 import { marketplaceForHost } from "../schemas/marketplaces.ts";
+import type { JobParser, PageOutcome, Parsed } from "./page_read.ts";
+import type { PageReader } from "./page_pool.ts";
 
 export interface FetchedPage {
   url: string;
-  html: string;
   detection: Detection;
   authenticated: boolean;
+  /** The parser's answer, read in the same pass as the detection. */
+  parsed?: Parsed;
 }
 
-export async function fetchPage(transport: Transport, req: UpstreamRequest): Promise<FetchedPage> {
-  const res = await transport.fetch(req);
-  const html = decodeHtml(res.body, res.headers.get("content-type"));
-  const detection = detectPage(html);
+export interface PageRequest extends UpstreamRequest {
+  /** The parser the endpoint needs (`auto`: the detected type's). */
+  parser: JobParser;
+  reviewId?: string;
+}
+
+/**
+ * Fetches a page and reads it in one pass (decode, detect, parse), on the page workers when
+ * there are some. The transport gets the reading as `read`, so a block page it retries on is
+ * not decoded twice, and the body is decoded once in all.
+ */
+export async function fetchPage(
+  transport: Transport,
+  reader: PageReader,
+  req: PageRequest,
+): Promise<FetchedPage> {
+  const read = (res: UpstreamResponse): Promise<PageOutcome> =>
+    reader.read({
+      parser: req.parser,
+      url: res.url,
+      marketplace: req.marketplace,
+      status: res.status,
+      contentType: res.headers.get("content-type"),
+      wantLocation: !!req.zip,
+      reviewId: req.reviewId,
+    }, res.body);
+  const res = await transport.fetch({
+    ...req,
+    read,
+    readKey: `${req.parser}|${req.reviewId ?? ""}`,
+  });
+  const { detection, parsed } = res.outcome ?? await read(res);
   if (detection.kind === "blocked" || res.status === 503 || res.status === 429) {
     const why = detection.kind === "blocked"
       ? detection.reason.replace("_", " ")
@@ -41,29 +70,23 @@ export async function fetchPage(transport: Transport, req: UpstreamRequest): Pro
       `The marketplace answered HTTP ${res.status} for ${req.url}.`,
     );
   }
-  return { url: res.url, html, detection, authenticated: res.authenticated };
+  return { url: res.url, detection, authenticated: res.authenticated, parsed };
 }
 
-/** Runs a parser on a fetched page; its ParseError becomes the matching uncharged ApiError. */
-export function parsed<T>(page: FetchedPage, parse: (html: string) => T): T {
-  let result: T;
-  try {
-    result = parse(page.html);
-  } catch (e) {
-    throw asApiError(e, page.url);
-  }
-  recordFields(page, result);
-  return result;
-}
-
-/** Parser health: which fields this parse filled, per page type and marketplace. */
-function recordFields(page: FetchedPage, result: unknown): void {
+/**
+ * The parser's answer for a fetched page (typed by the caller, who named the parser); its
+ * ParseError becomes the matching uncharged ApiError. Counts the filled fields (parser health).
+ */
+export function parsed<T>(page: FetchedPage): T {
+  const p = page.parsed;
+  if (!p) throw asApiError(new ParseError("unrecognised", "the page was not read"), page.url);
+  if (!p.ok) throw asApiError(new ParseError(p.reason, p.message), page.url);
   let host = "";
   try {
     host = new URL(page.url).hostname;
   } catch { /* a page without a URL counts under no marketplace */ }
-  const type = page.detection.kind === "page" ? page.detection.type : "unknown";
-  metrics.recordParse(type, marketplaceForHost(host)?.code ?? "unknown", fieldCounts(result));
+  metrics.recordParse(p.type ?? "unknown", marketplaceForHost(host)?.code ?? "unknown", p.fields);
+  return p.value as T;
 }
 
 export function asApiError(e: unknown, url: string): ApiError {

@@ -3,7 +3,6 @@
  * itself (parsers/detect.ts), then that type's parser runs; `data` is its output.
  */
 import { ApiError } from "../core/api_error.ts";
-import { PARSERS } from "../parsers/mod.ts";
 import { type FetchedPage, parsed } from "./fetch_page.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
 
@@ -29,6 +28,6 @@ export async function scrape(
     );
   }
   const type = page.detection.type;
-  const data = parsed(page, (h) => PARSERS[type](h, { marketplace: mp.code, url: page.url }));
+  const data = parsed(page);
   return { url: page.url, type, marketplace: mp.code, data };
 }

@@ -10,6 +10,7 @@ import { ArchiveTransport } from "./archive_transport.ts";
 import { type BrowserOptions, BrowserTransport } from "./browser_transport.ts";
 import { RecordingTransport } from "./warc_recorder.ts";
 import { UpstreamSource } from "./source.ts";
+import { inlineReader, type PageReader } from "./page_pool.ts";
 import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
 
 type Env = { get(name: string): string | undefined };
@@ -18,8 +19,9 @@ export function dataSourceFor(
   upstream: string,
   env: Env = Deno.env,
   log?: (line: Record<string, unknown>) => void,
+  reader: PageReader = inlineReader,
 ): DataSource {
-  return new UpstreamSource(transportFor(upstream, env, { log }));
+  return new UpstreamSource(transportFor(upstream, env, { log }), reader);
 }
 
 export function transportFor(

@@ -11,18 +11,17 @@ import { lookUpGtin } from "./gtin_lookup.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { scrape } from "./scrape.ts";
 import { categoryUrl, endpointUrl, productPageUrl, searchUrl, sellerProductsUrl } from "./urls.ts";
-import { parseSearch } from "../parsers/search.ts";
-import { parseProduct } from "../parsers/product.ts";
-import { parseIdentifiers } from "../parsers/identifiers.ts";
-import { parseOffers } from "../parsers/offers.ts";
-import { parseReviews, parseReviewSummary } from "../parsers/reviews.ts";
-import { parseReview } from "../parsers/review.ts";
-import { parseBestsellers } from "../parsers/bestsellers.ts";
-import { parseCategories } from "../parsers/categories.ts";
-import { parseDeals } from "../parsers/deals.ts";
-import { parseDealProducts } from "../parsers/deal_products.ts";
-import { parseSellerProfile } from "../parsers/seller_profile.ts";
-import { parsePromotion } from "../parsers/promotion.ts";
+import type { parseProduct } from "../parsers/product.ts";
+import type { parseIdentifiers } from "../parsers/identifiers.ts";
+import type { parseOffers } from "../parsers/offers.ts";
+import type { parseReviews, parseReviewSummary } from "../parsers/reviews.ts";
+import type { parseReview } from "../parsers/review.ts";
+import type { parseBestsellers } from "../parsers/bestsellers.ts";
+import type { parseCategories } from "../parsers/categories.ts";
+import type { parseDeals } from "../parsers/deals.ts";
+import type { parseDealProducts } from "../parsers/deal_products.ts";
+import type { JobParser } from "./page_read.ts";
+import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 
@@ -34,21 +33,29 @@ const GTIN_ORDER = ["GLOBAL_TRADE_IDENTIFICATION_NUMBER", "EAN", "UPC", "JAN", "
 // `prime_only` is applied to the parsed results.
 const PRIME_IN_URL = new Set(["US"]);
 
+type Get = (url: string, parser: JobParser) => Promise<FetchedPage>;
+type Out<F extends (...a: never[]) => unknown> = ReturnType<F>;
+
 export class UpstreamSource implements DataSource {
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    private readonly transport: Transport,
+    /** Where pages are read: inline, or on the page workers (PARSE_WORKERS). */
+    readonly reader: PageReader = inlineReader,
+  ) {}
 
   fetch(req: DataRequest): Promise<unknown> {
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
-    const get = (url: string) =>
-      fetchPage(this.transport, {
+    const get: Get = (url, parser) =>
+      fetchPage(this.transport, this.reader, {
         url,
         marketplace: mp,
         zip: p.zip as string | undefined,
         signal: req.signal,
+        parser,
+        reviewId: p.review_id === undefined ? undefined : String(p.review_id),
       });
-    const opts = (page: FetchedPage) => ({ marketplace: mp, url: page.url });
-    const first = () => get(endpointUrl(req.endpoint.name, p));
+    const first = (parser: JobParser) => get(endpointUrl(req.endpoint.name, p), parser);
 
     switch (req.endpoint.name) {
       case "search":
@@ -70,16 +77,16 @@ export class UpstreamSource implements DataSource {
           seller_id: p.seller_id,
         });
       case "details":
-        return first().then((page) => parsed(page, (h) => parseProduct(h, opts(page))));
+        return first("product").then((page) => parsed<Out<typeof parseProduct>>(page));
       case "offers":
-        return first().then((page) => {
-          const o = parsed(page, (h) => parseOffers(h, opts(page)));
+        return first("offers").then((page) => {
+          const o = parsed<Out<typeof parseOffers>>(page);
           const asin = o.asin || String(p.asin);
           return { url: productPageUrl(mp, asin), asin, count: o.offers.length, offers: o.offers };
         });
       case "reviews":
-        return first().then((page) => {
-          const r = parsed(page, (h) => parseReviews(h, opts(page)));
+        return first("reviews").then((page) => {
+          const r = parsed<Out<typeof parseReviews>>(page);
           const verdict = judgeReviews(p, r.reviews, page.url, page.authenticated);
           return {
             url: page.url,
@@ -95,18 +102,15 @@ export class UpstreamSource implements DataSource {
           };
         });
       case "reviews_top":
-        return first().then((page) => ({
+        return first("review_summary").then((page) => ({
           url: page.url,
           asin: String(p.asin),
-          summary: parsed(page, (h) => parseReviewSummary(h, opts(page))),
+          summary: parsed<Out<typeof parseReviewSummary>>(page),
           marketplace: mp,
         }));
       case "review_details":
-        return first().then((page) => {
-          const r = parsed(
-            page,
-            (h) => parseReview(h, { ...opts(page), reviewId: String(p.review_id) }),
-          );
+        return first("review").then((page) => {
+          const r = parsed<Out<typeof parseReview>>(page);
           return {
             url: page.url,
             asin: r.asin || String(p.asin),
@@ -115,8 +119,8 @@ export class UpstreamSource implements DataSource {
           };
         });
       case "bestsellers":
-        return first().then((page) => {
-          const b = parsed(page, (h) => parseBestsellers(h, opts(page)));
+        return first("bestsellers").then((page) => {
+          const b = parsed<Out<typeof parseBestsellers>>(page);
           const category = b.category || (p.category as string | undefined) || "";
           return {
             page: b.page,
@@ -127,20 +131,20 @@ export class UpstreamSource implements DataSource {
           };
         });
       case "categories":
-        return first().then((page) => {
-          const c = parsed(page, (h) => parseCategories(h, opts(page)));
+        return first("categories").then((page) => {
+          const c = parsed<Out<typeof parseCategories>>(page);
           return { count: c.categories.length, categories: c.categories, marketplace: mp };
         });
       case "seller_profile":
-        return first().then((page) => parsed(page, (h) => parseSellerProfile(h, opts(page))));
+        return first("seller_profile").then((page) => parsed(page));
       case "deals":
-        return first().then((page) => {
-          const d = parsed(page, (h) => parseDeals(h, opts(page)));
+        return first("deals").then((page) => {
+          const d = parsed<Out<typeof parseDeals>>(page);
           return { count: d.results.length, results: d.results, marketplace: mp };
         });
       case "deal_products":
-        return first().then((page) => {
-          const d = parsed(page, (h) => parseDealProducts(h, opts(page)));
+        return first("deal_products").then((page) => {
+          const d = parsed<Out<typeof parseDealProducts>>(page);
           return {
             count: d.results.length,
             deal_id: String(p.deal_id),
@@ -149,10 +153,10 @@ export class UpstreamSource implements DataSource {
           };
         });
       case "promotion":
-        return first().then((page) => parsed(page, (h) => parsePromotion(h, opts(page))));
+        return first("promotion").then((page) => parsed(page));
       case "asin_to_gtin":
-        return first().then((page) => {
-          const ids = parsed(page, (h) => parseIdentifiers(h, opts(page))).identifiers;
+        return first("identifiers").then((page) => {
+          const ids = parsed<Out<typeof parseIdentifiers>>(page).identifiers;
           const key = GTIN_ORDER.find((k) => ids[k]) ?? Object.keys(ids)[0];
           return {
             asin: String(p.asin),
@@ -167,7 +171,13 @@ export class UpstreamSource implements DataSource {
       case "scrape":
         return scrape(
           String(p.url),
-          (url, code) => fetchPage(this.transport, { url, marketplace: code, signal: req.signal }),
+          (url, code) =>
+            fetchPage(this.transport, this.reader, {
+              url,
+              marketplace: code,
+              signal: req.signal,
+              parser: "auto",
+            }),
         );
       default:
         return Promise.reject(new RangeError(`no upstream page for endpoint ${req.endpoint.name}`));
@@ -177,7 +187,7 @@ export class UpstreamSource implements DataSource {
   /** Search, category and seller storefront: one grid, `limit` pagination on search only. */
   private async listing(
     req: DataRequest,
-    get: (url: string) => Promise<FetchedPage>,
+    get: Get,
     urlOf: (page: number) => string,
     extra: Record<string, unknown>,
   ): Promise<unknown> {
@@ -188,8 +198,8 @@ export class UpstreamSource implements DataSource {
     const got = await collectSearch({
       firstPage: Number(p.page ?? 1),
       limit: Number(p.limit ?? 0),
-      fetchPage: (n) => get(urlOf(n)),
-      read: (page) => parsed(page, (h) => parseSearch(h, { marketplace: mp, url: page.url })),
+      fetchPage: (n) => get(urlOf(n), "search"),
+      read: (page) => parsed<SearchPage>(page),
       chargePage: () => req.chargePage(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
@@ -204,13 +214,12 @@ export class UpstreamSource implements DataSource {
     };
   }
 
-  private async gtinToAsin(get: (url: string) => Promise<FetchedPage>, mp: string, gtin: string) {
+  private async gtinToAsin(get: Get, mp: string, gtin: string) {
     const results: ProductItem[] =
-      (await searchPage(get, searchUrl(mp, { query: gtin }, 1), mp)).results;
+      parsed<SearchPage>(await get(searchUrl(mp, { query: gtin }, 1), "search")).results;
     const found = await lookUpGtin(gtin, results, async (asin) => {
-      const page = await get(productPageUrl(mp, asin));
-      return parsed(page, (h) => parseIdentifiers(h, { marketplace: mp, url: page.url }))
-        .identifiers;
+      const page = await get(productPageUrl(mp, asin), "identifiers");
+      return parsed<Out<typeof parseIdentifiers>>(page).identifiers;
     });
     return {
       asin: found.match.asin,
@@ -221,13 +230,4 @@ export class UpstreamSource implements DataSource {
       other_matches: found.other_matches,
     };
   }
-}
-
-async function searchPage(
-  get: (url: string) => Promise<FetchedPage>,
-  url: string,
-  mp: string,
-): Promise<SearchPage> {
-  const page = await get(url);
-  return parsed(page, (h) => parseSearch(h, { marketplace: mp, url: page.url }));
 }

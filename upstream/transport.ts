@@ -7,6 +7,8 @@
  * the page means is upstream/fetch_page.ts's job. It throws ApiError only for what has no page:
  * a timeout (504) or a connection that failed (502).
  */
+import type { PageOutcome } from "./page_read.ts";
+
 export interface UpstreamRequest {
   /** The marketplace URL (https://www.amazon.de/dp/…), as the README lists it. */
   url: string;
@@ -15,6 +17,15 @@ export interface UpstreamRequest {
   /** Delivery postcode the page must be rendered for. */
   zip?: string;
   signal?: AbortSignal;
+  /**
+   * Reads an answer (decode, detect, parse: page_read.ts) once. A transport that retries on
+   * block pages calls it on each answer it looks at, instead of decoding the body itself, and
+   * returns the outcome with the response; the body may be gone (transferred to a page worker)
+   * once it was read.
+   */
+  read?: (res: UpstreamResponse) => Promise<PageOutcome>;
+  /** What `read` does (the parser), so that shared fetches only share the same reading. */
+  readKey?: string;
 }
 
 export interface UpstreamResponse {
@@ -25,6 +36,8 @@ export interface UpstreamResponse {
   body: Uint8Array;
   /** True when the request carried an operator-supplied signed-in cookie. */
   authenticated: boolean;
+  /** The request's `read` of this answer, when the transport did it. */
+  outcome?: PageOutcome;
 }
 
 export interface Transport {

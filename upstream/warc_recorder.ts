@@ -18,12 +18,26 @@ export class RecordingTransport implements Transport {
   constructor(private readonly inner: Transport, private readonly path: string) {}
 
   async fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
-    const res = await this.inner.fetch(req);
-    // Appends are chained so that records never interleave.
-    const done = this.writing.then(() => this.append(req.url, res));
-    this.writing = done.catch(() => {});
-    await done;
+    // A response the inner transport reads may hand its body to a page worker: record it first.
+    const read = req.read;
+    const recorded = new Set<UpstreamResponse>();
+    const res = await this.inner.fetch({
+      ...req,
+      read: read && (async (r) => {
+        recorded.add(r);
+        await this.record(req.url, r);
+        return read(r);
+      }),
+    });
+    if (!recorded.has(res)) await this.record(req.url, res);
     return res;
+  }
+
+  /** Appends are chained so that records never interleave. */
+  private record(url: string, res: UpstreamResponse): Promise<void> {
+    const done = this.writing.then(() => this.append(url, res));
+    this.writing = done.catch(() => {});
+    return done;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,123 @@
+/**
+ * Page work on Web Workers (issue 15.1, PARSE_WORKERS): the same answers as inline reading, a
+ * robot check still retried and a postcode still checked from the worker's reading; a worker
+ * that crashes or hangs fails only its call, uncharged, and is replaced; a full queue refuses at
+ * once with 503 `upstream_busy`, uncharged. Real server, real browser transport, real fake
+ * marketplace serving corpus pages; the crash and hang come from tests/page_worker_faulty.ts,
+ * the real worker with two triggers added.
+ */
+import assert from "node:assert/strict";
+import { type Rig, startRig } from "./upstream_harness.ts";
+import { PagePool } from "../upstream/page_pool.ts";
+import { loadConfig } from "../config.ts";
+
+const FAULTY = new URL("./page_worker_faulty.ts", import.meta.url);
+const PRODUCT = "product/amazon.com__app-B07H57DNVV.html";
+
+function pages(rig: Rig, ...asins: string[]): void {
+  for (const asin of asins) rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
+  rig.fake.page(
+    "https://www.amazon.de/s?k=katzenfutter",
+    "search/amazon.de__parsy-katzenfutter.html",
+  );
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
+}
+
+async function used(rig: Rig): Promise<number> {
+  return (await rig.call("/v1/usage")).body.requests_used as number;
+}
+
+Deno.test("PARSE_WORKERS: workers answer exactly what inline reading answers, block retries and postcodes included", async () => {
+  const calls = [
+    "/v1/products/details?asin=B07H57DNVV",
+    "/v1/products/search?query=katzenfutter&marketplace=DE",
+    "/v1/products/reviews?asin=B0BBPNPZTC",
+    "/v1/utility/asin-to-gtin?asin=B07H57DNVV",
+    "/v1/scrape?url=https://www.amazon.com/dp/B07H57DNVV",
+  ];
+  const answers: unknown[][] = [];
+  for (const reader of [undefined, new PagePool({ size: 2 })]) {
+    await using rig = await startRig({ reader });
+    pages(rig, "B07H57DNVV");
+    const got: unknown[] = [];
+    for (const path of calls) {
+      const r = await rig.call(path);
+      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      got.push(r.body);
+    }
+    // A robot check read on a worker is still retried with a fresh session.
+    rig.fake.fail("robot", 1, "/dp/");
+    const retried = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(retried.status, 200);
+    assert.equal(rig.fake.injected.robot, 1);
+    // The postcode the page shows is read in the same pass.
+    rig.fake.shownLocation = "Paris 75001";
+    const mismatch = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(mismatch.status, 502, JSON.stringify(mismatch.body));
+    assert.match(JSON.stringify(mismatch.body), /Delivery location mismatch.*Paris 75001/);
+    answers.push(got);
+  }
+  assert.deepEqual(answers[1], answers[0]);
+});
+
+Deno.test("a page worker that crashes fails that call uncharged (502) and is replaced", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY });
+  await using rig = await startRig({ reader: pool });
+  pages(rig, "B0CRASH000", "B07H57DNVV");
+  const before = await used(rig);
+  const crashed = await rig.call("/v1/products/details?asin=B0CRASH000");
+  assert.equal(crashed.status, 502, JSON.stringify(crashed.body));
+  assert.equal(crashed.headers.get("x-credits-cost"), "0");
+  assert.equal(await used(rig), before);
+  assert.equal(pool.replaced, 1);
+  const next = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(next.status, 200);
+  assert.equal(await used(rig), before + 1);
+});
+
+Deno.test("a stuck page worker is abandoned after the timeout: 502 uncharged, the next call is served", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_000 });
+  await using rig = await startRig({ reader: pool });
+  pages(rig, "B0HANG0000", "B07H57DNVV");
+  const before = await used(rig);
+  const stuck = await rig.call("/v1/products/details?asin=B0HANG0000");
+  assert.equal(stuck.status, 502, JSON.stringify(stuck.body));
+  assert.match(String((stuck.body.error as { message: string }).message), /longer than 1000 ms/);
+  assert.equal(stuck.headers.get("x-credits-cost"), "0");
+  assert.equal(pool.replaced, 1);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  assert.equal(await used(rig), before + 1);
+});
+
+Deno.test("a full page queue refuses at once with 503 upstream_busy and Retry-After, uncharged; queued calls go on", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_500, queueLimit: 1 });
+  await using rig = await startRig({ reader: pool });
+  pages(rig, "B0HANG0000", "B07H57DNVV", "B000000001");
+  const before = await used(rig);
+  const stuck = rig.call("/v1/products/details?asin=B0HANG0000");
+  while (rig.fake.pageRequests("/dp/B0HANG0000") === 0) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 50));
+  const queued = rig.call("/v1/products/details?asin=B07H57DNVV");
+  while (pool.queued === 0) await new Promise((r) => setTimeout(r, 5));
+  const refused = await rig.call("/v1/products/details?asin=B000000001");
+  assert.equal(refused.status, 503, JSON.stringify(refused.body));
+  assert.equal((refused.body.error as { code: string }).code, "upstream_busy");
+  assert.equal(refused.headers.get("retry-after"), "1");
+  assert.equal(refused.headers.get("x-credits-cost"), "0");
+  assert.equal((await stuck).status, 502);
+  assert.equal((await queued).status, 200);
+  assert.equal(await used(rig), before + 1);
+});
+
+Deno.test("PARSE_WORKERS: the number of cores unless set, 0 for inline, anything else refused", () => {
+  const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+  assert.equal(loadConfig(env({})).parseWorkers, navigator.hardwareConcurrency);
+  assert.equal(loadConfig(env({ PARSE_WORKERS: "0" })).parseWorkers, 0);
+  assert.equal(loadConfig(env({ PARSE_WORKERS: "3" })).parseWorkers, 3);
+  for (const bad of ["-1", "1.5", "many", "257"]) {
+    assert.throws(() => loadConfig(env({ PARSE_WORKERS: bad })), /PARSE_WORKERS/);
+  }
+});

@@ -1,0 +1,181 @@
+/**
+ * Where page work (decode, detect, parse: page_read.ts) runs. `PARSE_WORKERS=0` reads pages
+ * inline on the serving thread; otherwise a pool of Web Workers does, so the serving thread keeps
+ * only HTTP, metering, caches and upstream I/O.
+ *
+ * The pool transfers each body's buffer to a worker (no copy) and gets plain data back. A job
+ * that outlives `timeoutMs`, or a worker that dies, fails that one call with an uncharged 502
+ * and the worker is replaced. Jobs wait in a bounded queue; past `queueLimit` a call is refused
+ * at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in memory.
+ */
+import { ApiError } from "../core/api_error.ts";
+import { type PageJob, type PageOutcome, readPage } from "./page_read.ts";
+import type { JobMessage } from "./page_worker.ts";
+
+export interface PageReader {
+  /** Worker threads doing the work; 0 means inline. */
+  readonly workers: number;
+  read(job: PageJob, body: Uint8Array): Promise<PageOutcome>;
+  close(): void;
+}
+
+export const inlineReader: PageReader = {
+  workers: 0,
+  read: (job, body) => Promise.resolve(readPage(job, body)),
+  close() {},
+};
+
+export interface PoolOptions {
+  size: number;
+  /** Jobs waiting for a worker before calls are refused (default 64 per worker). */
+  queueLimit?: number;
+  /** A job running longer than this is abandoned and its worker replaced (default 10 s). */
+  timeoutMs?: number;
+  /** The worker module; tests substitute one that can crash or hang. */
+  workerUrl?: URL;
+  /** One line per replaced worker, for the operations log. */
+  log?: (line: Record<string, unknown>) => void;
+}
+
+interface Task {
+  id: number;
+  job: PageJob;
+  buffer: ArrayBuffer;
+  resolve(o: PageOutcome): void;
+  reject(e: unknown): void;
+}
+
+interface Slot {
+  worker: Worker;
+  task: Task | null;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+const WORKER_URL = new URL("./page_worker.ts", import.meta.url);
+
+export class PagePool implements PageReader {
+  readonly workers: number;
+  readonly #queue: Task[] = [];
+  readonly #slots: (Slot | null)[];
+  readonly #queueLimit: number;
+  readonly #timeoutMs: number;
+  readonly #url: URL;
+  readonly #log: (line: Record<string, unknown>) => void;
+  #nextId = 1;
+  #closed = false;
+  /** Workers replaced after a crash or a timeout, since start. */
+  replaced = 0;
+
+  constructor(o: PoolOptions) {
+    this.workers = Math.max(1, Math.floor(o.size));
+    this.#slots = Array.from({ length: this.workers }, () => null);
+    this.#queueLimit = o.queueLimit ?? 64 * this.workers;
+    this.#timeoutMs = o.timeoutMs ?? 10_000;
+    this.#url = o.workerUrl ?? WORKER_URL;
+    this.#log = o.log ?? (() => {});
+  }
+
+  read(job: PageJob, body: Uint8Array): Promise<PageOutcome> {
+    if (this.#closed) {
+      return Promise.reject(new ApiError(503, "unavailable", "The server is shutting down."));
+    }
+    if (this.#queue.length >= this.#queueLimit) {
+      return Promise.reject(
+        new ApiError(
+          503,
+          "upstream_busy",
+          "Too many pages are waiting to be read; retry in a moment.",
+          { "Retry-After": "1" },
+        ),
+      );
+    }
+    // A view of part of a buffer is copied, so that the transfer cannot detach bytes of others.
+    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength &&
+      body.buffer instanceof ArrayBuffer;
+    const buffer = (whole ? body.buffer : body.slice().buffer) as ArrayBuffer;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ id: this.#nextId++, job, buffer, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Jobs waiting for a worker now. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#queue.splice(0)) {
+      t.reject(new ApiError(503, "unavailable", "The server is shutting down."));
+    }
+    this.#slots.forEach((slot, i) => {
+      if (!slot) return;
+      clearTimeout(slot.timer);
+      slot.worker.terminate();
+      slot.task?.reject(new ApiError(503, "unavailable", "The server is shutting down."));
+      this.#slots[i] = null;
+    });
+  }
+
+  #pump(): void {
+    for (let i = 0; i < this.#slots.length && this.#queue.length; i++) {
+      const slot = this.#slots[i] ??= this.#spawn(i);
+      if (slot.task) continue;
+      const task = this.#queue.shift()!;
+      slot.task = task;
+      slot.timer = setTimeout(() => this.#fail(i, "timeout"), this.#timeoutMs);
+      const message: JobMessage = { id: task.id, job: task.job, buffer: task.buffer };
+      slot.worker.postMessage(message, [task.buffer]);
+    }
+  }
+
+  #spawn(i: number): Slot {
+    const worker = new Worker(this.#url.href, { type: "module" });
+    const slot: Slot = { worker, task: null, timer: undefined };
+    worker.onmessage = (e: MessageEvent<{ id: number; outcome: PageOutcome }>) => {
+      const task = slot.task;
+      if (!task || task.id !== e.data.id) return;
+      clearTimeout(slot.timer);
+      slot.task = null;
+      task.resolve(e.data.outcome);
+      this.#pump();
+    };
+    worker.onerror = (e) => {
+      // Handled here: unhandled, a worker's error would end the whole process.
+      e.preventDefault();
+      this.#fail(i, "crash", e.message);
+    };
+    worker.onmessageerror = () => this.#fail(i, "crash", "unreadable message");
+    return slot;
+  }
+
+  /** The worker of slot `i` crashed or ran out of time: its call fails, a new worker takes over. */
+  #fail(i: number, why: "timeout" | "crash", detail = ""): void {
+    const slot = this.#slots[i];
+    if (!slot) return;
+    clearTimeout(slot.timer);
+    slot.worker.terminate();
+    this.#slots[i] = null;
+    this.replaced++;
+    this.#log({ event: "page_worker_replaced", reason: why, detail: detail.slice(0, 200) });
+    slot.task?.reject(
+      new ApiError(
+        502,
+        "upstream_error",
+        why === "timeout"
+          ? `Reading the upstream page took longer than ${this.#timeoutMs} ms.`
+          : "Reading the upstream page failed; retry.",
+      ),
+    );
+    if (!this.#closed) this.#pump();
+  }
+}
+
+/** PARSE_WORKERS as a reader: 0 inline, else a pool of that many workers. */
+export function pageReaderFor(
+  workers: number,
+  log?: (line: Record<string, unknown>) => void,
+): PageReader {
+  return workers > 0 ? new PagePool({ size: workers, log }) : inlineReader;
+}

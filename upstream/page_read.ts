@@ -1,0 +1,87 @@
+/**
+ * Page work: one upstream body decoded once, named once (detect.ts), its delivery location read
+ * when a postcode was asked for, and parsed by the parser the endpoint needs. Pure and
+ * synchronous, so the same function runs inline and in the page workers (page_pool.ts); what it
+ * answers is plain data that a worker can post back.
+ */
+import { decodeHtml } from "../parsers/decode.ts";
+import { type Detection, detectPage } from "../parsers/detect.ts";
+import { ParseError } from "../parsers/parse_error.ts";
+import { PARSERS } from "../parsers/mod.ts";
+import { parseIdentifiers } from "../parsers/identifiers.ts";
+import { parseReviewSummary } from "../parsers/reviews.ts";
+import { parseReview } from "../parsers/review.ts";
+import type { PageType } from "../schemas/pages.ts";
+import { type FieldCounts, fieldCounts } from "../core/parser_health.ts";
+import { displayedLocation } from "./delivery_location.ts";
+
+/** The parsers a job may name: every page type's, two partial readings, or `auto` (the detected type's). */
+export type JobParser = PageType | "identifiers" | "review_summary" | "auto" | "none";
+
+export interface PageJob {
+  parser: JobParser;
+  /** The URL that answered (after redirects); parsers resolve links against it. */
+  url: string;
+  marketplace: string;
+  status: number;
+  contentType: string | null;
+  /** Read the "Deliver to" line: a postcode was asked for. */
+  wantLocation: boolean;
+  /** Only for the single-review parser. */
+  reviewId?: string;
+}
+
+export type Parsed =
+  | { ok: true; value: unknown; type: PageType | null; fields: FieldCounts }
+  | { ok: false; reason: ParseError["reason"]; message: string };
+
+export interface PageOutcome {
+  detection: Detection;
+  location: string | null;
+  /** Absent when the page was not parsed: not a 2xx, a block page, Amazon's 404, or `none`. */
+  parsed?: Parsed;
+}
+
+export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
+  const html = decodeHtml(body, job.contentType);
+  const detection = detectPage(html);
+  const location = job.wantLocation ? displayedLocation(html) : null;
+  const parseable = job.status >= 200 && job.status < 300 && detection.kind !== "blocked" &&
+    detection.kind !== "not_found" && job.parser !== "none";
+  if (!parseable) return { detection, location };
+  return { detection, location, parsed: parse(job, html, detection) };
+}
+
+function parse(job: PageJob, html: string, detection: Detection): Parsed {
+  const opts = { marketplace: job.marketplace, url: job.url };
+  const type = detection.kind === "page" ? detection.type : null;
+  try {
+    let value: unknown;
+    switch (job.parser) {
+      case "auto":
+        if (detection.kind !== "page") {
+          return { ok: false, reason: "unrecognised", message: "not a page type Shelf can read" };
+        }
+        value = PARSERS[detection.type](html, opts);
+        break;
+      case "identifiers":
+        value = parseIdentifiers(html, opts);
+        break;
+      case "review_summary":
+        value = parseReviewSummary(html, opts);
+        break;
+      case "review":
+        value = parseReview(html, { ...opts, reviewId: job.reviewId });
+        break;
+      case "none":
+        throw new RangeError("unreachable: a 'none' job is not parsed");
+      default:
+        value = PARSERS[job.parser](html, opts);
+    }
+    return { ok: true, value, type, fields: fieldCounts(value) };
+  } catch (e) {
+    if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
+    // A parser bug is the page's failure, not the process's: it becomes an uncharged 502.
+    return { ok: false, reason: "unrecognised", message: (e as Error)?.message ?? String(e) };
+  }
+}

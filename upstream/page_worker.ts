@@ -1,0 +1,21 @@
+/**
+ * A page worker (page_pool.ts): receives a body's bytes (transferred, not copied) with its job,
+ * answers with the plain-data outcome of readPage. Nothing else runs here.
+ */
+import { type PageJob, readPage } from "./page_read.ts";
+
+export interface JobMessage {
+  id: number;
+  job: PageJob;
+  buffer: ArrayBuffer;
+}
+
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<JobMessage>) => void) | null;
+  postMessage(message: unknown): void;
+};
+
+scope.onmessage = (e) => {
+  const { id, job, buffer } = e.data;
+  scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });
+};
