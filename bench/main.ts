@@ -5,6 +5,7 @@
 import { benchGateway, haveWrk, type LoadResult } from "./gateway.ts";
 import { benchParsers } from "./parsers.ts";
 import { benchUpstream } from "./upstream.ts";
+import { benchPageWorkers } from "./page_workers.ts";
 
 const only = Deno.args[0];
 
@@ -49,3 +50,5 @@ if (!only || only === "gateway") {
 if (!only || only === "parsers") await benchParsers();
 
 if (!only || only === "upstream") await benchUpstream();
+
+if (!only || only === "workers") await benchPageWorkers();

@@ -1,0 +1,148 @@
+/**
+ * Page workers (issue 15): a spawned Shelf (`deno run main.ts`, as operators run it) whose
+ * upstream is the loopback fake marketplace serving a real product page under thousands of
+ * ASINs, with `PARSE_WORKERS=0` against the default (one per core), in alternating runs:
+ * - uncached details calls/s with 16 concurrent clients, each call a new ASIN;
+ * - CPU of the Shelf process per uncached call (all its threads, from /proc);
+ * - the p50 of a cached hit while those misses run, against a cached hit alone;
+ * - the process's peak RSS.
+ */
+import { FakeMarketplace } from "../tests/fake_marketplace.ts";
+import { spawnShelf } from "../tests/proof/shelf_process.ts";
+import { plansFile } from "../tests/proof/plans_file.ts";
+import { createAccount } from "../tests/proof/admin_client.ts";
+import { median } from "./median.ts";
+
+/** The corpus's median-size product page (780 KB, 2017) and a 2026 one (1.5 MB). */
+const PAGES = [
+  "product/amazon.com__weih-earphone1.html",
+  "product/amazon.com__pricechecker-charmast-powerbank.html",
+];
+const CLIENTS = 16;
+const SECONDS = 5;
+const ASINS = 4000;
+
+interface Run {
+  workers: string;
+  callsPerSec: number;
+  cpuMsPerCall: number;
+  hitAloneMs: number;
+  hitUnderLoadMs: number;
+  peakRssMiB: number;
+}
+
+const asin = (i: number) => `B0${String(i).padStart(8, "0")}`;
+
+function cpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 100 Hz ticks
+}
+
+function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function get(url: string, key: string): Promise<number> {
+  const t = performance.now();
+  const r = await fetch(url, { headers: { "x-api-key": key } });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`${url} answered ${r.status}`);
+  return performance.now() - t;
+}
+
+async function oneRun(fake: FakeMarketplace, workers: string, offset: number): Promise<Run> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const plans = await plansFile(10_000_000, 100_000);
+  const token = crypto.randomUUID();
+  await using shelf = await spawnShelf({
+    KV_PATH: kvPath,
+    UPSTREAM: fake.upstream,
+    PLANS_FILE: plans,
+    ADMIN_TOKEN: token,
+    PARSE_WORKERS: workers === "default" ? undefined : workers,
+  });
+  try {
+    const { key } = await createAccount(shelf.url, token);
+    const url = (i: number) => `${shelf.url}/v1/products/details?asin=${asin(i)}`;
+    // Warm-up: JIT, workers started, the cached ASIN in the result cache.
+    let next = offset;
+    await Promise.all(Array.from({ length: 8 }, () => get(url(next++), key)));
+    const cached = url(offset);
+    const alone: number[] = [];
+    for (let i = 0; i < 30; i++) alone.push(await get(cached, key));
+
+    const cpu0 = cpuMs(shelf.pid);
+    const t0 = performance.now();
+    let done = 0;
+    const stopAt = t0 + SECONDS * 1000;
+    const underLoad: number[] = [];
+    const clients = Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < stopAt) {
+        await get(url(next++), key);
+        done++;
+      }
+    });
+    const probe = (async () => {
+      while (performance.now() < stopAt) {
+        underLoad.push(await get(cached, key));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    await Promise.all([...clients, probe]);
+    const elapsed = (performance.now() - t0) / 1000;
+    const cpu = cpuMs(shelf.pid) - cpu0;
+    return {
+      workers,
+      callsPerSec: done / elapsed,
+      cpuMsPerCall: cpu / done,
+      hitAloneMs: median(alone),
+      hitUnderLoadMs: median(underLoad),
+      peakRssMiB: peakRssMiB(shelf.pid),
+    };
+  } finally {
+    await Deno.remove(plans).catch(() => {});
+    await Deno.remove(kvPath).catch(() => {});
+  }
+}
+
+export async function benchPageWorkers(rounds = 2): Promise<void> {
+  for (const page of PAGES) await benchPage(page, rounds);
+}
+
+async function benchPage(PAGE: string, rounds: number): Promise<void> {
+  await using fake = new FakeMarketplace();
+  for (let i = 0; i < ASINS; i++) fake.page(`https://www.amazon.com/dp/${asin(i)}`, PAGE);
+  const runs: Run[] = [];
+  let offset = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const workers of ["0", "default"]) {
+      runs.push(await oneRun(fake, workers, offset));
+      offset += ASINS / (rounds * 2);
+    }
+  }
+  const of = (w: string, f: (r: Run) => number) =>
+    median(runs.filter((r) => r.workers === w).map(f));
+  const cores = navigator.hardwareConcurrency;
+  console.log(
+    `page workers (spawned main.ts, fake marketplace on loopback, ${PAGE.split("/")[1]}; ` +
+      `${CLIENTS} clients, ${SECONDS} s, medians of ${rounds} alternating runs; ${cores} cores):`,
+  );
+  const row = (name: string, f: (r: Run) => number, unit: string, digits = 1) => {
+    const inline = of("0", f), pool = of("default", f);
+    console.log(
+      `  ${name.padEnd(34)} PARSE_WORKERS=0 ${inline.toFixed(digits).padStart(7)} ${unit}` +
+        `   default (${cores}) ${pool.toFixed(digits).padStart(7)} ${unit}   ratio ${
+          (pool / inline).toFixed(2)
+        }`,
+    );
+  };
+  row("uncached details calls/s", (r) => r.callsPerSec, "/s");
+  row("CPU per uncached call (process)", (r) => r.cpuMsPerCall, "ms");
+  row("cached hit p50, alone", (r) => r.hitAloneMs, "ms", 2);
+  row("cached hit p50, while misses run", (r) => r.hitUnderLoadMs, "ms", 2);
+  row("peak RSS", (r) => r.peakRssMiB, "MiB", 0);
+}
+
+if (import.meta.main) await benchPageWorkers(Number(Deno.args[0] ?? 2));
