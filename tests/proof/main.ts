@@ -49,6 +49,8 @@ const text = [
   `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores, ${seconds} s, deno test exit code ${run.code}.`,
   "What each row proves and how is said at the top of its test file (tests/proof_*_test.ts); " +
   "a row marked FAIL has no figures because its test failed. Seeds replay a run: `PROOF_SEED=… deno task proof`.",
+  "Servers spawned by the proofs run `main.ts` with its defaults, so pages are read on " +
+  `${navigator.hardwareConcurrency} page workers (PARSE_WORKERS unset).`,
   "",
   table,
   "",

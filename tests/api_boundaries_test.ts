@@ -1,0 +1,108 @@
+/**
+ * Limits checked from both sides (issue 18, beyond the list): the RateLimit header's count of
+ * calls left in the window, call by call down to the refusal; the request-body limits at exactly
+ * their size and one byte over; search `limit` at -1, 0, 200 and 201. Real server on loopback.
+ */
+import assert from "node:assert/strict";
+import { ManualClock, startServer } from "./test_server.ts";
+import { parsePlans } from "../metering/plans.ts";
+import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../routes/body_limit.ts";
+
+const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
+const ADMIN = "boundaries-test-admin-token-0123456789";
+
+Deno.test("RateLimit counts the calls left in the second, 2, 1, 0, then 429 with Retry-After: 1", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0, 0)); // a whole second
+  const plans = parsePlans(JSON.stringify({
+    plans: [{
+      id: "three",
+      credits: 100,
+      rate_limit_per_sec: 3,
+      max_keys: 1,
+      groups: ["products"],
+    }],
+  }));
+  await using s = await startServer({ clock, plans });
+  const { key } = await s.account("three");
+  const seen: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    clock.advance(100);
+    const r = await s.get(OFFERS, key);
+    await r.body?.cancel();
+    seen.push(`${r.status} ${r.headers.get("ratelimit")} ${r.headers.get("retry-after")}`);
+  }
+  assert.deepEqual(seen, [
+    '200 "per-key";r=2;t=1 null',
+    '200 "per-key";r=1;t=1 null',
+    '200 "per-key";r=0;t=1 null',
+    '429 "per-key";r=0;t=1 1',
+  ]);
+  clock.advance(600); // the next whole second
+  const next = await s.get(OFFERS, key);
+  await next.body?.cancel();
+  assert.equal(next.status, 200);
+  assert.equal(next.headers.get("ratelimit"), '"per-key";r=2;t=1');
+  assert.equal(next.headers.get("ratelimit-policy"), '"per-key";q=3;w=1');
+});
+
+Deno.test("body limits hold at exactly their size and refuse one byte more (form 16 KiB, JSON 64 KiB)", async () => {
+  await using s = await startServer({ adminToken: ADMIN });
+  const json = (bytes: number) => {
+    const base = JSON.stringify({ email: `b${bytes}@example.com`, pad: "" });
+    return base.slice(0, -2) + "x".repeat(bytes - base.length) + '"}';
+  };
+  const admin = (body: string) =>
+    fetch(`${s.url}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body,
+    });
+  const atLimit = await admin(json(JSON_BODY_LIMIT));
+  assert.equal(new TextEncoder().encode(json(JSON_BODY_LIMIT)).length, JSON_BODY_LIMIT);
+  assert.equal(atLimit.status, 201, await atLimit.text());
+  const over = await admin(json(JSON_BODY_LIMIT + 1));
+  assert.equal(over.status, 413);
+  assert.equal((await over.json()).error.status, 413);
+
+  const form = (bytes: number) => {
+    const base = "email=a%40b.c&password=";
+    return base + "x".repeat(bytes - base.length);
+  };
+  const signin = (body: string) =>
+    fetch(`${s.url}/dashboard/signin`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body,
+      redirect: "manual",
+    });
+  const formAt = await signin(form(FORM_BODY_LIMIT));
+  await formAt.body?.cancel();
+  assert.notEqual(formAt.status, 413, "a form of exactly the limit is read");
+  const formOver = await signin(form(FORM_BODY_LIMIT + 1));
+  await formOver.body?.cancel();
+  assert.equal(formOver.status, 413);
+  assert.equal(FORM_BODY_LIMIT, 16 * 1024, "the README documents 16 KiB");
+  assert.equal(JSON_BODY_LIMIT, 64 * 1024, "the README documents 64 KiB");
+});
+
+Deno.test("search limit: -1 and 201 are 422 on `limit`, 0 and 200 are accepted", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("growth");
+  for (
+    const [limit, status, type] of [
+      ["-1", 422, "greater_than_equal"],
+      ["0", 200, null],
+      ["200", 200, null],
+      ["201", 422, "less_than_equal"],
+    ] as const
+  ) {
+    const r = await s.get(`/v1/products/search?query=tea&limit=${limit}`, key);
+    const body = await r.json();
+    assert.equal(r.status, status, `limit=${limit}: ${JSON.stringify(body)}`);
+    if (type) {
+      assert.deepEqual(body.detail.map((d: { loc: string[]; type: string }) => [d.loc, d.type]), [
+        [["query", "limit"], type],
+      ]);
+    }
+  }
+});
