@@ -29,6 +29,8 @@ export const DETAIL_SECTION_IDS = [
   "detail-bullets",
   "productFactsDesktopExpander",
   "productOverview_feature_div",
+  "productOverview_hoc_view_div", // mobile: the overview rows
+  "productDetails_techSpec_sections", // mobile: the specification table
 ] as const;
 
 // Direction marks and colons that Amazon puts around labels ("ASIN ‏ : ‎").

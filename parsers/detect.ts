@@ -8,8 +8,14 @@
  * "sign in") also occur in the scripts of ordinary pages.
  */
 import type { PageType } from "../schemas/pages.ts";
+import { SOFT_INTERSTITIAL } from "./soft_interstitial.ts";
 
-export type BlockReason = "robot_check" | "captcha" | "signin" | "service_unavailable";
+export type BlockReason =
+  | "robot_check"
+  | "captcha"
+  | "soft_interstitial"
+  | "signin_wall"
+  | "service_unavailable";
 export type Detection =
   | { kind: "page"; type: PageType }
   | { kind: "blocked"; reason: BlockReason }
@@ -26,15 +32,16 @@ export function detectPage(html: string): Detection {
   return { kind: "unknown" };
 }
 
-// `ue_pty='Detail'`, `pageType: "Search"`, `pageType=Search` / `pageType&#x3D;Search` in URLs.
+// `ue_pty='Detail'` (`DetailAW` on mobile web), `pageType: "Search"`, `pageType=Search` / `pageType&#x3D;Search` in URLs.
 const PAGE_TOKEN =
-  /(?:\bue_pty\s*=\s*|\bpageType\s*:\s*)["'](Detail|Search|OfferListing|CustomerReviews|zeitgeist)["']|\bpageType(?:=|&#x3D;|&#61;)(Detail|Search|OfferListing|CustomerReviews|zeitgeist)\b/;
+  /(?:\bue_pty\s*=\s*|\bpageType\s*:\s*)["'](Detail|DetailAW|Search|OfferListing|CustomerReviews|zeitgeist)["']|\bpageType(?:=|&#x3D;|&#61;)(Detail|DetailAW|Search|OfferListing|CustomerReviews|zeitgeist)\b/;
 
 function typeFromToken(html: string): PageType | null {
   const m = PAGE_TOKEN.exec(html);
   if (!m) return null;
   switch (m[1] ?? m[2]) {
     case "Detail":
+    case "DetailAW": // the mobile web ("a-touch a-mobile") detail page
       return "product";
     case "OfferListing":
       return "offers";
@@ -103,9 +110,10 @@ const UNAVAILABLE =
 
 function blockReason(html: string): BlockReason | null {
   if (CAPTCHA.test(html)) {
-    return /<title[^>]*>\s*Robot Check/i.test(html) ? "robot_check" : "captcha";
+    if (/<title[^>]*>\s*Robot Check/i.test(html)) return "robot_check";
+    return SOFT_INTERSTITIAL.test(html) ? "soft_interstitial" : "captcha";
   }
-  if (SIGNIN_FORM.test(html)) return "signin";
+  if (SIGNIN_FORM.test(html)) return "signin_wall";
   if (isNotFound(html)) return null;
   if (UNAVAILABLE.test(html)) return "service_unavailable";
   return null;

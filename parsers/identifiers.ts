@@ -11,6 +11,7 @@
 import { byIds, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { ParseError } from "./parse_error.ts";
+import { asinFromUrl } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { IdentifiersPage } from "../schemas/pages.ts";
 import type { Identifiers } from "../schemas/resources.ts";
@@ -24,7 +25,7 @@ const KEYS: [RegExp, string][] = [
   [/^(?:Global Trade Identification Number|GTIN)$/i, "GLOBAL_TRADE_IDENTIFICATION_NUMBER"],
 ];
 const SECTION_IDS = new Set<string>(DETAIL_SECTION_IDS);
-const INPUT = new Set(["input"]);
+const TAGS = new Set(["input", "link"]);
 
 export function parseIdentifiers(
   html: string,
@@ -47,13 +48,17 @@ export function parseIdentifiers(
 
 function readIdentifiers(html: string): IdentifiersPage {
   let asin = "";
+  let canonical = "";
   const page = captureSections(html, {
     ids: SECTION_IDS,
-    tags: INPUT,
+    tags: TAGS,
     onTag: (name, a) => {
       if (!asin && name === "input" && a.id === "ASIN") asin = (a.value ?? "").trim();
+      // The mobile page has no ASIN input; its canonical link names the product.
+      if (!canonical && name === "link" && a.rel === "canonical") canonical = a.href ?? "";
     },
   });
+  asin ||= asinFromUrl(canonical);
   if (!asin) {
     throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
   }

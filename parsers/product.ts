@@ -14,7 +14,7 @@
 import { attr, type Element, intFrom, ratingFrom, text } from "./dom.ts";
 import { byId, byIds, type Captured, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
-import { colorImages, dynamicImage } from "./product_images.ts";
+import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl } from "./page_text.ts";
@@ -32,12 +32,14 @@ const SELECTED_SWATCH_PRICE = query(
   ".swatchElement.selected .a-color-price, .swatchElement.selected .a-color-base:not(.slot-title)",
 );
 const OFFSCREEN = query(".a-offscreen");
+const PRICE_PARTS = query(".a-price-symbol, .a-price-whole, .a-price-fraction");
 const VISIBLE = query("[aria-hidden=true]");
 const STRIKE_PRICE = query(".basisPrice .a-offscreen, .a-price[data-a-strike=true] .a-offscreen");
 const OLD_STRIKE_PRICE = query(".priceBlockStrikePriceString, .a-text-strike");
 const ACR_POPOVER = query("#acrPopover");
 const ICON_ALT = query(".a-icon-alt");
 const ACR_REVIEW_TEXT = query("#acrCustomerReviewText");
+const MOBILE_REVIEW_COUNT = query(".cm-cr-review-stars-text-sm");
 const FEATURE_TEXT = query(".offer-display-feature-text-message");
 const LAST_CELL_VALUE = query("td:last-child .a-color-base");
 const TABULAR_SOLD_BY = query('.tabular-buybox-text[tabular-attribute-name="Sold by"]');
@@ -55,6 +57,7 @@ export interface ProductOptions {
 const CORE_PRICE_IDS = [
   "corePrice_feature_div",
   "corePriceDisplay_desktop_feature_div",
+  "corePriceDisplay_mobile_feature_div",
   "apex_desktop",
   "corePrice_desktop",
 ];
@@ -74,6 +77,8 @@ const MERCHANT_IDS = [
 ];
 const SECTION_IDS = new Set<string>([
   "productTitle",
+  "title", // the mobile page's title span (on desktop, the heading around #productTitle)
+  "averageCustomerReviews_feature_div",
   "bylineInfo",
   "brand",
   "averageCustomerReviews",
@@ -139,7 +144,7 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     asin,
     brand: brandOf(page, facts),
     price: priceOf(page, code),
-    title: text(byId(page, "productTitle")),
+    title: text(byId(page, "productTitle")) || text(byId(page, "title")),
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
     in_stock: inStock(page, availability, page.seen.size > 0),
@@ -182,18 +187,39 @@ function noAsin(html: string): ParseError {
 
 // ---- brand ----
 
+// "Visit the X Store" and "Brand: X" in the languages of every marketplace Shelf serves.
 const BYLINE_BRAND = [
   /^Visit the (.+?) Store$/i,
-  /^(?:Brand|Marke|Marque|Marca|Merk|Marka)\s*:\s*(.+)$/i,
+  /^(?:Brand|Marke|Marque|Marca|Merk|Marka|Varumärke|ブランド|العلامة التجارية)\s*[:：]\s*(.+)$/i,
+  /^Besuchen Sie den (.+?)-Store$/i,
   /^Besuche den (.+?)-Store$/i,
-  /^Visitez la boutique (.+)$/i,
+  /^Visitez la boutique (?:de |d['’])?(.+)$/i,
   /^Visita la tienda de (.+)$/i,
   /^Visita lo Store di (.+)$/i,
   /^Bezoek de (.+?)-winkel$/i,
+  /^Visite a loja (?:da |de |do )?(.+)$/i,
+  /^Besök (.+?)-butiken$/i,
+  /^Odwiedź sklep (.+)$/i,
+  /^(.+?) Mağazasını ziyaret edin$/i,
+  /^قم بزيارة متجر (.+)$/,
+  /^(.+?)のストアを表示$/,
+  /^(.+?)ストアにアクセス$/,
 ];
-const BRAND_FACTS = ["Brand", "Marke", "Marque", "Marca", "Merk", "Brand Name"];
+const BRAND_FACTS = [
+  "Brand",
+  "Marke",
+  "Marque",
+  "Marca",
+  "Merk",
+  "Marka",
+  "Varumärke",
+  "ブランド",
+  "العلامة التجارية",
+  "Brand Name",
+];
 
 function brandOf(page: Captured, facts: Record<string, string>): string {
+  const factBrand = BRAND_FACTS.map((label) => facts[label]).find(Boolean) ?? "";
   const byline = byId(page, "bylineInfo");
   if (byline && !CONTRIBUTOR.one(byline)) {
     const s = text(byline);
@@ -201,12 +227,12 @@ function brandOf(page: Captured, facts: Record<string, string>): string {
       const m = re.exec(s);
       if (m) return m[1].trim();
     }
-    if (s) return s;
+    // A byline in a phrasing not known above is a sentence, not a name: the overview's row wins.
+    if (s && (!factBrand || !/\s/.test(s))) return s;
   }
   const brand = text(byId(page, "brand"));
   if (brand) return brand;
-  for (const label of BRAND_FACTS) if (facts[label]) return facts[label];
-  return "";
+  return factBrand;
 }
 
 // ---- price ----
@@ -257,11 +283,16 @@ function bookPrice(page: Captured): FoundPrice | null {
   return /\d/.test(t) ? { text: t, listText: "" } : null;
 }
 
-/** The text of an `.a-price`: its offscreen copy, or the visible parts when that is empty. */
+/**
+ * The text of an `.a-price`: its offscreen copy, or, when that is empty, its visible parts
+ * (symbol, whole, fraction) put together as shown, without the markup's whitespace.
+ */
 function priceText(el: Element | null): string {
   if (!el) return "";
   const offscreen = text(OFFSCREEN.one(el));
   if (/\d/.test(offscreen)) return offscreen;
+  const parts = PRICE_PARTS.all(el).map((p) => text(p)).join("");
+  if (/\d/.test(parts)) return parts;
   const visible = text(VISIBLE.one(el)) || text(el);
   return /\d/.test(visible) ? visible : "";
 }
@@ -287,13 +318,19 @@ function imagesOf(html: string, dynamicJson: string): Image[] {
   const fromScript = colorImages(html);
   if (fromScript && fromScript.length > 0) return fromScript;
   const landing = dynamicJson ? dynamicImage(dynamicJson) : null;
-  return landing ? [landing] : [];
+  if (landing) return [landing];
+  return mobileImages(html);
 }
 
 // ---- reviews ----
 
+/** The rating widget: `#averageCustomerReviews` on desktop, its feature div on mobile. */
+function reviewsBox(page: Captured): Element | null {
+  return byId(page, "averageCustomerReviews") ?? byId(page, "averageCustomerReviews_feature_div");
+}
+
 function ratingOf(page: Captured): number {
-  const box = byId(page, "averageCustomerReviews");
+  const box = reviewsBox(page);
   if (!box) return 0;
   const popover = ACR_POPOVER.one(box);
   const label = attr(popover, "title") || text(ICON_ALT.one(box));
@@ -307,8 +344,9 @@ function frenchRating(s: string): number | null {
 }
 
 function reviewsCountOf(page: Captured): number {
-  const box = byId(page, "averageCustomerReviews");
-  return intFrom(text(ACR_REVIEW_TEXT.one(box ?? []))) ?? 0;
+  const box = reviewsBox(page);
+  const count = ACR_REVIEW_TEXT.one(box ?? []) ?? MOBILE_REVIEW_COUNT.one(box ?? []);
+  return intFrom(text(count)) ?? 0;
 }
 
 // ---- availability and merchant ----

@@ -96,3 +96,41 @@ function balancedArray(s: string, start: number): string {
   }
   return "";
 }
+
+/**
+ * The mobile web page's images (`a-touch a-mobile`), which has no script data: the media block's
+ * carousel (`altImage` elements, in page order) names the images, and the full-screen carousel
+ * (`immersive-carousel-img`) holds each one's largest (`_SL1500_`) and thumbnail (`_SS…_`) copy.
+ * Read by looking back from each `data-a-hires` to its tag, so the page is not scanned twice.
+ */
+export function mobileImages(html: string): Image[] {
+  const carousel: string[] = [];
+  const large = new Map<string, string>();
+  const thumbs = new Map<string, string>();
+  const ATTR = 'data-a-hires="';
+  for (let at = html.indexOf(ATTR); at >= 0; at = html.indexOf(ATTR, at + 1)) {
+    const end = html.indexOf('"', at + ATTR.length);
+    if (end < 0) break;
+    const url = html.slice(at + ATTR.length, end);
+    const tag = html.slice(html.lastIndexOf("<", at), at);
+    const cls = /\bclass="([^"]*)"/.exec(tag)?.[1] ?? "";
+    const id = imageId(url);
+    if (!id) continue;
+    if (/\baltImage\b/.test(cls)) {
+      if (!carousel.includes(id)) carousel.push(id);
+      if (!large.has(id)) large.set(id, url);
+    } else if (/\bimmersive-carousel-img/.test(cls)) {
+      if (/\._SS\d+_\./.test(url)) thumbs.set(id, url);
+      else large.set(id, url);
+    }
+  }
+  return carousel.map((id) => {
+    const url = large.get(id)!;
+    return { url, width: null, height: null, thumbnail: thumbs.get(id) ?? url };
+  });
+}
+
+/** "41OppoDa9PL" of ".../images/I/41OppoDa9PL._AC_SL1500_.jpg". */
+function imageId(url: string): string {
+  return /\/images\/I\/([^./]+)\./.exec(url)?.[1] ?? "";
+}

@@ -16,6 +16,7 @@ import {
   parseRegions,
   ratingFrom,
   type RegionChoice,
+  text,
 } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
@@ -39,11 +40,14 @@ interface ReviewsParts {
   reviewList: Element | null;
   productAverage: Element | null;
   productTotal: Element | null;
+  /** The mobile product page's rating link: stars ("5つ星のうち4.1") and count ("(201)"). */
+  mobileRating: Element | null;
 }
 
 // The parts read (PARTS): [data-hook=review], [data-hook=product-link],
 // [data-hook=rating-out-of-text], [data-hook=average-star-rating], [data-hook=total-review-count],
-// #histogramTable, ul.a-pagination, #cm_cr-review_list, #acrPopover, #acrCustomerReviewText.
+// #histogramTable, ul.a-pagination, #cm_cr-review_list, #acrPopover, #acrCustomerReviewText,
+// #acrCustomerReviewLink (mobile).
 
 export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
   return guarded("reviews", () => {
@@ -74,7 +78,7 @@ export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSum
     const parts = findParts(html);
     if (
       !parts.averageText && !parts.totalText && parts.histograms.length === 0 &&
-      !parts.productAverage && !parts.productTotal
+      !parts.productAverage && !parts.productTotal && !parts.mobileRating
     ) {
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the rating summary: the page shows none");
@@ -95,11 +99,12 @@ const PART_IDS = new Set([
   "cm_cr-review_list",
   "acrPopover",
   "acrCustomerReviewText",
+  "acrCustomerReviewLink",
 ]);
 const PAGINATION_CLASS = /(?:^|\s)a-pagination(?:\s|$)/;
 // Where reading starts (see parseRegions): the first part PARTS names.
 const PARTS_START =
-  /data-hook="(?:review|product-link|rating-out-of-text|average-star-rating|total-review-count)"|id="(?:histogramTable|cm_cr-review_list|acrPopover|acrCustomerReviewText)"|a-pagination/;
+  /data-hook="(?:review|product-link|rating-out-of-text|average-star-rating|total-review-count)"|id="(?:histogramTable|cm_cr-review_list|acrPopover|acrCustomerReviewText|acrCustomerReviewLink)"|a-pagination/;
 
 function findParts(html: string): ReviewsParts {
   const parts: ReviewsParts = {
@@ -112,6 +117,7 @@ function findParts(html: string): ReviewsParts {
     reviewList: null,
     productAverage: null,
     productTotal: null,
+    mobileRating: null,
   };
   // Only the parts PARTS names are built as DOM; reading ends at the page footer.
   let kept = false;
@@ -148,6 +154,7 @@ function sortPart(el: Element, parts: ReviewsParts): void {
   else if (id === "cm_cr-review_list") parts.reviewList ??= el;
   else if (id === "acrPopover") parts.productAverage ??= el;
   else if (id === "acrCustomerReviewText") parts.productTotal ??= el;
+  else if (id === "acrCustomerReviewLink") parts.mobileRating ??= el;
   else if (el.name === "ul") parts.pagination = el; // the last one sits under the review list
 }
 
@@ -171,7 +178,8 @@ function readSummary(parts: ReviewsParts): ReviewSummary {
   return {
     rating: averageRating(parts),
     breakdown: readHistogram(parts.histograms),
-    total_ratings: intFrom(visibleText(parts.totalText ?? parts.productTotal)) ?? 0,
+    total_ratings: intFrom(visibleText(parts.totalText ?? parts.productTotal)) ??
+      intFrom(text(one(parts.mobileRating ?? [], ".cm-cr-review-stars-text-sm"))) ?? 0,
   };
 }
 
@@ -179,7 +187,8 @@ function averageRating(parts: ReviewsParts): number {
   const fromText = ratingFrom(visibleText(parts.averageText));
   if (fromText !== null) return fromText;
   const popover = parts.productAverage;
-  return ratingFrom(attr(popover, "title")) ?? ratingFrom(visibleText(popover)) ?? 0;
+  return ratingFrom(attr(popover, "title")) ?? ratingFrom(visibleText(popover)) ??
+    ratingFrom(text(one(parts.mobileRating ?? [], ".a-icon-alt"))) ?? 0;
 }
 
 const STAR_WORDS: Record<string, string> = { five: "5", four: "4", three: "3", two: "2", one: "1" };

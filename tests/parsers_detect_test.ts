@@ -25,11 +25,18 @@ Deno.test("detectPage() names the reason of every corpus block page", async () =
   const expected: Record<string, string> = {
     "blocked/amazon.com__app-robot-check.html": "robot_check",
     "blocked/amazon.com__cagan-dogs-of-amazon-503.html": "service_unavailable",
-    "blocked/amazon.com__msheraz-captcha.html": "captcha",
+    // Read off the page: "Click the button below to continue shopping" over a form whose hidden
+    // field-keywords is filled in (NCHYGH) — the soft interstitial, not a captcha to solve.
+    "blocked/amazon.com__msheraz-captcha.html": "soft_interstitial",
     "blocked/amazon.de__epic-503-tut-uns-leid.html": "service_unavailable",
     "blocked/amazon.de__epic-captcha.html": "captcha",
-    "blocked/amazon.de__epic-reviews-signin-wall.html": "signin",
-    "blocked/amazon.in__akanil-signin.html": "signin",
+    "blocked/amazon.de__epic-reviews-signin-wall.html": "signin_wall",
+    "blocked/amazon.in__akanil-signin.html": "signin_wall",
+    // MANIFEST: "'Click the button below to continue shopping' soft interstitial (opfcaptcha,
+    // form GET /errors/validateCaptcha with amzn + amzn-r=/JOINICE-.../dp/B0G2XQKDCF + field-keywords)".
+    "blocked/amazon.com__akeel-soft-interstitial-dp.html": "soft_interstitial",
+    // MANIFEST: "Sign-in wall served for /product-reviews/B08PP5MSVB (ue_pty AuthenticationPortal)".
+    "blocked/amazon.com__wk-reviews-signin-wall-B08PP5MSVB.html": "signin_wall",
   };
   const names = fixtureNames("blocked");
   assert.deepEqual(names, Object.keys(expected).sort());

@@ -8,6 +8,8 @@ const names = fixtureNames("product");
 
 // Read off the pages' detail tables/bullets; every other product page lists no identifier.
 const EXPECTED: Record<string, Record<string, string>> = {
+  // The technical details table's row "EAN ‎0730143315609, 7301433156092": the first code.
+  "product/amazon.com.br__mzmvyp-B0D6NN6TM7.html": { EAN: "0730143315609" },
   "product/amazon.com__msheraz-B0G6KD54ZK.html": { UPC: "753747482348" },
   // conftest.py of rejoiceinhope/amazon-page-parser: ISBN-10 0131103628, ISBN-13 978-0131103627.
   "product/amazon.com__app-book-0131103628.html": {

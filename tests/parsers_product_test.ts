@@ -35,6 +35,45 @@ interface Expected {
 }
 
 const EXPECTED: [string, Expected][] = [
+  // Read off the page: productTitle; byline "Marca: AMD"; the buy box's a-offscreen
+  // "R$1.499,99" (the R$ 1.645,19 elsewhere is the instalment total, not a struck-through
+  // price); acrPopover "4,8 de 5 estrelas"; "1.820 avaliações de clientes"; five hiRes entries
+  // in colorImages; "Em estoque"; sold by Amazon.com.br; "parentAsin":"B0D6NN6TM7".
+  ["amazon.com.br__mzmvyp-B0D6NN6TM7.html", {
+    "asin": "B0D6NN6TM7",
+    "title": "Processador AMD Ryzen 5 9600X Box (AM5/ 6 Cores",
+    "brand": "AMD",
+    "price": [1499.99, "BRL", null],
+    "rating": 4.8,
+    "reviews": 1820,
+    "images": 5,
+    "bullet": "Aproveite a velocidade que o processador",
+    "in_stock": true,
+    "availability": "Em estoque",
+    "merchant": "Amazon.com.br",
+    "parent": "B0D6NN6TM7",
+  }],
+  // The mobile web layout (a-touch a-mobile, prettified by BeautifulSoup). Read off the page:
+  // span#title; byline "香源のストアを表示" ("visit the 香源 store"), the overview's ブランド row
+  // 香源; corePriceDisplay_mobile "￥1,638" (aok-offscreen copy); "5つ星のうち4.1" and "(201)"
+  // in the mobile rating link; two images in the media-block carousel (41OppoDa9PL,
+  // 41P5+ImN1ML); #feature-bullets "原産国 : 日本"; availability "残り11点 ご注文はお早めに";
+  // the seller link's own text (the shop puts its instructions in its name).
+  ["amazon.co.jp__jack-mobile-shoeido-bouchuko.html", {
+    "asin": "B002XA6AU4",
+    "title": "香源 松栄堂の防虫香 上品 防虫香 10袋入 #520138",
+    "brand": "香源",
+    "price": [1638, "JPY", null],
+    "rating": 4.1,
+    "reviews": 201,
+    "images": 2,
+    "bullet": "原産国 : 日本",
+    "in_stock": true,
+    "availability": "残り11点",
+    "merchant":
+      "【香老舗 淡路梅薫堂】先様へ直送時、送り主名表示【ギフト設定】必要❗カード払い⭕️送り主は請求先情報",
+    "parent": "B002XA6AU4",
+  }],
   ["amazon.ae__aparser-B00LAYVPOU.html", {
     "asin": "B00LAYVPOU",
     "title": "Philips Viva Collection Compact Juicer, ",

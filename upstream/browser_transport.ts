@@ -346,7 +346,7 @@ function isBlocked(res: UpstreamResponse): boolean {
   if (res.status === 503 || res.status === 429) return true;
   const d = res.outcome?.detection ??
     detectPage(decodeHtml(res.body, res.headers.get("content-type")));
-  return d.kind === "blocked" && d.reason !== "signin";
+  return d.kind === "blocked" && d.reason !== "signin_wall";
 }
 
 /** `p`, or a rejection as soon as `signal` aborts (the work itself may go on for others). */
