@@ -13,7 +13,7 @@ import { canonicalUrl } from "../upstream/canonical_url.ts";
 import { fixtureBytes } from "./fixture.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 
-export type Failure = "robot" | "503" | "429" | "slow" | "reset";
+export type Failure = "robot" | "soft" | "503" | "429" | "slow" | "reset";
 
 interface Route {
   status: number;
@@ -33,6 +33,10 @@ interface Trouble {
 }
 
 const FLOW = "/portal-migration/hz/glow/";
+const SOFT_PAGE = "blocked/amazon.com__akeel-soft-interstitial-dp.html";
+// The saved interstitial's own hidden fields (read off the page).
+const SOFT_AMZN = "koOG0J3sSQ5hjQ5HGA7n1g==";
+const SOFT_KEYWORDS = "TUGBHH";
 const NOT_FOUND_PAGE =
   `<!doctype html><html><head><title>Page Not Found</title></head><body><a href="/ref=cs_404_logo"></a>` +
   `<b>Looking for something?</b> We're sorry. The Web address you entered is not a functioning page on our site.</body></html>`;
@@ -47,7 +51,14 @@ export class FakeMarketplace {
   private nextSession = 1;
 
   /** Failures answered so far, by kind (targeted and random alike). */
-  readonly injected: Record<Failure, number> = { robot: 0, "503": 0, "429": 0, slow: 0, reset: 0 };
+  readonly injected: Record<Failure, number> = {
+    robot: 0,
+    soft: 0,
+    "503": 0,
+    "429": 0,
+    slow: 0,
+    reset: 0,
+  };
   /** Every request received (page and flow), in order. */
   readonly requests: { method: string; host: string; path: string; cookie: string }[] = [];
   /** Milliseconds every page (not the location flow) waits before answering. */
@@ -138,6 +149,7 @@ export class FakeMarketplace {
 
     if (url.pathname.startsWith(FLOW)) return this.flow(req, url, session, headers);
     if (url.pathname === "/") return this.home(session, headers);
+    if (url.pathname === "/errors/validateCaptcha") return this.passInterstitial(url, headers);
 
     const trouble = this.troubles.find((t) =>
       t.remaining > 0 && (!t.path || path.includes(t.path))
@@ -146,7 +158,7 @@ export class FakeMarketplace {
     const kind = trouble?.kind ?? this.randomFailure();
     if (kind) {
       this.injected[kind]++;
-      const answer = await this.trouble(kind, req.signal, headers);
+      const answer = await this.trouble(kind, req.signal, headers, path);
       if (answer) return answer;
     }
     if (this.delayMs) await sleep(this.delayMs);
@@ -176,8 +188,11 @@ export class FakeMarketplace {
     kind: Failure,
     signal: AbortSignal,
     headers: Headers,
+    path: string,
   ): Promise<Response | null> {
     switch (kind) {
+      case "soft":
+        return new Response(await this.softInterstitial(path), { headers });
       case "robot":
         return new Response(
           await this.fixture("blocked/amazon.com__app-robot-check.html") as BodyInit,
@@ -207,6 +222,31 @@ export class FakeMarketplace {
         return new Response(body, { headers });
       }
     }
+  }
+
+  /**
+   * The corpus's soft interstitial, edited in one place: its return path (`amzn-r`) is the page
+   * that was asked for instead of the one it was saved for. Its `amzn` and `field-keywords` stay
+   * as saved, and passInterstitial checks them.
+   */
+  private async softInterstitial(path: string): Promise<string> {
+    const html = new TextDecoder().decode(await this.fixture(SOFT_PAGE));
+    const back = path.replaceAll("&", "&amp;").replaceAll('"', "&quot;");
+    return html.replace(/(name="amzn-r" value=")[^"]*/, `$1${back}`);
+  }
+
+  /** The interstitial's form: with its own fields, back to the page asked for; else a 403. */
+  private passInterstitial(url: URL, headers: Headers): Response {
+    const p = url.searchParams;
+    const back = p.get("amzn-r") ?? "";
+    if (
+      p.get("amzn") !== SOFT_AMZN || p.get("field-keywords") !== SOFT_KEYWORDS ||
+      !back.startsWith("/")
+    ) {
+      return new Response("forbidden", { status: 403, headers });
+    }
+    headers.set("location", back);
+    return new Response(null, { status: 302, headers });
   }
 
   /** The home page: the pop-over's token and the current delivery location. */

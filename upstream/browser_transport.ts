@@ -14,6 +14,7 @@
 import { ApiError } from "../core/api_error.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
+import { type InterstitialForm, interstitialForm } from "../parsers/soft_interstitial.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
 import { CookieJar } from "./cookie_jar.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -107,6 +108,7 @@ export class BrowserTransport implements Transport {
   private async withRetries(req: UpstreamRequest): Promise<UpstreamResponse> {
     let lastBlocked: UpstreamResponse | undefined;
     let lastError: unknown;
+    let interstitialTried = false;
     const deadline = AbortSignal.timeout(this.o.deadlineMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     for (let attempt = 0; attempt <= this.o.retries; attempt++) {
@@ -115,11 +117,22 @@ export class BrowserTransport implements Transport {
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await untilAborted(this.locate(session), signal);
-        const res = await this.get(session, req.url, signal);
+        let res = await this.get(session, req.url, signal);
         // The request's own reading (on a page worker when there are some) tells a block page
         // apart, so the body is decoded once for this and for the parser.
-        if (res.status !== 503 && res.status !== 429 && req.read) {
-          res.outcome = await untilAborted(req.read(res), signal);
+        const read = async (r: UpstreamResponse) => {
+          if (r.status !== 503 && r.status !== 429 && req.read) {
+            r.outcome = await untilAborted(req.read(r), signal);
+          }
+        };
+        await read(res);
+        // A soft interstitial is passed as a browser passes it: its form, submitted once per
+        // call on the same session, leads back to the page asked for.
+        const form = !interstitialTried && softInterstitial(res);
+        if (form) {
+          interstitialTried = true;
+          res = await this.get(session, formUrl(form, res.url), signal);
+          await read(res);
         }
         if (isBlocked(res)) {
           lastBlocked = res;
@@ -339,6 +352,23 @@ export class BrowserTransport implements Transport {
       signal.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+/** The form of a soft interstitial answer (read with the request's reading when it had one). */
+function softInterstitial(res: UpstreamResponse): InterstitialForm | null {
+  if (res.status === 503 || res.status === 429) return null;
+  if (res.outcome) return res.outcome.interstitial ?? null;
+  const html = decodeHtml(res.body, res.headers.get("content-type"));
+  const d = detectPage(html);
+  return d.kind === "blocked" && d.reason === "soft_interstitial" ? interstitialForm(html) : null;
+}
+
+/** The GET the interstitial's form sends: its action on the page's host, its fields as query. */
+function formUrl(form: InterstitialForm, pageUrl: string): string {
+  const url = new URL(form.action, pageUrl);
+  url.search = "";
+  for (const [name, value] of form.fields) url.searchParams.append(name, value);
+  return url.href;
 }
 
 /** Robot check, captcha, throttling: worth a fresh session. A sign-in wall is not. */

@@ -14,6 +14,7 @@ import { parseReview } from "../parsers/review.ts";
 import type { PageType } from "../schemas/pages.ts";
 import { type FieldCounts, fieldCounts } from "../core/parser_health.ts";
 import { displayedLocation } from "./delivery_location.ts";
+import { type InterstitialForm, interstitialForm } from "../parsers/soft_interstitial.ts";
 
 /** The parsers a job may name: every page type's, two partial readings, or `auto` (the detected type's). */
 export type JobParser = PageType | "identifiers" | "review_summary" | "auto" | "none";
@@ -38,6 +39,8 @@ export type Parsed =
 export interface PageOutcome {
   detection: Detection;
   location: string | null;
+  /** A soft interstitial's form, which a browser submits to get the page asked for. */
+  interstitial?: InterstitialForm | null;
   /** Absent when the page was not parsed: not a 2xx, a block page, Amazon's 404, or `none`. */
   parsed?: Parsed;
 }
@@ -46,6 +49,9 @@ export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
   const html = decodeHtml(body, job.contentType);
   const detection = detectPage(html);
   const location = job.wantLocation ? displayedLocation(html) : null;
+  if (detection.kind === "blocked" && detection.reason === "soft_interstitial") {
+    return { detection, location, interstitial: interstitialForm(html) };
+  }
   const parseable = job.status >= 200 && job.status < 300 && detection.kind !== "blocked" &&
     detection.kind !== "not_found" && job.parser !== "none";
   if (!parseable) return { detection, location };
