@@ -1,7 +1,11 @@
 /**
- * The category list of /v1/utility/categories, read from a best sellers page's department tree
- * (`role="tree"` sidebar): on the landing page it lists every department, on a department page
- * that department's sub-categories. Verified on the four corpus best sellers pages.
+ * The category list of /v1/utility/categories, from two places of a page:
+ * - a best sellers page's department tree (`role="tree"` sidebar): on the landing page every
+ *   department, on a department page its sub-categories (type `bestsellers_slug`); verified on
+ *   the four corpus best sellers pages;
+ * - the search bar's department dropdown (`#searchDropdownBox`), which every desktop page has:
+ *   each department's search alias (`search-alias=…`) and browse node where the option names one
+ *   (type `search_alias`); verified on the corpus's amazon.ca home page.
  */
 import { all, attr, parseHtml, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
@@ -15,24 +19,54 @@ const SLUG = /\/(?:gp\/bestsellers|zgbs)\/((?:(?!ref=)[^/?#]+\/?)+)/;
 
 export function parseCategories(html: string, opts: ParseOptions): CategoriesPage {
   return guardParse("category tree", html, opts, () => {
-    if (!html.includes('role="tree"')) {
+    const origin = originOf(opts.marketplace);
+    const categories = [...treeCategories(html, origin), ...dropdownCategories(html, origin)];
+    if (categories.length === 0) {
       throw new ParseError(
         "unrecognised",
-        "Cannot parse category tree: the page has no department tree",
+        "Cannot parse categories: the page has neither a department tree nor a department dropdown",
       );
-    }
-    const doc = parseHtml(regionOf(html, ['role="tree"'], ["<!-- EndZeitgeist -->"]));
-    const origin = originOf(opts.marketplace);
-    const seen = new Set<string>();
-    const categories: Category[] = [];
-    for (const link of all(doc, '[role="tree"] [role="treeitem"] a[href]')) {
-      const category = toCategory(attr(link, "href"), text(link), origin);
-      if (!category || seen.has(category.id)) continue;
-      seen.add(category.id);
-      categories.push(category);
     }
     return { categories };
   });
+}
+
+function treeCategories(html: string, origin: string): Category[] {
+  if (!html.includes('role="tree"')) return [];
+  const doc = parseHtml(regionOf(html, ['role="tree"'], ["<!-- EndZeitgeist -->"]));
+  const seen = new Set<string>();
+  const categories: Category[] = [];
+  for (const link of all(doc, '[role="tree"] [role="treeitem"] a[href]')) {
+    const category = toCategory(attr(link, "href"), text(link), origin);
+    if (!category || seen.has(category.id)) continue;
+    seen.add(category.id);
+    categories.push(category);
+  }
+  return categories;
+}
+
+/** The search bar's departments; "All Departments" (`aps`) is every department, not one. */
+function dropdownCategories(html: string, origin: string): Category[] {
+  const at = html.indexOf('id="searchDropdownBox"');
+  if (at < 0) return [];
+  const end = html.indexOf("</select>", at);
+  if (end < 0) return [];
+  const doc = parseHtml(html.slice(html.lastIndexOf("<", at), end + 9));
+  const seen = new Set<string>();
+  const categories: Category[] = [];
+  for (const option of all(doc, "option[value]")) {
+    const value = new URLSearchParams(attr(option, "value"));
+    const alias = value.get("search-alias") ?? "";
+    const node = /^\d+$/.test(value.get("node") ?? "") ? value.get("node")! : null;
+    const name = text(option);
+    if (!alias || alias === "aps" || !name || seen.has(alias)) continue;
+    seen.add(alias);
+    const url = new URL("/s", origin);
+    url.searchParams.set("i", alias);
+    if (node) url.searchParams.set("rh", `n:${node}`);
+    categories.push({ id: alias, url: url.href, name, type: "search_alias", node });
+  }
+  return categories;
 }
 
 function toCategory(href: string, name: string, origin: string): Category | null {
@@ -40,5 +74,6 @@ function toCategory(href: string, name: string, origin: string): Category | null
   const slug = SLUG.exec(path)?.[1]?.replace(/\/+$/, "");
   if (!slug || !name) return null;
   const url = new URL(path.replace(/\/ref=[^?#]*/, "").replace(/[?#].*$/, ""), origin).href;
-  return { id: slug, url, name, type: "bestsellers_slug" };
+  const node = /(?:^|\/)(\d+)$/.exec(slug)?.[1] ?? null;
+  return { id: slug, url, name, type: "bestsellers_slug", node };
 }

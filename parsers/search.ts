@@ -35,6 +35,11 @@ export interface ParseSearchOptions {
   marketplace: string;
   /** The page's own URL, when known; used only in error messages. */
   url?: string;
+  /**
+   * Also read the department panel into `breadcrumb` (category listings): it sits in the filter
+   * panel after the results, which keyword searches do not read.
+   */
+  departments?: boolean;
 }
 
 const ASIN = /^[A-Z0-9]{10}$/;
@@ -52,7 +57,7 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
   }
   try {
     const host = marketplace(opts.marketplace).host;
-    const scan = newScan();
+    const scan = newScan(!!opts.departments);
     const doc = parseRegions(html, (name, attr) => chooseRegion(name, attr, scan), {
       from: REGION_START,
     });
@@ -72,6 +77,7 @@ function readPage(shell: PageScan, code: string, host: string, where: string): S
   return {
     page,
     results,
+    ...(shell.wantDepartments ? { breadcrumb: breadcrumbOf(shell.departments) } : {}),
     has_next_page: hasNextPage(shell, page),
     // Newer grids (2025) print no "1-48 of over N results" banner; the page then vouches for
     // only the results it shows, so that count is the honest total.
@@ -91,9 +97,13 @@ interface PageScan {
   captcha: boolean;
   /** A card or the pagination has been met while reading the page. */
   listed: boolean;
+  wantDepartments: boolean;
+  /** `#departments` was kept; reading stops at the next element after it. */
+  departmentsKept: boolean;
+  departments: Element | null;
 }
 
-function newScan(): PageScan {
+function newScan(wantDepartments: boolean): PageScan {
   return {
     cards: [],
     infoBar: null,
@@ -104,6 +114,9 @@ function newScan(): PageScan {
     resultRegion: false,
     captcha: false,
     listed: false,
+    wantDepartments,
+    departmentsKept: false,
+    departments: null,
   };
 }
 
@@ -129,6 +142,15 @@ function chooseRegion(name: string, attr: AttributeReader, scan: PageScan): Regi
     return "keep";
   }
   if (type === "s-result-info-bar" || id === "s-result-count") return "keep";
+  if (scan.wantDepartments) {
+    if (id === "departments") {
+      scan.departmentsKept = true;
+      return "keep";
+    }
+    if (scan.departmentsKept && scan.listed) return "stop";
+    // The department panel is inside the filter panel: read into it instead of stopping.
+    if (scan.listed && type === "s-filters-panel-view") return;
+  }
   if (scan.listed && (type === "s-filters-panel-view" || id === "navFooter" || id === "rhf")) {
     return "stop";
   }
@@ -147,6 +169,10 @@ function scanPage(doc: Document, scan: PageScan): PageScan {
       if (ASIN.test(a["data-asin"].trim())) scan.cards.push(el);
       return;
     }
+    if (a.id === "departments") {
+      scan.departments = el;
+      return;
+    }
     if (!scan.infoBar && a["data-component-type"] === "s-result-info-bar") scan.infoBar = el;
     if (a.id === "s-result-count") scan.oldCount = el;
     notePage(el.name, a.id, cls, a["data-component-type"], a.action, scan);
@@ -156,6 +182,21 @@ function scanPage(doc: Document, scan: PageScan): PageScan {
   };
   for (const child of doc.children) if (child.type === "tag") visit(child as Element, false);
   return scan;
+}
+
+/**
+ * The department panel as a path: its entries (`li#n/<node>`) from the top down to the current
+ * one, which is shown in bold and without a link; the entries below it are refinements, not
+ * part of the path. Empty when the page shows no panel or no current department.
+ */
+function breadcrumbOf(panel: Element | null): { id: string; name: string }[] {
+  if (!panel) return [];
+  const path: { id: string; name: string }[] = [];
+  for (const li of all(panel, 'li[id^="n/"]')) {
+    path.push({ id: attr(li, "id").slice(2), name: text(li) });
+    if (!one(li, "a") && one(li, ".a-text-bold")) return path;
+  }
+  return [];
 }
 
 /** Raises the page flags an element outside the cards stands for (`cls` padded with spaces). */

@@ -20,7 +20,7 @@ import {
   SingleReview,
   UsageRecord,
 } from "./resources.ts";
-import { ProductPage } from "./pages.ts";
+import { Crumb, ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
@@ -151,7 +151,13 @@ const dataEndpoints: Endpoint[] = [
       sort: str("Upstream sort key", { pattern: /^[a-z0-9_-]+$/, max: 40 }),
       ...shared,
     },
-    response: z.object({ ...listing, category_id: z.string() }),
+    response: z.object({
+      ...listing,
+      category_id: z.string(),
+      breadcrumb: z.array(Crumb).describe(
+        "The department path the page shows, top level first, ending at this category ([] when not shown)",
+      ),
+    }),
   },
   {
     name: "seller_products",

@@ -21,9 +21,13 @@ import {
 } from "./resources.ts";
 
 /** Search results; also category browse, seller storefront listings and GTIN lookups. */
+/** One step of a category listing's department path (node id and name, as the page shows). */
+export const Crumb = z.object({ id: z.string(), name: z.string() });
+
 export const SearchPage = z.object({
   page: z.int().min(1),
   results: z.array(ProductItem),
+  breadcrumb: z.array(Crumb).optional(),
   has_next_page: z.boolean(),
   total_results: z.int(),
 });

@@ -136,7 +136,10 @@ export const Category = z.object({
   id: z.string(),
   url: z.string(),
   name: z.string(),
-  type: z.string(),
+  type: z.string().describe(
+    "bestsellers_slug (the best sellers tree) or search_alias (the search bar's departments)",
+  ),
+  node: z.string().nullable().describe("The browse node id, where the page names one"),
 });
 export type Category = z.infer<typeof Category>;
 

@@ -206,6 +206,41 @@ Deno.test("parseOffers() reads the 2015 'Buying Choices' page", async () => {
   assert.equal(p.offers[9].seller.name, "Prepbooks");
 });
 
+// The same old layout for used copies (olpOffer rows, ue_pty OfferListing/Used). Read off the
+// page: 10 olpOffer rows; row 1 "$0.77", "Used - Good", "+ $3.99 shipping", seller link
+// seller=A327JZFAPRTZ0D "BetterWorldBooksUK", "96% positive"; row 10 "$19.99", "Used -
+// Acceptable", BookLovers of Bath (AK2HLLAXV3VO6), "90% positive"; no Prime badge, no FBA.
+Deno.test("parseOffers() reads the 2015 'Buying Choices' page of used offers", async () => {
+  const p = await page("amazon.com__stayman-olp-0751515736-used.html");
+  assert.equal(p.asin, "0751515736");
+  assert.equal(p.offers.length, 10);
+  assert.deepEqual(p.offers[0], {
+    price: usd(0.77, "$0.77"),
+    is_fba: false,
+    seller: { id: "A327JZFAPRTZ0D", name: "BetterWorldBooksUK" },
+    is_prime: false,
+    position: 1,
+    shipping: "+ $3.99 shipping",
+    condition: "Used - Good",
+    seller_rating: 96,
+  });
+  assert.deepEqual(p.offers[9], {
+    price: usd(19.99, "$19.99"),
+    is_fba: false,
+    seller: { id: "AK2HLLAXV3VO6", name: "BookLovers of Bath" },
+    is_prime: false,
+    position: 10,
+    shipping: "+ $3.99 shipping",
+    condition: "Used - Acceptable",
+    seller_rating: 90,
+  });
+  assert.deepEqual(p.offers.map((o) => o.condition).slice(0, 3), [
+    "Used - Good",
+    "Used - Acceptable",
+    "Used - Good",
+  ]);
+});
+
 Deno.test("parseOffers() answers captcha and sign-in pages with ParseError 'blocked'", async () => {
   for (const name of fixtureNames("blocked")) {
     const html = await fixture(name);

@@ -475,3 +475,29 @@ Deno.test("parseSearch() throws only ParseError on empty, non-HTML and truncated
     for (let i = 1; i <= 20; i++) check(html.slice(0, Math.floor((html.length * i) / 21)));
   }
 });
+
+// A category listing reached from the navigation menu (/s?i=specialty-aps&bbn=16225007011&
+// rh=n:16225007011,n:13896617011), shown to a shopper in Egypt. Read off the page: 33
+// s-search-result cards, the first B0F941B7SL at "EGP 5,197.52"; banner "1-24 of over 4,000
+// results"; the department panel lists li#n/16225007011 "Computers" (a link), then
+// li#n/13896617011 "Computers & Tablets" in bold without a link (the current department), then
+// the refinement "Electronics" (n/172282) below it.
+Deno.test("parseSearch() reads a category listing with its department path and the currency shown", async () => {
+  const html = await fixture("category/amazon.com__azza-rh-n16225007011-n13896617011.html");
+  const page = SearchPage.parse(parseSearch(html, { marketplace: "US", departments: true }));
+  assert.equal(page.results.length, 33);
+  assert.equal(page.total_results, 4000);
+  assert.deepEqual(page.breadcrumb, [
+    { id: "16225007011", name: "Computers" },
+    { id: "13896617011", name: "Computers & Tablets" },
+  ]);
+  assert.equal(page.results[0].asin, "B0F941B7SL");
+  assert.deepEqual(page.results[0].price, {
+    amount: 5197.52,
+    display: "EGP 5,197.52",
+    currency: "EGP",
+    list_price: null,
+  });
+  // A keyword search does not read the filter panel, and says nothing of a path.
+  assert.equal(parseSearch(html, { marketplace: "US" }).breadcrumb, undefined);
+});

@@ -131,8 +131,10 @@ export class BrowserTransport implements Transport {
         const form = !interstitialTried && softInterstitial(res);
         if (form) {
           interstitialTried = true;
-          res = await this.get(session, formUrl(form, res.url), signal);
-          await read(res);
+          const passed = await this.get(session, formUrl(form, res.url), signal);
+          await read(passed);
+          // A form the marketplace refuses leaves the interstitial as the answer: a block.
+          if (passed.status >= 200 && passed.status < 300) res = passed;
         }
         if (isBlocked(res)) {
           lastBlocked = res;

@@ -11,13 +11,23 @@ import { PARSERS } from "../parsers/mod.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
 import { parseReviewSummary } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
+import { parseSearch } from "../parsers/search.ts";
 import type { PageType } from "../schemas/pages.ts";
 import { type FieldCounts, fieldCounts } from "../core/parser_health.ts";
 import { displayedLocation } from "./delivery_location.ts";
 import { type InterstitialForm, interstitialForm } from "../parsers/soft_interstitial.ts";
 
-/** The parsers a job may name: every page type's, two partial readings, or `auto` (the detected type's). */
-export type JobParser = PageType | "identifiers" | "review_summary" | "auto" | "none";
+/**
+ * The parsers a job may name: every page type's, the category listing (a search grid with its
+ * department path), two partial readings, or `auto` (the detected type's).
+ */
+export type JobParser =
+  | PageType
+  | "category"
+  | "identifiers"
+  | "review_summary"
+  | "auto"
+  | "none";
 
 export interface PageJob {
   parser: JobParser;
@@ -69,6 +79,9 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
           return { ok: false, reason: "unrecognised", message: "not a page type Shelf can read" };
         }
         value = PARSERS[detection.type](html, opts);
+        break;
+      case "category": // a search grid with its department path
+        value = parseSearch(html, { ...opts, departments: true });
         break;
       case "identifiers":
         value = parseIdentifiers(html, opts);

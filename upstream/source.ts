@@ -59,23 +59,27 @@ export class UpstreamSource implements DataSource {
 
     switch (req.endpoint.name) {
       case "search":
-        return this.listing(req, get, (page) => searchUrl(mp, p, page), {
+        return this.listing(req, (url) => get(url, "search"), (page) => searchUrl(mp, p, page), {
           query: p.query,
           sort: (p.sort as string | undefined) ?? null,
         });
       case "category":
         return this.listing(
           req,
-          get,
+          (url) => get(url, "category"),
           (page) => categoryUrl(mp, String(p.category_id), page, p.sort as string),
-          {
-            category_id: p.category_id,
-          },
+          { category_id: p.category_id },
+          true,
         );
       case "seller_products":
-        return this.listing(req, get, (page) => sellerProductsUrl(mp, String(p.seller_id), page), {
-          seller_id: p.seller_id,
-        });
+        return this.listing(
+          req,
+          (url) => get(url, "search"),
+          (page) => sellerProductsUrl(mp, String(p.seller_id), page),
+          {
+            seller_id: p.seller_id,
+          },
+        );
       case "details":
         return first("product").then((page) => parsed<Out<typeof parseProduct>>(page));
       case "offers":
@@ -187,10 +191,12 @@ export class UpstreamSource implements DataSource {
   /** Search, category and seller storefront: one grid, `limit` pagination on search only. */
   private async listing(
     req: DataRequest,
-    get: Get,
+    get: (url: string) => Promise<FetchedPage>,
     urlOf: (page: number) => string,
     extra: Record<string, unknown>,
+    breadcrumb = false,
   ): Promise<unknown> {
+    let crumbs: SearchPage["breadcrumb"];
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const keepSponsored = p.include_sponsored !== false;
@@ -198,8 +204,12 @@ export class UpstreamSource implements DataSource {
     const got = await collectSearch({
       firstPage: Number(p.page ?? 1),
       limit: Number(p.limit ?? 0),
-      fetchPage: (n) => get(urlOf(n), "search"),
-      read: (page) => parsed<SearchPage>(page),
+      fetchPage: (n) => get(urlOf(n)),
+      read: (page) => {
+        const read = parsed<SearchPage>(page);
+        crumbs ??= read.breadcrumb;
+        return read;
+      },
       chargePage: () => req.chargePage(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
@@ -211,6 +221,7 @@ export class UpstreamSource implements DataSource {
       has_next_page: got.has_next_page,
       total_results: got.total_results,
       ...extra,
+      ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
     };
   }
 
