@@ -7,7 +7,7 @@
 import type { Price } from "../schemas/resources.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 
-// Longest first, so that "R$" wins over "$".
+// Symbols that name one currency wherever they are shown; longest first, so "R$" wins over "$".
 const SYMBOLS: [string, string][] = [
   ["US$", "USD"],
   ["CDN$", "CAD"],
@@ -18,6 +18,7 @@ const SYMBOLS: [string, string][] = [
   ["R$", "BRL"],
   ["S$", "SGD"],
   ["MX$", "MXN"],
+  ["E£", "EGP"],
   ["Rs.", "INR"],
   ["₹", "INR"],
   ["£", "GBP"],
@@ -25,22 +26,30 @@ const SYMBOLS: [string, string][] = [
   ["￥", "JPY"],
   ["¥", "JPY"],
   ["zł", "PLN"],
-  ["kr", "SEK"],
+  ["₺", "TRY"],
   ["د.إ", "AED"],
   ["ر.س", "SAR"],
 ];
-const ISO = /\b(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP)\b/;
+// A code may touch the digits ("AED330.00"), not other letters.
+const ISO =
+  /(?<![A-Za-z])(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP|CHF|CNY|NOK|DKK)(?![A-Za-z])/;
+const DOLLARS = ["USD", "CAD", "AUD", "MXN", "SGD"];
 
-/** The currency a price text names, or the marketplace's own when it names none ("$" included). */
+/**
+ * The currency of the amount shown, read from the price text itself (issue 16.3): an ISO code
+ * ("USD 12.99" on amazon.co.jp, "EUR 9,99" on amazon.com), else a symbol that names one
+ * currency. A bare "$" or "kr" is the marketplace's own currency only where that currency is
+ * written so; elsewhere, and for a text naming no currency at all, the answer is "" (not read)
+ * rather than the marketplace's currency guessed.
+ */
 export function currencyOf(textValue: string, marketplaceCode: string): string {
   const iso = ISO.exec(textValue);
   if (iso) return iso[1];
-  const own = marketplace(marketplaceCode).currency;
   for (const [sym, cur] of SYMBOLS) if (textValue.includes(sym)) return cur;
-  if (textValue.includes("$")) {
-    return ["USD", "CAD", "AUD", "MXN", "SGD"].includes(own) ? own : "USD";
-  }
-  return own;
+  const own = marketplace(marketplaceCode).currency;
+  if (textValue.includes("$")) return DOLLARS.includes(own) ? own : "";
+  if (/\bkr\b/i.test(textValue)) return own === "SEK" ? own : "";
+  return "";
 }
 
 /** The number in a price text, or null when it holds none. */

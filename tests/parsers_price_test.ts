@@ -15,7 +15,15 @@ Deno.test("parsePrice() reads every marketplace's notation", () => {
     ["AED 1,234.00", "AE", 1234, "AED"],
     ["CDN$ 12.99", "CA", 12.99, "CAD"],
     ["$12.99", "CA", 12.99, "CAD"],
-    ["$12.99", "DE", 12.99, "USD"],
+    // The currency shown, not the marketplace's (issue 16.3): a code wherever it appears.
+    ["USD 12.99", "JP", 12.99, "USD"],
+    ["EUR 9,99", "US", 9.99, "EUR"],
+    ["AED330.00", "AE", 330, "AED"],
+    ["EGP 5,197.52", "US", 5197.52, "EGP"],
+    ["99 kr", "SE", 99, "SEK"],
+    // A bare "$" on a euro marketplace, or "kr" outside Sweden, names no one currency: not read.
+    ["$12.99", "DE", 12.99, ""],
+    ["99 kr", "NL", 99, ""],
     ["EUR 7,50", "ES", 7.5, "EUR"],
     ["12,5 €", "IT", 12.5, "EUR"],
     ["1.299 €", "DE", 1299, "EUR"],
@@ -32,5 +40,6 @@ Deno.test("parsePrice() keeps the display text and refuses text without a number
   assert.equal(parsePrice("  $5.00\n", "US")?.display, "$5.00");
   assert.equal(parsePrice("Currently unavailable.", "US"), null);
   assert.equal(amountOf(""), null);
-  assert.equal(currencyOf("19,99", "DE"), "EUR");
+  // A price naming no currency is not given the marketplace's: "" says it was not shown.
+  assert.equal(currencyOf("19,99", "DE"), "");
 });

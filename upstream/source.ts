@@ -7,6 +7,8 @@ import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { type FetchedPage, fetchPage, parsed } from "./fetch_page.ts";
 import { collectSearch } from "./search_pages.ts";
+import { mismatch } from "./delivery_location.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
 import { lookUpGtin } from "./gtin_lookup.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { scrape } from "./scrape.ts";
@@ -81,7 +83,11 @@ export class UpstreamSource implements DataSource {
           },
         );
       case "details":
-        return first("product").then((page) => parsed<Out<typeof parseProduct>>(page));
+        return first("product").then((page) => {
+          const product = parsed<Out<typeof parseProduct>>(page);
+          shownForZip(p, mp, [product.price?.currency]);
+          return product;
+        });
       case "offers":
         return first("offers").then((page) => {
           const o = parsed<Out<typeof parseOffers>>(page);
@@ -213,6 +219,7 @@ export class UpstreamSource implements DataSource {
       chargePage: () => req.chargePage(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
+    shownForZip(p, mp, got.results.map((r) => r.price?.currency));
     return {
       page: Number(p.page ?? 1),
       count: got.results.length,
@@ -240,5 +247,22 @@ export class UpstreamSource implements DataSource {
       marketplace: mp,
       other_matches: found.other_matches,
     };
+  }
+}
+
+/**
+ * With a postcode asked for, prices must be in the marketplace's own currency: another one means
+ * the page was rendered for a shopper elsewhere, the same uncharged location mismatch as a page
+ * showing another delivery location (issue 16.3). A currency the page did not show ("") proves
+ * nothing either way.
+ */
+function shownForZip(p: Params, mp: string, currencies: (string | undefined)[]): void {
+  if (!p.zip) return;
+  const own = marketplace(mp).currency;
+  const other = currencies.find((c) => c && c !== own);
+  if (other) {
+    throw mismatch(
+      `the page shows prices in ${other} instead of ${own} for postcode '${p.zip}'.`,
+    );
   }
 }
