@@ -1,14 +1,29 @@
 /**
  * `deno task parse [--type T] [--marketplace M] FILE`: parses one saved page and prints the JSON
- * the matching parser returns. Exit 1 with a one-line reason for a blocked, missing or
- * unrecognised page; exit 2 for a usage error.
+ * the matching endpoint returns for it: the parser's reading inside the endpoint's envelope,
+ * built by the same code as the HTTP answer (upstream/envelopes.ts), and checked against the
+ * endpoint's response schema. Request fields the page does not state (a search's `query`, a
+ * storefront's `seller_id`) come from its canonical URL where it has one. Exit 1 with a one-line
+ * reason for a blocked, missing or unrecognised page; exit 2 for a usage error.
  */
 import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PAGE_TYPES, type PageType } from "../schemas/pages.ts";
-import { marketplaceForHost, MARKETPLACES } from "../schemas/marketplaces.ts";
+import {
+  marketplace as marketplaceOfCode,
+  marketplaceForHost,
+  MARKETPLACES,
+} from "../schemas/marketplaces.ts";
+import {
+  type Answered,
+  envelope,
+  type Listing,
+  PAGE_ENDPOINT,
+  type Params,
+} from "../upstream/envelopes.ts";
+import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 
 interface Args {
   type?: PageType;
@@ -71,6 +86,55 @@ function marketplaceOf(html: string, canonical?: string): string {
   return "US";
 }
 
+/** The value attribute of the first input matching `attrs`, entities left as the page has them. */
+function inputValue(html: string, attrs: RegExp): string | undefined {
+  const tag = new RegExp(`<input[^>]*${attrs.source}[^>]*>`, "i").exec(html)?.[0];
+  return tag ? /\bvalue=["']([^"']*)["']/i.exec(tag)?.[1] : undefined;
+}
+
+/**
+ * The endpoint's answer around a parser's reading, with the request fields the page states: its
+ * canonical URL, else its search box (the keywords) and its storefront form (the seller).
+ */
+function enveloped(
+  type: PageType,
+  mp: string,
+  canonical: string | undefined,
+  result: unknown,
+  html: string,
+) {
+  const url = canonical ?? `https://${marketplaceOfCode(mp).host}/`;
+  const q = URL.parse(url)?.searchParams;
+  const params: Params = {};
+  const query = q?.get("k") ?? inputValue(html, /id=["']twotabsearchtextbox["']/);
+  if (query) params.query = query;
+  const seller = q?.get("me") ?? inputValue(html, /name=["']me["']/);
+  if (seller) params.seller_id = seller;
+  const page = Number(q?.get("page") ?? 1);
+  if (Number.isInteger(page) && page > 0) params.page = page;
+  const answered: Answered = { url, authenticated: false };
+  switch (type) {
+    case "search":
+      return envelope.listing(params, mp, result as Listing, {
+        query: params.query ?? "",
+        sort: null,
+      });
+    case "seller_products":
+      return envelope.listing(params, mp, result as Listing, {
+        seller_id: params.seller_id ?? "",
+      });
+    default: {
+      const build = envelope[PAGE_ENDPOINT[type] as keyof typeof envelope] as (
+        p: Params,
+        mp: string,
+        a: Answered,
+        v: unknown,
+      ) => unknown;
+      return build(params, mp, answered, result);
+    }
+  }
+}
+
 function main() {
   const args = parseArgs(Deno.args);
   let bytes: Uint8Array;
@@ -89,7 +153,16 @@ function main() {
   const marketplace = args.marketplace ?? marketplaceOf(html, canonical);
   try {
     const result = PARSERS[type](html, { marketplace, url: canonical });
-    console.log(JSON.stringify(result, null, 2));
+    const answer = enveloped(type, marketplace, canonical, result, html);
+    const ep = ALL_ENDPOINTS.find((e) => e.name === PAGE_ENDPOINT[type])!;
+    const checked = ep.response.safeParse(answer);
+    if (!checked.success) {
+      fail(
+        1,
+        `incomplete: the ${ep.path} answer fails its schema: ${checked.error.issues[0]?.message}`,
+      );
+    }
+    console.log(JSON.stringify(checked.data, null, 2));
   } catch (e) {
     if (e instanceof ParseError) fail(1, `${e.reason}: ${e.message}`);
     fail(1, `parser failed: ${e instanceof Error ? e.message : e}`);

@@ -30,6 +30,37 @@ Deno.test("deno task parse prints the detected page's JSON and exits 0", async (
   assert.equal(page.results[0].price.currency, "EUR");
 });
 
+Deno.test("deno task parse prints the endpoint's envelope, the same the HTTP answer has (16.4)", async () => {
+  const search = JSON.parse((await runParse("search/amazon.de__parsy-katzenfutter.html")).stdout);
+  // /v1/products/search's fields: the page's 60 results with count, page, query (from the
+  // page's search box), sort, marketplace, has_next_page and total_results ("über 3.000").
+  assert.deepEqual(Object.keys(search).sort(), [
+    "count",
+    "has_next_page",
+    "marketplace",
+    "page",
+    "query",
+    "results",
+    "sort",
+    "total_results",
+  ]);
+  assert.equal(search.count, 60);
+  assert.equal(search.query, "katzenfutter");
+  assert.equal(search.marketplace, "DE");
+  assert.equal(search.total_results, 3000);
+  const store = JSON.parse(
+    (await runParse("seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html")).stdout,
+  );
+  assert.equal(store.seller_id, "A2DP2EEPU3VU45");
+  assert.equal(store.count, 16);
+  const offers = JSON.parse(
+    (await runParse("offers/amazon.com__wk-aod-main-B0BN72FYFG.html")).stdout,
+  );
+  assert.deepEqual(Object.keys(offers), ["url", "asin", "count", "offers"]);
+  assert.equal(offers.count, 11);
+  assert.equal(offers.url, "https://www.amazon.com/dp/B0BN72FYFG");
+});
+
 Deno.test("deno task parse honours --type and --marketplace", async () => {
   const { code, stdout } = await runParse(
     "bestsellers/amazon.in__santapan-gp-bestsellers.html",
@@ -41,6 +72,8 @@ Deno.test("deno task parse honours --type and --marketplace", async () => {
   assert.equal(code, 0);
   const page = JSON.parse(stdout);
   assert.equal(page.categories[0].url, "https://www.amazon.in/gp/bestsellers/boost");
+  assert.equal(page.count, page.categories.length);
+  assert.equal(page.marketplace, "IN");
 });
 
 Deno.test("deno task parse exits 1 with one line on a blocked page", async () => {
@@ -60,4 +93,30 @@ Deno.test("deno task parse exits 1 with one line when the page is not of the giv
   );
   assert.equal(code, 1);
   assert.equal(stderr.trim().split("\n").length, 1, stderr);
+});
+
+Deno.test("deno task parse and the HTTP endpoint answer the same page with the same JSON", async () => {
+  const { startDemo } = await import("../demo/server.ts");
+  await using demo = await startDemo({ port: 0 });
+  const pairs: [string, string][] = [
+    [
+      "/v1/products/details?asin=B07H57DNVV&marketplace=US",
+      "product/amazon.com__app-B07H57DNVV.html",
+    ],
+    [
+      "/v1/products/offers?asin=B0BN72FYFG&marketplace=US",
+      "offers/amazon.com__wk-aod-main-B0BN72FYFG.html",
+    ],
+    ["/v1/bestsellers?category=hi&marketplace=US", "bestsellers/amazon.com__parsy-zgbs-hi.html"],
+    [
+      "/v1/products/search?query=portable%20charger&marketplace=US",
+      "search/amazon.com__pricechecker-portable-charger.html",
+    ],
+  ];
+  for (const [path, page] of pairs) {
+    const http = await (await fetch(demo.origin + path, { headers: { "x-api-key": demo.key } }))
+      .json();
+    const cli = JSON.parse((await runParse(page)).stdout);
+    assert.deepEqual(cli, http, path);
+  }
 });

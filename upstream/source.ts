@@ -7,21 +7,14 @@ import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { type FetchedPage, fetchPage, parsed } from "./fetch_page.ts";
 import { collectSearch } from "./search_pages.ts";
+import { envelope } from "./envelopes.ts";
 import { mismatch } from "./delivery_location.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import { lookUpGtin } from "./gtin_lookup.ts";
-import { judgeReviews } from "./reviews_answer.ts";
 import { scrape } from "./scrape.ts";
 import { categoryUrl, endpointUrl, productPageUrl, searchUrl, sellerProductsUrl } from "./urls.ts";
 import type { parseProduct } from "../parsers/product.ts";
 import type { parseIdentifiers } from "../parsers/identifiers.ts";
-import type { parseOffers } from "../parsers/offers.ts";
-import type { parseReviews, parseReviewSummary } from "../parsers/reviews.ts";
-import type { parseReview } from "../parsers/review.ts";
-import type { parseBestsellers } from "../parsers/bestsellers.ts";
-import type { parseCategories } from "../parsers/categories.ts";
-import type { parseDeals } from "../parsers/deals.ts";
-import type { parseDealProducts } from "../parsers/deal_products.ts";
 import type { JobParser } from "./page_read.ts";
 import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
@@ -29,8 +22,6 @@ import type { SearchPage } from "../schemas/pages.ts";
 
 type Params = Record<string, unknown>;
 
-// Primary identifier for `gtin`, most general first.
-const GTIN_ORDER = ["GLOBAL_TRADE_IDENTIFICATION_NUMBER", "EAN", "UPC", "JAN", "ISBN_13"];
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
 const PRIME_IN_URL = new Set(["US"]);
@@ -86,96 +77,42 @@ export class UpstreamSource implements DataSource {
         return first("product").then((page) => {
           const product = parsed<Out<typeof parseProduct>>(page);
           shownForZip(p, mp, [product.price?.currency]);
-          return product;
+          return envelope.details(p, mp, page, product);
         });
       case "offers":
-        return first("offers").then((page) => {
-          const o = parsed<Out<typeof parseOffers>>(page);
-          const asin = o.asin || String(p.asin);
-          return { url: productPageUrl(mp, asin), asin, count: o.offers.length, offers: o.offers };
-        });
+        return first("offers").then((page) => envelope.offers(p, mp, page, parsed(page)));
       case "reviews":
-        return first("reviews").then((page) => {
-          const r = parsed<Out<typeof parseReviews>>(page);
-          const verdict = judgeReviews(p, r.reviews, page.url, page.authenticated);
-          return {
-            url: page.url,
-            asin: r.asin || String(p.asin),
-            note: verdict.note,
-            page: verdict.page,
-            count: r.reviews.length,
-            reviews: r.reviews,
-            summary: r.summary,
-            authenticated: page.authenticated,
-            has_next_page: r.has_next_page,
-            filters_applied: verdict.filters_applied,
-          };
-        });
+        return first("reviews").then((page) => envelope.reviews(p, mp, page, parsed(page)));
       case "reviews_top":
-        return first("review_summary").then((page) => ({
-          url: page.url,
-          asin: String(p.asin),
-          summary: parsed<Out<typeof parseReviewSummary>>(page),
-          marketplace: mp,
-        }));
+        return first("review_summary").then((page) =>
+          envelope.reviews_top(p, mp, page, parsed(page))
+        );
       case "review_details":
-        return first("review").then((page) => {
-          const r = parsed<Out<typeof parseReview>>(page);
-          return {
-            url: page.url,
-            asin: r.asin || String(p.asin),
-            review: r.review,
-            review_id: String(p.review_id),
-          };
-        });
+        return first("review").then((page) =>
+          envelope.review_details(p, mp, page, parsed(page))
+        );
       case "bestsellers":
-        return first("bestsellers").then((page) => {
-          const b = parsed<Out<typeof parseBestsellers>>(page);
-          const category = b.category || (p.category as string | undefined) || "";
-          return {
-            page: b.page,
-            count: b.results.length,
-            results: b.results,
-            category,
-            marketplace: mp,
-          };
-        });
+        return first("bestsellers").then((page) =>
+          envelope.bestsellers(p, mp, page, parsed(page))
+        );
       case "categories":
-        return first("categories").then((page) => {
-          const c = parsed<Out<typeof parseCategories>>(page);
-          return { count: c.categories.length, categories: c.categories, marketplace: mp };
-        });
+        return first("categories").then((page) => envelope.categories(p, mp, page, parsed(page)));
       case "seller_profile":
-        return first("seller_profile").then((page) => parsed(page));
+        return first("seller_profile").then((page) =>
+          envelope.seller_profile(p, mp, page, parsed(page))
+        );
       case "deals":
-        return first("deals").then((page) => {
-          const d = parsed<Out<typeof parseDeals>>(page);
-          return { count: d.results.length, results: d.results, marketplace: mp };
-        });
+        return first("deals").then((page) => envelope.deals(p, mp, page, parsed(page)));
       case "deal_products":
-        return first("deal_products").then((page) => {
-          const d = parsed<Out<typeof parseDealProducts>>(page);
-          return {
-            count: d.results.length,
-            deal_id: String(p.deal_id),
-            results: d.results,
-            marketplace: mp,
-          };
-        });
+        return first("deal_products").then((page) =>
+          envelope.deal_products(p, mp, page, parsed(page))
+        );
       case "promotion":
-        return first("promotion").then((page) => parsed(page));
+        return first("promotion").then((page) => envelope.promotion(p, mp, page, parsed(page)));
       case "asin_to_gtin":
-        return first("identifiers").then((page) => {
-          const ids = parsed<Out<typeof parseIdentifiers>>(page).identifiers;
-          const key = GTIN_ORDER.find((k) => ids[k]) ?? Object.keys(ids)[0];
-          return {
-            asin: String(p.asin),
-            gtin: key ? ids[key] : "",
-            note: key ? null : "The product page lists no UPC, EAN or GTIN for this ASIN.",
-            identifiers: ids,
-            marketplace: mp,
-          };
-        });
+        return first("identifiers").then((page) =>
+          envelope.asin_to_gtin(p, mp, page, parsed(page))
+        );
       case "gtin_to_asin":
         return this.gtinToAsin(get, mp, String(p.gtin));
       case "scrape":
@@ -220,16 +157,10 @@ export class UpstreamSource implements DataSource {
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
     shownForZip(p, mp, got.results.map((r) => r.price?.currency));
-    return {
-      page: Number(p.page ?? 1),
-      count: got.results.length,
-      results: got.results,
-      marketplace: mp,
-      has_next_page: got.has_next_page,
-      total_results: got.total_results,
+    return envelope.listing(p, mp, got, {
       ...extra,
       ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
-    };
+    });
   }
 
   private async gtinToAsin(get: Get, mp: string, gtin: string) {

@@ -1,0 +1,146 @@
+/**
+ * Each endpoint's answer around what its page's parser read (issue 16.4): the request-level
+ * fields (`marketplace`, `count`, `query`, …) the page does not carry. The one place that builds
+ * them, for the HTTP endpoints (source.ts) and for `deno task parse` (cli/parse.ts).
+ */
+import type { parseProduct } from "../parsers/product.ts";
+import type { parseIdentifiers } from "../parsers/identifiers.ts";
+import type { parseOffers } from "../parsers/offers.ts";
+import type { parseReviews, parseReviewSummary } from "../parsers/reviews.ts";
+import type { parseReview } from "../parsers/review.ts";
+import type { parseBestsellers } from "../parsers/bestsellers.ts";
+import type { parseCategories } from "../parsers/categories.ts";
+import type { parseDeals } from "../parsers/deals.ts";
+import type { parseDealProducts } from "../parsers/deal_products.ts";
+import type { ProductItem } from "../schemas/resources.ts";
+import type { PageType } from "../schemas/pages.ts";
+import { judgeReviews } from "./reviews_answer.ts";
+import { productPageUrl } from "./urls.ts";
+
+export type Params = Record<string, unknown>;
+type Out<F extends (...a: never[]) => unknown> = ReturnType<F>;
+
+/** What the page that answered says about itself. */
+export interface Answered {
+  url: string;
+  authenticated: boolean;
+}
+
+/** A listing's items gathered over one or more pages (search_pages.ts). */
+export interface Listing {
+  results: ProductItem[];
+  has_next_page: boolean;
+  total_results: number;
+}
+
+// Primary identifier for `gtin`, most general first.
+const GTIN_ORDER = ["GLOBAL_TRADE_IDENTIFICATION_NUMBER", "EAN", "UPC", "JAN", "ISBN_13"];
+
+export const envelope = {
+  details: (_p: Params, _mp: string, _a: Answered, product: Out<typeof parseProduct>) => product,
+
+  offers: (p: Params, mp: string, _a: Answered, o: Out<typeof parseOffers>) => {
+    const asin = o.asin || String(p.asin ?? "");
+    return { url: productPageUrl(mp, asin), asin, count: o.offers.length, offers: o.offers };
+  },
+
+  reviews: (p: Params, _mp: string, a: Answered, r: Out<typeof parseReviews>) => {
+    const verdict = judgeReviews(p, r.reviews, a.url, a.authenticated);
+    return {
+      url: a.url,
+      asin: r.asin || String(p.asin ?? ""),
+      note: verdict.note,
+      page: verdict.page,
+      count: r.reviews.length,
+      reviews: r.reviews,
+      summary: r.summary,
+      authenticated: a.authenticated,
+      has_next_page: r.has_next_page,
+      filters_applied: verdict.filters_applied,
+    };
+  },
+
+  reviews_top: (p: Params, mp: string, a: Answered, s: Out<typeof parseReviewSummary>) => ({
+    url: a.url,
+    asin: String(p.asin ?? ""),
+    summary: s,
+    marketplace: mp,
+  }),
+
+  review_details: (p: Params, _mp: string, a: Answered, r: Out<typeof parseReview>) => ({
+    url: a.url,
+    asin: r.asin || String(p.asin ?? ""),
+    review: r.review,
+    review_id: p.review_id === undefined ? r.review.id : String(p.review_id),
+  }),
+
+  bestsellers: (p: Params, mp: string, _a: Answered, b: Out<typeof parseBestsellers>) => ({
+    page: b.page,
+    count: b.results.length,
+    results: b.results,
+    category: b.category || (p.category as string | undefined) || "",
+    marketplace: mp,
+  }),
+
+  categories: (_p: Params, mp: string, _a: Answered, c: Out<typeof parseCategories>) => ({
+    count: c.categories.length,
+    categories: c.categories,
+    marketplace: mp,
+  }),
+
+  seller_profile: (_p: Params, _mp: string, _a: Answered, profile: unknown) => profile,
+
+  deals: (_p: Params, mp: string, _a: Answered, d: Out<typeof parseDeals>) => ({
+    count: d.results.length,
+    results: d.results,
+    marketplace: mp,
+  }),
+
+  deal_products: (p: Params, mp: string, _a: Answered, d: Out<typeof parseDealProducts>) => ({
+    count: d.results.length,
+    deal_id: String(p.deal_id ?? ""),
+    results: d.results,
+    marketplace: mp,
+  }),
+
+  promotion: (_p: Params, _mp: string, _a: Answered, promotion: unknown) => promotion,
+
+  asin_to_gtin: (p: Params, mp: string, _a: Answered, i: Out<typeof parseIdentifiers>) => {
+    const ids = i.identifiers;
+    const key = GTIN_ORDER.find((k) => ids[k]) ?? Object.keys(ids)[0];
+    return {
+      asin: String(p.asin ?? i.asin),
+      gtin: key ? ids[key] : "",
+      note: key ? null : "The product page lists no UPC, EAN or GTIN for this ASIN.",
+      identifiers: ids,
+      marketplace: mp,
+    };
+  },
+
+  /** Search, category and seller storefront: the grid with the request's own fields. */
+  listing: (p: Params, mp: string, got: Listing, extra: Params) => ({
+    page: Number(p.page ?? 1),
+    count: got.results.length,
+    results: got.results,
+    marketplace: mp,
+    has_next_page: got.has_next_page,
+    total_results: got.total_results,
+    ...extra,
+  }),
+};
+
+/** The endpoint whose answer a page of each type feeds (`deno task parse`). */
+export const PAGE_ENDPOINT: Record<PageType, string> = {
+  search: "search",
+  seller_products: "seller_products",
+  product: "details",
+  offers: "offers",
+  reviews: "reviews",
+  review: "review_details",
+  bestsellers: "bestsellers",
+  categories: "categories",
+  deals: "deals",
+  deal_products: "deal_products",
+  seller_profile: "seller_profile",
+  promotion: "promotion",
+};
