@@ -17,6 +17,7 @@ import {
   text,
 } from "./dom.ts";
 import { parsePrice } from "./price.ts";
+import { untruncated } from "./page_text.ts";
 import { ParseError } from "./parse_error.ts";
 import type { BestsellersPage } from "../schemas/pages.ts";
 import type { BestSellerItem } from "../schemas/resources.ts";
@@ -85,7 +86,11 @@ function readCard(card: Element, origin: string, marketplace: string): BestSelle
     rank,
     image: attr(img, "src") || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
-    title: text(one(card, TITLE)),
+    title: untruncated(text(one(card, TITLE)), [
+      attr(img, "alt"),
+      ...all(card, "[title], [aria-label]").flatMap((e) => [attr(e, "title"), attr(e, "aria-label")]),
+      text(one(card, ".a-truncate-full")),
+    ]),
     rating: ratingFrom(text(one(card, ".a-icon-alt"))) ?? 0,
     reviews_count: intFrom(text(one(card, ".a-icon-row .a-size-small"))) ?? 0,
   };

@@ -95,3 +95,27 @@ export function rejectEmpty(html: string, what: string): void {
     throw new ParseError("empty", `Cannot read the ${what} page: the body is empty or not HTML`);
   }
 }
+
+const CUT = /\s*(?:…|\.\.\.)$/;
+
+/**
+ * A title the tile shows cut short ("Ring Video Doorbell - 1080p HD…") made whole from a fuller
+ * copy the same tile carries: an image's alt, a link's title, an aria-label, a hidden full-text
+ * span (issue 16.1). A copy counts when it holds the shown text, after at most a short prefix
+ * ("Sponsored Ad - "), goes on past it, and is not itself cut. Without one the title stays as
+ * shown: the page does not say more.
+ */
+export function untruncated(shown: string, copies: (string | undefined)[]): string {
+  if (!CUT.test(shown)) return shown;
+  const head = shown.replace(CUT, "").trim();
+  if (head.length < 8) return shown;
+  let best = shown;
+  for (const raw of copies) {
+    const copy = (raw ?? "").replace(/\s+/g, " ").trim();
+    const at = copy.indexOf(head);
+    if (at < 0 || at > 40 || CUT.test(copy)) continue;
+    const whole = copy.slice(at);
+    if (whole.length > head.length && (best === shown || whole.length > best.length)) best = whole;
+  }
+  return best;
+}

@@ -26,6 +26,7 @@ import {
 } from "./dom.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
+import { untruncated } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import type { PriceWithList, ProductItem } from "../schemas/resources.ts";
@@ -425,11 +426,20 @@ function readItem(card: Element, position: number, code: string, host: string): 
 
 // --- item fields ---------------------------------------------------------------------------
 
-/** The product title: the heading inside the product link, without screen-reader-only prefixes. */
+/**
+ * The product title: the heading inside the product link, without screen-reader-only prefixes;
+ * when the heading is cut short, the heading's aria-label or the product image's alt text.
+ */
 function titleOf(parts: CardParts): string {
   for (const h2 of parts.titles) {
     const t = visibleText(h2);
-    if (t) return t;
+    if (t) {
+      return untruncated(t, [
+        attr(h2, "aria-label"),
+        attr(parts.productImage, "alt"),
+        text(one(h2, ".a-truncate-full")),
+      ]);
+    }
   }
   return "";
 }
