@@ -20,7 +20,7 @@ import {
   SingleReview,
   UsageRecord,
 } from "./resources.ts";
-import { Crumb, ProductPage } from "./pages.ts";
+import { Crumb, Missing, ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
@@ -114,7 +114,7 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Product details",
     params: { asin, ...shared },
-    response: ProductPage,
+    response: ProductPage.extend({ missing: Missing }),
   },
   {
     name: "bestsellers",
@@ -190,7 +190,7 @@ const dataEndpoints: Endpoint[] = [
       }),
       ...shared,
     },
-    response: SellerProfile,
+    response: SellerProfile.extend({ missing: Missing }),
   },
   {
     name: "deals",
@@ -338,7 +338,7 @@ const dataEndpoints: Endpoint[] = [
       promo_id: str("Promotion id", { required: true, pattern: /^[A-Z0-9]{6,24}$/, upper: true }),
       ...shared,
     },
-    response: Promotion,
+    response: Promotion.extend({ missing: Missing }),
   },
   {
     name: "scrape",

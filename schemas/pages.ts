@@ -33,6 +33,12 @@ export const SearchPage = z.object({
 });
 export type SearchPage = z.infer<typeof SearchPage>;
 
+/** Honest nulls (issue 16.6): which fields the page did not show, as opposed to ones not read. */
+export const Missing = z.array(z.string()).describe(
+  'Fields the page did not show: their values are the empty ones (null, "", [], {} or 0). ' +
+    "A field not listed was read from the page.",
+);
+
 export const ProductPage = z.object({
   url: z.string(),
   asin: z.string(),

@@ -12,6 +12,8 @@ import type { parseBestsellers } from "../parsers/bestsellers.ts";
 import type { parseCategories } from "../parsers/categories.ts";
 import type { parseDeals } from "../parsers/deals.ts";
 import type { parseDealProducts } from "../parsers/deal_products.ts";
+import type { parseSellerProfile } from "../parsers/seller_profile.ts";
+import type { parsePromotion } from "../parsers/promotion.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { PageType } from "../schemas/pages.ts";
 import { judgeReviews } from "./reviews_answer.ts";
@@ -36,8 +38,37 @@ export interface Listing {
 // Primary identifier for `gtin`, most general first.
 const GTIN_ORDER = ["GLOBAL_TRADE_IDENTIFICATION_NUMBER", "EAN", "UPC", "JAN", "ISBN_13"];
 
+/** The empty values a parser gives a field the page does not show. */
+function isEmpty(v: unknown): boolean {
+  if (v === null || v === undefined || v === "" || v === 0) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === "object") return Object.values(v as object).every(isEmpty);
+  return false;
+}
+
+/** The object with `missing`: which of `fields` came back empty, that is, were not shown. */
+function withMissing<T extends object>(value: T, fields: (keyof T)[]): T & { missing: string[] } {
+  const missing = fields.filter((f) => isEmpty(value[f])).map(String);
+  return { ...value, missing };
+}
+
+const PRODUCT_FIELDS = [
+  "brand",
+  "price",
+  "title",
+  "images",
+  "rating",
+  "merchant",
+  "variations",
+  "availability",
+  "product_facts",
+  "reviews_count",
+  "feature_bullets",
+] as const;
+
 export const envelope = {
-  details: (_p: Params, _mp: string, _a: Answered, product: Out<typeof parseProduct>) => product,
+  details: (_p: Params, _mp: string, _a: Answered, product: Out<typeof parseProduct>) =>
+    withMissing(product, [...PRODUCT_FIELDS]),
 
   offers: (p: Params, mp: string, _a: Answered, o: Out<typeof parseOffers>) => {
     const asin = o.asin || String(p.asin ?? "");
@@ -88,7 +119,21 @@ export const envelope = {
     marketplace: mp,
   }),
 
-  seller_profile: (_p: Params, _mp: string, _a: Answered, profile: unknown) => profile,
+  seller_profile: (
+    _p: Params,
+    _mp: string,
+    _a: Answered,
+    profile: Out<typeof parseSellerProfile>,
+  ) =>
+    withMissing(profile, [
+      "logo",
+      "name",
+      "about",
+      "rating",
+      "positive_pct",
+      "ratings_count",
+      "business_details",
+    ]),
 
   deals: (_p: Params, mp: string, _a: Answered, d: Out<typeof parseDeals>) => ({
     count: d.results.length,
@@ -103,7 +148,15 @@ export const envelope = {
     marketplace: mp,
   }),
 
-  promotion: (_p: Params, _mp: string, _a: Answered, promotion: unknown) => promotion,
+  promotion: (_p: Params, _mp: string, _a: Answered, promotion: Out<typeof parsePromotion>) =>
+    withMissing(promotion, [
+      "terms",
+      "title",
+      "ends_at",
+      "discount",
+      "starts_at",
+      "eligible_items",
+    ]),
 
   asin_to_gtin: (p: Params, mp: string, _a: Answered, i: Out<typeof parseIdentifiers>) => {
     const ids = i.identifiers;

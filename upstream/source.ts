@@ -88,13 +88,9 @@ export class UpstreamSource implements DataSource {
           envelope.reviews_top(p, mp, page, parsed(page))
         );
       case "review_details":
-        return first("review").then((page) =>
-          envelope.review_details(p, mp, page, parsed(page))
-        );
+        return first("review").then((page) => envelope.review_details(p, mp, page, parsed(page)));
       case "bestsellers":
-        return first("bestsellers").then((page) =>
-          envelope.bestsellers(p, mp, page, parsed(page))
-        );
+        return first("bestsellers").then((page) => envelope.bestsellers(p, mp, page, parsed(page)));
       case "categories":
         return first("categories").then((page) => envelope.categories(p, mp, page, parsed(page)));
       case "seller_profile":
