@@ -88,7 +88,9 @@ function readCard(card: Element, origin: string, marketplace: string): BestSelle
     price: priceText ? parsePrice(priceText, marketplace) : null,
     title: untruncated(text(one(card, TITLE)), [
       attr(img, "alt"),
-      ...all(card, "[title], [aria-label]").flatMap((e) => [attr(e, "title"), attr(e, "aria-label")]),
+      ...all(card, "[title], [aria-label]").flatMap((
+        e,
+      ) => [attr(e, "title"), attr(e, "aria-label")]),
       text(one(card, ".a-truncate-full")),
     ]),
     rating: ratingFrom(text(one(card, ".a-icon-alt"))) ?? 0,
