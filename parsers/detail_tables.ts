@@ -31,13 +31,14 @@ export const DETAIL_SECTION_IDS = [
   "productOverview_feature_div",
   "productOverview_hoc_view_div", // mobile: the overview rows
   "productDetails_techSpec_sections", // mobile: the specification table
+  "productDetails_detailBullets_sections", // mobile: the "登録情報" list
 ] as const;
 
 // Direction marks and colons that Amazon puts around labels ("ASIN ‏ : ‎").
 const LABEL_NOISE = /[\u200e\u200f\u202a-\u202e:\uff1a]/g;
 // Review rows repeat the rating widget; rating and reviews_count carry that data.
 const REVIEW_LABEL =
-  /review|bewertung|rezension|commentaires|avis client|valoraci|recension|évaluation/i;
+  /review|bewertung|rezension|commentaires|avis client|valoraci|recension|évaluation|おすすめ度|カスタマーレビュー/i;
 
 /** Label → value of every row in `sections`; the first row of a label wins. */
 export function readDetailFacts(sections: Element[]): Record<string, string> {

@@ -22,6 +22,8 @@ import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { Image, PriceWithList } from "../schemas/resources.ts";
 import { query } from "./dom_tree.ts";
+import { variantsOf } from "./variants.ts";
+import { ranksOf } from "./rank.ts";
 
 // Selectors compiled once (dom.ts's one/all compile on every call).
 const CONTRIBUTOR = query(".author, .contribution");
@@ -154,6 +156,8 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     product_facts: facts,
     reviews_count: reviewsCountOf(page),
     feature_bullets: bulletsOf(page),
+    variants: variantsOf(html, asin),
+    bestsellers_rank: ranksOf(facts),
   };
 }
 

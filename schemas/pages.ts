@@ -39,6 +39,21 @@ export const Missing = z.array(z.string()).describe(
     "A field not listed was read from the page.",
 );
 
+/** One variation of a product (issue 17.1). */
+export const Variant = z.object({
+  asin: z.string(),
+  dimensions: z.record(z.string(), z.string()).describe(
+    'The dimension names and values as the page shows them, e.g. {"Color": "Graphite"}',
+  ),
+  is_current: z.boolean().describe("True for the variation this page shows"),
+});
+
+/** One best-seller rank entry (issue 17.2). */
+export const BestsellersRank = z.object({
+  rank: z.int().min(1),
+  category: z.string(),
+});
+
 export const ProductPage = z.object({
   url: z.string(),
   asin: z.string(),
@@ -54,6 +69,10 @@ export const ProductPage = z.object({
   product_facts: z.record(z.string(), z.string()),
   reviews_count: z.int(),
   feature_bullets: z.array(z.string()),
+  variants: z.array(Variant).describe("Every variation the page lists ([] when none)"),
+  bestsellers_rank: z.array(BestsellersRank).describe(
+    "Every best-seller rank the page shows, top-level category first when shown ([] when none)",
+  ),
 });
 export type ProductPage = z.infer<typeof ProductPage>;
 

@@ -656,6 +656,8 @@ Deno.test("parseProduct() gives an empty page's fields as empty values", () => {
     product_facts: {},
     reviews_count: 0,
     feature_bullets: [],
+    variants: [],
+    bestsellers_rank: [],
   });
 });
 

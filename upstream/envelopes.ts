@@ -64,6 +64,8 @@ const PRODUCT_FIELDS = [
   "product_facts",
   "reviews_count",
   "feature_bullets",
+  "variants",
+  "bestsellers_rank",
 ] as const;
 
 export const envelope = {

@@ -1,0 +1,43 @@
+/**
+ * Best-seller ranks of a product page (issue 17.2), from the detail tables' rank row in every
+ * marketplace's language: "#5,838 in Books (See Top 100 in Books) #2 in Books > … > C",
+ * "Nr. 1.234.207 in Küche, Haushalt & Wohnen (Siehe Top 100 in …) Nr. 1345 in Hussen",
+ * "nº1,643,215 en Hogar y cocina", "167 en CD & Vinyles … n°9 dans Pop Rock", "Nº 582 em …",
+ * and on amazon.co.jp "- 32,702位ホーム＆キッチン (…の売れ筋ランキングを見る) - 198位 お香".
+ * Ranks are whole numbers, so every grouping mark is dropped; entries keep the page's order,
+ * which puts the top-level category first where the page shows one.
+ */
+export interface Rank {
+  rank: number;
+  category: string;
+}
+
+const RANK_LABEL =
+  /best ?sellers? ?rank|bestseller-rang|meilleures ventes|más vendidos|mais vendidos|classifica bestseller|売れ筋ランキング|bestsellerlijst|bästsäljare|najlepiej sprzedawan/i;
+// "(See Top 100 in Books)" in each language: a link, not a rank.
+const TOP_100 =
+  /\([^()]*(?:Top 100|100 premiers|Top-100|トップ100|売れ筋ランキングを見る)[^()]*\)/gi;
+// Japanese: the rank, 位, then the category, entries set apart by "-".
+const JA_ENTRY = /(\d[\d,]*)位\s*([^-]+)/g;
+const MARK = String.raw`(?:#|Nr\.|n[º°]|N[º°])`;
+const NUMBER = String.raw`\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+`;
+const WORD = String.raw`(?:in|en|em|dans|nel|w|i)`;
+const ENTRY = new RegExp(
+  String
+    .raw`(?:${MARK}\s*)?(${NUMBER})\s+${WORD}\s+(.+?)(?=\s+(?:${MARK}\s*)?(?:${NUMBER})\s+${WORD}\s|$)`,
+  "g",
+);
+
+/** The ranks of the product_facts row that holds them; [] when the page shows none. */
+export function ranksOf(facts: Record<string, string>): Rank[] {
+  const row = Object.entries(facts).find(([label]) => RANK_LABEL.test(label))?.[1];
+  if (!row) return [];
+  const text = row.replace(TOP_100, " ").replace(/\s+/g, " ").trim();
+  const ranks: Rank[] = [];
+  for (const m of text.matchAll(text.includes("位") ? JA_ENTRY : ENTRY)) {
+    const rank = Number(m[1].replace(/\D/g, ""));
+    const category = m[2].trim();
+    if (rank > 0 && category) ranks.push({ rank, category });
+  }
+  return ranks;
+}
