@@ -26,6 +26,8 @@ export interface Config {
   drainSeconds: number;
   /** PARSE_WORKERS: page workers; 0 parses on the serving thread. */
   parseWorkers: number;
+  /** HISTORY: record price history from details fetches (default on). */
+  history: boolean;
 }
 
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
@@ -53,6 +55,7 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     corsOrigins: parseCorsOrigins(env.get("CORS_ORIGINS")),
     drainSeconds: drainFrom(env.get("DRAIN_SECONDS")),
     parseWorkers: workersFrom(env.get("PARSE_WORKERS")),
+    history: historyFrom(env.get("HISTORY")),
   };
 }
 
@@ -76,6 +79,13 @@ function plansFrom(file: string): Plans {
       `Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`,
     );
   }
+}
+
+/** HISTORY: `on` (default) or `off`; off records nothing and /v1/products/history answers 404. */
+function historyFrom(value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "on") return true;
+  if (value === "off") return false;
+  throw new RangeError(`Cannot start as 'HISTORY' must be on or off: current value is ${value}`);
 }
 
 /** PARSE_WORKERS: the number of cores unless told; 0 parses on the serving thread. */

@@ -12,6 +12,7 @@ import { systemClock } from "./metering/clock.ts";
 import { dataSourceFor } from "./upstream/select.ts";
 import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
+import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
 
@@ -20,7 +21,7 @@ function startupLine(config: Config, hostname: string, port: number): string {
   const store = config.kvPath ? config.kvPath.replace(/\/\/[^@/]*@/, "//") : "Deno Deploy KV";
   return `Shelf ${denoJson.version} listening on http://${hostname}:${port}/ · store ${store} · ` +
     `upstream ${config.upstream.split(":")[0]} · sign-up ${config.signup} · ` +
-    `parse workers ${config.parseWorkers}${
+    `history ${config.history ? "on" : "off"} · parse workers ${config.parseWorkers}${
       config.parseWorkers === 0 ? " (pages are parsed on the serving thread)" : ""
     } · drain ${config.drainSeconds} s`;
 }
@@ -30,12 +31,18 @@ async function main(): Promise<void> {
   const kv = await openStore(config.kvPath);
   const pages = pageReaderFor(config.parseWorkers, opsLog);
   const source = dataSourceFor(config.upstream, Deno.env, opsLog, pages);
+  // History sees real fetches only: the result cache sits in front of it.
+  const recorded = new HistorySource(source, kv, systemClock, {
+    enabled: config.history,
+    onError: (e) =>
+      opsLog({ event: "history_write_failed", error: (e as Error)?.message ?? String(e) }),
+  });
   const stopping = new AbortController();
   const { app, deps } = createApp({
     kv,
     plans: config.plans,
     clock: systemClock,
-    dataSource: config.resultCache ? new CachingSource(source, kv, systemClock) : source,
+    dataSource: config.resultCache ? new CachingSource(recorded, kv, systemClock) : recorded,
     adminToken: config.adminToken,
     smtp: config.smtp,
     signup: config.signup,

@@ -6,6 +6,7 @@ import { benchGateway, haveWrk, type LoadResult } from "./gateway.ts";
 import { benchParsers } from "./parsers.ts";
 import { benchUpstream } from "./upstream.ts";
 import { benchPageWorkers } from "./page_workers.ts";
+import { benchHistory } from "./history.ts";
 
 const only = Deno.args[0];
 
@@ -52,3 +53,5 @@ if (!only || only === "parsers") await benchParsers();
 if (!only || only === "upstream") await benchUpstream();
 
 if (!only || only === "workers") await benchPageWorkers();
+
+if (!only || only === "history") await benchHistory();

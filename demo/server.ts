@@ -7,6 +7,7 @@ import { createApp } from "../app.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { dataSourceFor } from "../upstream/select.ts";
+import { HistorySource } from "../upstream/price_history.ts";
 
 export interface Demo {
   origin: string;
@@ -24,7 +25,11 @@ export async function startDemo(
     kv,
     plans: builtinPlans(),
     clock: systemClock,
-    dataSource: dataSourceFor(`archive:${archive}`, { get: () => undefined }),
+    dataSource: new HistorySource(
+      dataSourceFor(`archive:${archive}`, { get: () => undefined }),
+      kv,
+      systemClock,
+    ),
     accessLog: opts.accessLog,
   });
   const account = await deps.accounts.create("demo@example.com", "growth");

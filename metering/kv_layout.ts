@@ -69,4 +69,19 @@ export const KV = {
   revokedKey: (accountId: string, keyId: string): Deno.KvKey => ["revoked_key", accountId, keyId],
   /** Prefix of an account's revoked keys. */
   revokedKeys: (accountId: string): Deno.KvKey => ["revoked_key", accountId],
+  /**
+   * One observation of a product (price, stock, rating, reviews, ranks) made by a successful
+   * details fetch, keyed by marketplace, ASIN and time so that a reverse listing of the prefix
+   * reads them newest first. At most HISTORY_POINTS per product are kept: older ones are deleted
+   * as new ones arrive (upstream/price_history.ts). Not written with HISTORY=off.
+   */
+  history: (marketplace: string, asin: string, at: number, id: string): Deno.KvKey => [
+    "history",
+    marketplace,
+    asin,
+    at,
+    id,
+  ],
+  /** Prefix of one product's observations. */
+  historyOf: (marketplace: string, asin: string): Deno.KvKey => ["history", marketplace, asin],
 };

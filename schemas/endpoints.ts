@@ -12,6 +12,7 @@ import {
   DealProductItem,
   Identifiers,
   Offer,
+  PriceWithList,
   ProductItem,
   Promotion,
   Review,
@@ -20,7 +21,7 @@ import {
   SingleReview,
   UsageRecord,
 } from "./resources.ts";
-import { Crumb, Missing, ProductPage } from "./pages.ts";
+import { BestsellersRank, Crumb, Missing, ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
@@ -283,6 +284,27 @@ const dataEndpoints: Endpoint[] = [
       asin: z.string(),
       review: SingleReview,
       review_id: z.string(),
+    }),
+  },
+  {
+    name: "history",
+    path: "/v1/products/history",
+    group: "products",
+    cost: 1,
+    summary:
+      "Price history: what every details fetch this deployment made saw, newest first (not with HISTORY=off)",
+    params: { asin, marketplace: shared.marketplace },
+    response: z.object({
+      asin: z.string(),
+      marketplace: z.string(),
+      points: z.array(z.object({
+        observed_at: z.string().describe("When the page was fetched (UTC, ISO 8601)"),
+        price: PriceWithList.nullable(),
+        in_stock: z.boolean(),
+        rating: z.number(),
+        reviews_count: z.int(),
+        bestsellers_rank: z.array(BestsellersRank),
+      })).max(1000).describe("Newest first, at most 1,000; [] for a product never fetched"),
     }),
   },
   {

@@ -1,0 +1,121 @@
+/**
+ * Price history (issue 17.3) over real HTTP: the fake marketplace changes a product's price
+ * between two details fetches (the real page's "$11.88" edited to "$10.50", text only), and
+ * /v1/products/history answers both observations newest first, charged like any call. HISTORY=off
+ * records nothing and answers an uncharged 404. At most 1,000 observations are kept per product.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { fixture } from "./fixture.ts";
+import { HISTORY_POINTS, HistorySource } from "../upstream/price_history.ts";
+import { systemClock } from "../metering/clock.ts";
+import { parseProduct } from "../parsers/product.ts";
+import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
+import { KV } from "../metering/kv_layout.ts";
+
+const DP = "https://www.amazon.com/dp/B07H57DNVV";
+const PAGE = "product/amazon.com__app-B07H57DNVV.html";
+
+Deno.test("history: two fetches with a price change between them, newest first, 1 credit", async () => {
+  let history: HistorySource | undefined;
+  await using rig = await startRig({
+    wrap: (source, kv) => (history = new HistorySource(source, kv, systemClock)),
+  });
+  const page = await fixture(PAGE);
+  rig.fake.page(DP, PAGE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  await history!.settled();
+  rig.fake.page(DP, { html: page.replaceAll("$11.88", "$10.50") });
+  const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal((second.body.price as { amount: number }).amount, 10.5);
+  await history!.settled();
+
+  const r = await rig.call("/v1/products/history?asin=b07h57dnvv");
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.headers.get("x-credits-cost"), "1");
+  const schema = DATA_ENDPOINTS.find((e) => e.name === "history")!.response;
+  assert.ok(schema.safeParse(r.body).success);
+  assert.equal(r.body.asin, "B07H57DNVV");
+  assert.equal(r.body.marketplace, "US");
+  const points = r.body.points as {
+    observed_at: string;
+    price: { amount: number; currency: string };
+    in_stock: boolean;
+    rating: number;
+    reviews_count: number;
+    bestsellers_rank: unknown[];
+  }[];
+  assert.deepEqual(points.map((p) => p.price.amount), [10.5, 11.88]);
+  assert.ok(points[0].observed_at > points[1].observed_at);
+  // The rest is what the page shows: in stock, 4.3 of 5, 33 ratings, #2 in CDs & Vinyl.
+  assert.deepEqual(
+    { ...points[1], observed_at: undefined, price: undefined },
+    {
+      observed_at: undefined,
+      price: undefined,
+      in_stock: true,
+      rating: 4.3,
+      reviews_count: 33,
+      bestsellers_rank: [{ rank: 2, category: "CDs & Vinyl" }],
+    },
+  );
+  const other = await rig.call("/v1/products/history?asin=B000000001&marketplace=DE");
+  assert.equal(other.status, 200);
+  assert.deepEqual(other.body.points, []);
+});
+
+Deno.test("HISTORY=off: nothing recorded, the endpoint answers an uncharged 404", async () => {
+  let history: HistorySource | undefined;
+  let store: Deno.Kv | undefined;
+  await using rig = await startRig({
+    wrap: (source, kv) => {
+      store = kv;
+      return (history = new HistorySource(source, kv, systemClock, { enabled: false }));
+    },
+  });
+  rig.fake.page(DP, PAGE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  await history!.settled();
+  const r = await rig.call("/v1/products/history?asin=B07H57DNVV");
+  assert.equal(r.status, 404, JSON.stringify(r.body));
+  assert.equal((r.body.error as { code: string }).code, "not_found");
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const kept = await Array.fromAsync(store!.list({ prefix: ["history"] }));
+  assert.equal(kept.length, 0);
+});
+
+Deno.test("history keeps the newest 1,000 observations of a product", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const body = parseProduct(await fixture(PAGE), { marketplace: "US" });
+    let n = 0;
+    const history = new HistorySource(
+      { fetch: () => Promise.resolve({ ...body, price: { ...body.price!, amount: ++n } }) },
+      kv,
+      systemClock,
+    );
+    const details = DATA_ENDPOINTS.find((e) => e.name === "details")!;
+    const call = {
+      endpoint: details,
+      params: { asin: "B07H57DNVV" },
+      chargePage: () => Promise.resolve(false),
+    };
+    for (let i = 0; i < HISTORY_POINTS + 100; i++) {
+      await history.fetch(call);
+      await history.settled();
+    }
+    const kept = await Array.fromAsync(kv.list({ prefix: KV.historyOf("US", "B07H57DNVV") }));
+    assert.equal(kept.length, HISTORY_POINTS);
+    const answer = await history.fetch({
+      ...call,
+      endpoint: DATA_ENDPOINTS.find((e) => e.name === "history")!,
+    }) as { points: { price: { amount: number } }[] };
+    assert.equal(answer.points.length, HISTORY_POINTS);
+    assert.equal(answer.points[0].price.amount, HISTORY_POINTS + 100, "newest first");
+    assert.equal(answer.points.at(-1)!.price.amount, 101, "the oldest kept");
+  } finally {
+    kv.close();
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});

@@ -1,0 +1,125 @@
+/**
+ * Price history (issue 17.3): every successful details fetch appends an observation of the
+ * product (time, price, in stock, rating, reviews count, ranks) to the store, whoever asked;
+ * `/v1/products/history` reads them back newest first. The append is not awaited by the call
+ * that produced it, so history never slows a details answer (bench: `deno task bench history`).
+ * Each product keeps at most HISTORY_POINTS observations: every TRIM_EVERY appends of a product
+ * in this process, the older ones are deleted. HISTORY=off turns all of it off: nothing is
+ * written and the endpoint answers 404.
+ */
+import type { DataRequest, DataSource } from "./data_source.ts";
+import type { Clock } from "../metering/clock.ts";
+import { KV } from "../metering/kv_layout.ts";
+import { ApiError } from "../core/api_error.ts";
+import type { ProductPage } from "../schemas/pages.ts";
+
+export const HISTORY_POINTS = 1_000;
+const TRIM_EVERY = 50;
+
+export interface Observation {
+  observed_at: string;
+  price: ProductPage["price"];
+  in_stock: boolean;
+  rating: number;
+  reviews_count: number;
+  bestsellers_rank: ProductPage["bestsellers_rank"];
+}
+
+export class HistorySource implements DataSource {
+  readonly #inner: DataSource;
+  readonly #kv: Deno.Kv;
+  readonly #clock: Clock;
+  readonly #enabled: boolean;
+  readonly #onError: (e: unknown) => void;
+  /** Appends per product since its last trim, in this process (bounded: cleared when large). */
+  readonly #appends = new Map<string, number>();
+  /** The last observation time used: times are made strictly increasing, so order is exact. */
+  #lastAt = 0;
+  /** Appends not yet settled, so that a test or a drain can wait for them. */
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(
+    inner: DataSource,
+    kv: Deno.Kv,
+    clock: Clock,
+    opts: { enabled?: boolean; onError?: (e: unknown) => void } = {},
+  ) {
+    this.#inner = inner;
+    this.#kv = kv;
+    this.#clock = clock;
+    this.#enabled = opts.enabled ?? true;
+    this.#onError = opts.onError ?? (() => {});
+  }
+
+  async fetch(req: DataRequest): Promise<unknown> {
+    if (req.endpoint.name === "history") return await this.#history(req);
+    const body = await this.#inner.fetch(req);
+    if (this.#enabled && req.endpoint.name === "details") {
+      const mp = String(req.params.marketplace ?? "US");
+      const done = this.#append(mp, body as ProductPage).catch(this.#onError)
+        .finally(() => this.#pending.delete(done));
+      this.#pending.add(done);
+    }
+    return body;
+  }
+
+  /** Waits for the appends started so far. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#pending]);
+  }
+
+  async #append(mp: string, p: ProductPage): Promise<void> {
+    const now = Math.max(this.#clock.now(), this.#lastAt + 1);
+    this.#lastAt = now;
+    const point: Observation = {
+      observed_at: new Date(now).toISOString(),
+      price: p.price,
+      in_stock: p.in_stock,
+      rating: p.rating,
+      reviews_count: p.reviews_count,
+      bestsellers_rank: p.bestsellers_rank,
+    };
+    await this.#kv.set(KV.history(mp, p.asin, now, crypto.randomUUID().slice(0, 8)), point);
+    const product = `${mp}|${p.asin}`;
+    const n = (this.#appends.get(product) ?? 0) + 1;
+    if (this.#appends.size > 10_000) this.#appends.clear();
+    this.#appends.set(product, n % TRIM_EVERY);
+    if (n % TRIM_EVERY === 0) await this.#trim(mp, p.asin);
+  }
+
+  /** Deletes all but the newest HISTORY_POINTS observations of a product. */
+  async #trim(mp: string, asin: string): Promise<void> {
+    let seen = 0;
+    let op = this.#kv.atomic();
+    let ops = 0;
+    for await (const e of this.#kv.list({ prefix: KV.historyOf(mp, asin) }, { reverse: true })) {
+      if (++seen <= HISTORY_POINTS) continue;
+      op.delete(e.key);
+      if (++ops === 100) {
+        await op.commit();
+        op = this.#kv.atomic();
+        ops = 0;
+      }
+    }
+    if (ops) await op.commit();
+  }
+
+  async #history(req: DataRequest): Promise<unknown> {
+    if (!this.#enabled) {
+      throw new ApiError(
+        404,
+        "not_found",
+        "Price history is turned off on this deployment (HISTORY=off).",
+      );
+    }
+    const mp = String(req.params.marketplace ?? "US");
+    const asin = String(req.params.asin);
+    const points: Observation[] = [];
+    const list = this.#kv.list<Observation>({ prefix: KV.historyOf(mp, asin) }, {
+      reverse: true,
+      limit: HISTORY_POINTS,
+    });
+    for await (const e of list) points.push(e.value);
+    return { asin, marketplace: mp, points };
+  }
+}
