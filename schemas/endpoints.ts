@@ -22,7 +22,7 @@ import {
   UsageRecord,
 } from "./resources.ts";
 import { BestsellersRank, Crumb, Missing, ProductPage } from "./pages.ts";
-import { isMarketplaceUrl } from "../upstream/marketplace_url.ts";
+import { isMarketplaceUrl } from "./marketplace_url.ts";
 
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
 export const GROUPS: readonly Group[] = [

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { CookieJar } from "../upstream/cookie_jar.ts";
-import { upstreamUrl } from "../upstream/marketplace_url.ts";
+import { upstreamUrl } from "../schemas/marketplace_url.ts";
 
 // Valid at validation (a marketplace host), hostile in their path: each once led Shelf to
 // another host when the URL was rebuilt from its path.

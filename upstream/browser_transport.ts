@@ -30,7 +30,7 @@ import {
 import { KeyedLimiter } from "../core/limiter.ts";
 import { readCapped } from "./read_capped.ts";
 import { metrics } from "../core/metrics.ts";
-import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
+import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../core/api_error.ts";
 import { type FetchedPage, parsed } from "./fetch_page.ts";
-import { NotMarketplaceUrl, upstreamUrl } from "./marketplace_url.ts";
+import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
 
 export async function scrape(
   raw: string,

@@ -4,7 +4,7 @@
  * that the URL is the one a visitor's browser shows (and the one a recording holds).
  */
 import { marketplace } from "../schemas/marketplaces.ts";
-import { upstreamUrl } from "./marketplace_url.ts";
+import { upstreamUrl } from "../schemas/marketplace_url.ts";
 
 type Params = Record<string, unknown>;
 

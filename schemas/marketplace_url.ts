@@ -7,7 +7,7 @@
  * host. Scrape URLs, redirects, the URL builders and every request the transport sends go
  * through it.
  */
-import { type Marketplace, marketplaceForHost } from "../schemas/marketplaces.ts";
+import { type Marketplace, marketplaceForHost } from "./marketplaces.ts";
 
 export class NotMarketplaceUrl extends Error {
   constructor(readonly input: string, reason: string) {
