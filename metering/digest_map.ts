@@ -5,6 +5,14 @@
  */
 export class DigestMap<V> {
   readonly #buckets = new Map<number, { words: Int32Array; value: V }[]>();
+  #size = 0;
+
+  /** Past `max` entries the map starts afresh: it is a cache, and the store has every entry. */
+  constructor(private readonly max = 200_000) {}
+
+  get size(): number {
+    return this.#size;
+  }
 
   get(words: Int32Array): V | undefined {
     const bucket = this.#buckets.get(words[0]);
@@ -15,12 +23,21 @@ export class DigestMap<V> {
   }
 
   set(words: Int32Array, value: V): void {
-    const bucket = this.#buckets.get(words[0]);
     const entry = { words: words.slice(0, 8), value };
-    if (!bucket) return void this.#buckets.set(words[0], [entry]);
-    const at = bucket.findIndex((e) => sameWords(e.words, words));
-    if (at >= 0) bucket[at] = entry;
-    else bucket.push(entry);
+    const bucket = this.#buckets.get(words[0]);
+    const at = bucket ? bucket.findIndex((e) => sameWords(e.words, words)) : -1;
+    if (bucket && at >= 0) {
+      bucket[at] = entry;
+      return;
+    }
+    if (this.#size >= this.max) {
+      this.#buckets.clear();
+      this.#size = 0;
+    }
+    const fresh = this.#buckets.get(words[0]);
+    if (fresh) fresh.push(entry);
+    else this.#buckets.set(words[0], [entry]);
+    this.#size++;
   }
 }
 

@@ -69,6 +69,8 @@ interface Pending {
 }
 
 const MAX_BATCH = 512;
+/** Account records kept between rounds; past this many the least recently used is dropped. */
+const MAX_CACHED_ACCOUNTS = 20_000;
 /** A free call (usage) refreshes last-used only when it is older than this, to spare a write. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
@@ -153,8 +155,13 @@ export class Meter {
           this.#cache.get(accountId) ?? null,
           (state) => this.#decide(state, batch.map((p) => p.op)),
         );
-        if (current) this.#cache.set(accountId, current);
-        else this.#cache.delete(accountId);
+        this.#cache.delete(accountId); // re-inserted last: the oldest entry is the least used
+        if (current) {
+          if (this.#cache.size >= MAX_CACHED_ACCOUNTS) {
+            this.#cache.delete(this.#cache.keys().next().value!);
+          }
+          this.#cache.set(accountId, current);
+        }
         batch.forEach((p, i) => p.resolve(result.results[i]));
         if (result.alerts.length) this.onAlert(result.alerts);
       } catch (e) {

@@ -31,3 +31,15 @@ Deno.test("digestHex(sha256Words(x)) is sha256Hex(x)", () => {
     assert.equal(digestHex(sha256Words(x)), sha256Hex(x));
   }
 });
+
+Deno.test("DigestMap holds at most its bound, starting afresh past it (issue 15.4)", () => {
+  const m = new DigestMap<number>(3);
+  for (let i = 1; i <= 3; i++) m.set(words(i, 0, 0, 0, 0, 0, 0, 0), i);
+  assert.equal(m.size, 3);
+  m.set(words(1, 0, 0, 0, 0, 0, 0, 0), 10); // a replacement is not a new entry
+  assert.equal(m.size, 3);
+  m.set(words(4, 0, 0, 0, 0, 0, 0, 0), 4);
+  assert.equal(m.size, 1);
+  assert.equal(m.get(words(4, 0, 0, 0, 0, 0, 0, 0)), 4);
+  assert.equal(m.get(words(2, 0, 0, 0, 0, 0, 0, 0)), undefined);
+});

@@ -57,3 +57,20 @@ Deno.test("a page showing another delivery location is an uncharged 502, not wro
   assert.match((r.body.error as { message: string }).message, /Delivery location mismatch.*94941/);
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
+
+Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {
+  await using rig = await startRig({ browser: { maxSessions: 2 } });
+  rig.fake.page(PAGE, FIXTURE);
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  for (const zip of ["10001", "94105"]) {
+    assert.equal((await rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`)).status, 200);
+  }
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  assert.equal(flows(), 2, "both sessions kept, the first reused");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601")).status, 200);
+  assert.equal(flows(), 3, "a third postcode: a new session, the oldest (10001) forgotten");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=94105")).status, 200);
+  assert.equal(flows(), 3, "94105 is still kept");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  assert.equal(flows(), 4, "10001 was forgotten: its flow runs again");
+});

@@ -51,6 +51,11 @@ export interface BrowserOptions {
   operatorCookies?: Record<string, string>;
   /** Where a line goes for each failed attempt and each retry (main.ts: the ops log). */
   log?: (line: Record<string, unknown>) => void;
+  /**
+   * Sessions kept (one per marketplace and postcode). Postcodes come from clients, so the oldest
+   * session is forgotten past this many rather than letting memory grow (issue 15.4).
+   */
+  maxSessions?: number;
 }
 
 interface Session {
@@ -82,6 +87,7 @@ export class BrowserTransport implements Transport {
       perMarketplace: 6,
       proxies: [],
       operatorCookies: {},
+      maxSessions: 1_000,
       ...opts,
     };
     this.log = opts.log ?? (() => {});
@@ -221,6 +227,11 @@ export class BrowserTransport implements Transport {
       if (operator) jar.seed(operator, marketplace(code).host);
       const proxy = this.nextProxy.get(key) ?? 0;
       s = { key, marketplace: code, zip, jar, proxy };
+      if (this.sessions.size >= this.o.maxSessions) {
+        const oldest = this.sessions.keys().next().value!;
+        this.sessions.delete(oldest);
+        this.nextProxy.delete(oldest);
+      }
       this.sessions.set(key, s);
     }
     return s;
