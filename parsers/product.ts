@@ -222,15 +222,22 @@ const BRAND_FACTS = [
   "Brand Name",
 ];
 
+/** The brand a byline names in one of the known phrasings, or "" when it uses none of them. */
+export function brandFromByline(byline: string): string {
+  for (const re of BYLINE_BRAND) {
+    const m = re.exec(byline.trim());
+    if (m) return m[1].trim();
+  }
+  return "";
+}
+
 function brandOf(page: Captured, facts: Record<string, string>): string {
   const factBrand = BRAND_FACTS.map((label) => facts[label]).find(Boolean) ?? "";
   const byline = byId(page, "bylineInfo");
   if (byline && !CONTRIBUTOR.one(byline)) {
     const s = text(byline);
-    for (const re of BYLINE_BRAND) {
-      const m = re.exec(s);
-      if (m) return m[1].trim();
-    }
+    const named = brandFromByline(s);
+    if (named) return named;
     // A byline in a phrasing not known above is a sentence, not a name: the overview's row wins.
     if (s && (!factBrand || !/\s/.test(s))) return s;
   }
