@@ -7,6 +7,7 @@ import { benchParsers } from "./parsers.ts";
 import { benchUpstream } from "./upstream.ts";
 import { benchPageWorkers } from "./page_workers.ts";
 import { benchHistory } from "./history.ts";
+import { benchMeteringSpread } from "./metering_spread.ts";
 
 const only = Deno.args[0];
 
@@ -55,3 +56,5 @@ if (!only || only === "upstream") await benchUpstream();
 if (!only || only === "workers") await benchPageWorkers();
 
 if (!only || only === "history") await benchHistory();
+
+if (!only || only === "spread") await benchMeteringSpread();

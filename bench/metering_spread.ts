@@ -1,0 +1,97 @@
+/**
+ * Metering spread (issue 15.3): calls/s and CPU per call of the metered gateway when every call
+ * is one hot account's, when calls spread over ACCOUNTS accounts (a random one each call), and
+ * when they rotate over the fifty keys of one account, in alternating rounds against one server
+ * process (bench/spread_server.ts). The load comes from this process's fetch at 64 concurrent
+ * calls (wrk is not installed here), so absolute figures are the loader's; the ratios are the
+ * point.
+ */
+import { median } from "./median.ts";
+
+const SECONDS = 4;
+const CONCURRENCY = 64;
+
+function cpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+async function load(url: string, keyOf: () => string, pid: number) {
+  const stopAt = performance.now() + SECONDS * 1000;
+  const cpu0 = cpuMs(pid);
+  let done = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < stopAt) {
+      const r = await fetch(url, { headers: { "x-api-key": keyOf() } });
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`status ${r.status}`);
+      done++;
+    }
+  }));
+  return { rps: done / SECONDS, cpuUs: ((cpuMs(pid) - cpu0) * 1000) / done };
+}
+
+export async function benchMeteringSpread(rounds = 3): Promise<void> {
+  const accounts = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 10_000);
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", new URL("./spread_server.ts", import.meta.url).pathname],
+    env: { BENCH_ACCOUNTS: String(accounts) },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  while (!buf.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("spread_server exited before listening");
+    buf += value;
+  }
+  reader.releaseLock();
+  const info = JSON.parse(buf.split("\n")[0]) as {
+    url: string;
+    hot: string;
+    spread: string[];
+    fifty: string[];
+  };
+  const modes: [string, () => string][] = [
+    ["one hot account", () => info.hot],
+    [`${accounts} accounts`, () => info.spread[Math.floor(Math.random() * info.spread.length)]],
+    ["one account, 50 keys", () => info.fifty[Math.floor(Math.random() * 50)]],
+  ];
+  const results = new Map<string, { rps: number[]; cpu: number[] }>();
+  try {
+    // Warm-up: every key once is not affordable for 10k; a second of each mode is.
+    for (const [, keyOf] of modes) await load(info.url, keyOf, proc.pid);
+    for (let r = 0; r < rounds; r++) {
+      for (const [name, keyOf] of modes) {
+        const x = await load(info.url, keyOf, proc.pid);
+        const e = results.get(name) ?? { rps: [], cpu: [] };
+        e.rps.push(x.rps);
+        e.cpu.push(x.cpuUs);
+        results.set(name, e);
+      }
+    }
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.status;
+  }
+  const hot = results.get(modes[0][0])!;
+  const hotRps = median(hot.rps), hotCpu = median(hot.cpu);
+  console.log(
+    `metering spread (metered offers calls, data answered at once, ${CONCURRENCY} concurrent fetches, ` +
+      `medians of ${rounds} alternating ${SECONDS} s rounds; KV file):`,
+  );
+  for (const [name] of modes) {
+    const e = results.get(name)!;
+    const rps = median(e.rps), cpu = median(e.cpu);
+    console.log(
+      `  ${name.padEnd(22)} ${rps.toFixed(0).padStart(7)} calls/s (${
+        (rps / hotRps).toFixed(2)
+      } × hot)` +
+        `   server CPU ${cpu.toFixed(0).padStart(5)} µs/call (${(cpu / hotCpu).toFixed(2)} × hot)`,
+    );
+  }
+}
+
+if (import.meta.main) await benchMeteringSpread();
