@@ -9,7 +9,7 @@ import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
-import { SIGNIN_LIMIT } from "../metering/signin_lockout.ts";
+import { SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
 
 const PASSWORD = "correct horse battery";
@@ -221,6 +221,23 @@ Deno.test("the lockout starts at exactly the documented number of failures, and 
     `after ${SIGNIN_LIMIT} failures even the right password is refused`,
   );
   assert.match(locked.text, /Too many failed attempts/);
+});
+
+Deno.test("the lockout lasts the documented 15 minutes from the first failure, not a minute less or more", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
+  await using s = await startServer({ signup: "open", clock });
+  await signUpOpen(browser(s.url), "window@example.com");
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal(
+      (await signIn(browser(s.url), "window@example.com", "wrong password!")).status,
+      401,
+    );
+  }
+  clock.advance(SIGNIN_WINDOW_MS - 60_000); // 14 minutes on: still locked
+  assert.equal((await signIn(browser(s.url), "window@example.com")).status, 429);
+  clock.advance(60_000); // the window is over
+  assert.equal((await signIn(browser(s.url), "window@example.com")).status, 303);
+  assert.equal(SIGNIN_WINDOW_MS, 15 * 60_000, "the README documents 15 minutes");
 });
 
 Deno.test("a parallel burst of guesses gets at most the limit through, and instances on one store share the count", async () => {
