@@ -1,0 +1,33 @@
+/**
+ * A backup holds what must survive and leaves out what refills itself (README, "Backup and
+ * restore"): the result cache and the sign-in attempt counters are not in the file; accounts,
+ * key digests and everything else are. Real KV file, the backup function the CLI runs.
+ */
+import assert from "node:assert/strict";
+import { backup } from "../cli/backup.ts";
+import { KV } from "../metering/kv_layout.ts";
+import { Accounts } from "../metering/accounts.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { systemClock } from "../metering/clock.ts";
+
+Deno.test("backup leaves out the result cache and sign-in counters, and keeps the accounts and keys", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/shelf.kv`);
+  try {
+    const accounts = new Accounts(kv, builtinPlans(), systemClock);
+    const a = await accounts.create("keep@example.com", "starter");
+    await accounts.createKey(a.id);
+    await kv.set(KV.resultCache("details", "abc"), { at: 1, json: "{}" });
+    await kv.set(KV.signinAttempts("def"), { count: 3, since: 1 });
+    const file = `${dir}/backup.jsonl`;
+    await backup(kv, file);
+    const text = await Deno.readTextFile(file);
+    assert.ok(!text.includes('"result_cache"'), "no result cache entry");
+    assert.ok(!text.includes('"signin_attempts"'), "no sign-in counter");
+    assert.ok(text.includes(`"${a.id}"`), "the account is there");
+    assert.ok(text.includes('"key_hash"'), "the key digest is there");
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
