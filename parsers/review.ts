@@ -1,14 +1,17 @@
 /**
  * The single review page (/gp/customer-reviews/<id>) to a SingleReviewPage.
  *
- * NOT YET VERIFIED ON A REAL SINGLE-REVIEW PAGE: the corpus holds none in the current layout.
- * Public scrapers document that this page renders the review in the same
- * `div[data-hook=review]` markup as the product-reviews list, with the body shown in full, so
- * it is read by the list parser's own `readReview`; its test wraps a review element cut from a
- * real corpus reviews page in a minimal page. (reviews/amazon.com__weih-… is a 2016 single
- * review page in a layout without data-hook attributes; it is not read here.)
+ * Two layouts:
+ * - current (not yet seen on a real single-review page): public scrapers document that the page
+ *   renders the review in the same `div[data-hook=review]` markup as the product-reviews list,
+ *   with the body in full, so the list parser's own `readReview` reads it; its test wraps a
+ *   review element cut from a real corpus reviews page in a minimal page;
+ * - legacy (verified on the corpus's 2016 page, reviews/amazon.com__weih-…): no data-hook
+ *   attributes; the review sits after `<a name="R…">` with its helpful count ("18 of 18 people
+ *   found the following review helpful"), a star image whose alt is the rating, the title in
+ *   `<b>`, the date in `<nobr>`, a verified stripe, and the body in `div.reviewText`.
  */
-import { all, attr, type Element, parseHtml } from "./dom.ts";
+import { all, attr, type Element, one, parseHtml, ratingFrom, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty } from "./page_text.ts";
 import { readReview } from "./reviews.ts";
@@ -31,6 +34,8 @@ export function parseReview(html: string, opts: SingleReviewOptions): SingleRevi
       .map((el) => ({ el, review: readReview(el, host) }))
       .filter((r): r is { el: Element; review: Review } => r.review !== null);
     if (reviews.length === 0) {
+      const legacy = legacyReview(html);
+      if (legacy) return legacy;
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the review page: it shows no review");
     }
@@ -70,4 +75,36 @@ function toSingle(r: Review): SingleReview {
     helpful_votes: r.helpful_votes,
     verified_purchase: r.verified_purchase,
   };
+}
+
+/** The 2016 layout (see the top of this file), or null when the page is not in it. */
+function legacyReview(html: string): SingleReviewPage | null {
+  const body = html.indexOf('class="reviewText"');
+  if (body < 0) return null;
+  const anchor = html.lastIndexOf('<a name="R', body);
+  if (anchor < 0) return null;
+  const end = html.indexOf("reviews-voting-stripe", body);
+  const doc = parseHtml(html.slice(anchor, end > 0 ? end : body + 20_000));
+  const id = attr(one(doc, "a[name]"), "name");
+  if (!/^R[A-Z0-9]+$/.test(id)) return null;
+  const block = text(doc);
+  const stars = one(doc, 'img[alt*="out of 5"]');
+  const helpful = /(\d[\d,]*) of [\d,]+ people found the following review helpful/.exec(block);
+  const review: SingleReview = {
+    id,
+    body: text(one(doc, ".reviewText")),
+    date: text(one(doc, "nobr")),
+    title: text(one(doc, "b")),
+    images: all(doc, "img.review-image-thumbnail").map((img) =>
+      attr(img, "large-image-url") || attr(img, "src")
+    ).filter(Boolean),
+    rating: ratingFrom(attr(stars, "alt")) ?? 0,
+    country: "",
+    variant: "",
+    helpful_votes: helpful ? Number(helpful[1].replace(/,/g, "")) : 0,
+    verified_purchase: !!one(doc, ".crVerifiedStripe"),
+  };
+  const asin = /\/product-reviews\/([A-Z0-9]{10})/.exec(html)?.[1] ??
+    /class="asinReviewsSummary" name="([A-Z0-9]{10})"/.exec(html)?.[1] ?? "";
+  return { asin, review };
 }

@@ -1,8 +1,9 @@
 /**
- * NOT YET VERIFIED ON A REAL SINGLE-REVIEW PAGE: the corpus holds no /gp/customer-reviews/<id>
- * page in the current layout. Public scrapers document that it renders the review in the same
- * div[data-hook=review] markup as the list, so these tests cut a real review element out of a
- * corpus reviews page and wrap it in a minimal page.
+ * The current single-review layout is NOT YET VERIFIED on a real page: the corpus holds no
+ * /gp/customer-reviews/<id> page in it. Public scrapers document that it renders the review in
+ * the same div[data-hook=review] markup as the list, so those tests cut a real review element
+ * out of a corpus reviews page and wrap it in a minimal page. The 2016 layout is tested on the
+ * corpus's real page (last test).
  */
 import assert from "node:assert/strict";
 import { parseReview } from "../parsers/review.ts";
@@ -101,4 +102,32 @@ Deno.test("parseReview() fails with ParseError for a missing review id, a sign-i
       assert.ok(e instanceof ParseError, `at ${input.length}: ${e}`);
     }
   }
+});
+
+// The one real single-review page in the corpus (2016, before data-hook attributes). Read off the
+// page: <a name="R12J0UJC4DRYLC">, "18 of 18 people found the following review helpful", star
+// image alt "5.0 out of 5 stars", <b>Going running</b>, <nobr>March 24, 2016</nobr>, the
+// "Verified Purchase" stripe, two review images (large-image-url 715ds+clIEL and 71SDJ9M3TtL),
+// and product-reviews links naming B003EM8008.
+Deno.test("parseReview() reads the 2016 single-review page of the corpus", async () => {
+  const page = SingleReviewPage.parse(
+    parseReview(await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html"), {
+      marketplace: "US",
+      reviewId: "R12J0UJC4DRYLC",
+    }),
+  );
+  assert.equal(page.asin, "B003EM8008");
+  const r = page.review;
+  assert.equal(r.id, "R12J0UJC4DRYLC");
+  assert.equal(r.title, "Going running");
+  assert.equal(r.date, "March 24, 2016");
+  assert.equal(r.rating, 5);
+  assert.equal(r.helpful_votes, 18);
+  assert.equal(r.verified_purchase, true);
+  assert.ok(r.body.startsWith("I can't believe these are so cheap!"), r.body);
+  assert.ok(r.body.endsWith("It comes with 3 different size rubber tips to fit your size ears."));
+  assert.deepEqual(r.images, [
+    "https://images-na.ssl-images-amazon.com/images/I/715ds+clIEL.jpg",
+    "https://images-na.ssl-images-amazon.com/images/I/71SDJ9M3TtL.jpg",
+  ]);
 });
