@@ -14,7 +14,7 @@ import { usageRecord } from "../../metering/account_state.ts";
 import { deleteSession } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
 import { clearSessionCookie, csrfCheck, currentSession, securityHeaders } from "./guard.ts";
-import { ICON, STYLE } from "./layout.tsx";
+import { ICON, STYLE, type Viewer } from "./layout.tsx";
 import { RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
 import { UsagePage } from "./usage_page.tsx";
@@ -67,6 +67,21 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     });
   };
 
+  /** The keys page of an account, with a notice, an error or a just-created key's value. */
+  const keysPage = async (
+    viewer: Viewer,
+    account: AccountState,
+    extra: Pick<Parameters<typeof KeysPage>[0], "notice" | "error" | "created">,
+  ) => (
+    <KeysPage
+      viewer={viewer}
+      account={account}
+      keys={await accounts.listKeys(account.id)}
+      plan={plans.get(account.plan)}
+      {...extra}
+    />
+  );
+
   authRoutes(app, deps, signedIn);
 
   app.get(
@@ -75,16 +90,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       const notice = c.req.query("revoked")
         ? "The key is revoked. Calls with it now get 401."
         : undefined;
-      const keys = await accounts.listKeys(s.account.id);
-      return c.html(
-        <KeysPage
-          viewer={s.viewer}
-          account={s.account}
-          keys={keys}
-          plan={plans.get(s.account.plan)}
-          notice={notice}
-        />,
-      );
+      return c.html(await keysPage(s.viewer, s.account, { notice }));
     }),
   );
 
@@ -97,32 +103,14 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
           mode: String(form.mode ?? "live"),
           name: String(form.name ?? ""),
         });
-        const created = { apiKey: key, value };
         const account = await accounts.get(s.account.id);
-        const keys = await accounts.listKeys(account.id);
         return c.html(
-          <KeysPage
-            viewer={s.viewer}
-            account={account}
-            keys={keys}
-            plan={plans.get(account.plan)}
-            created={created}
-          />,
+          await keysPage(s.viewer, account, { created: { apiKey: key, value } }),
         );
       } catch (e) {
         if (!(e instanceof AccountError)) throw e;
         const error = `Key not created: ${e.message}.`;
-        const keys = await accounts.listKeys(s.account.id);
-        return c.html(
-          <KeysPage
-            viewer={s.viewer}
-            account={s.account}
-            keys={keys}
-            plan={plans.get(s.account.plan)}
-            error={error}
-          />,
-          e.status as 409,
-        );
+        return c.html(await keysPage(s.viewer, s.account, { error }), e.status as 409);
       }
     }),
   );
