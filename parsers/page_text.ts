@@ -119,3 +119,24 @@ export function untruncated(shown: string, copies: (string | undefined)[]): stri
   }
   return best;
 }
+
+/**
+ * The JSON text of script data starting at `start` (a "[" or "{"), up to its matching close,
+ * strings skipped; "" when it is not closed. indexOf-style scanning: no regex walks the page.
+ */
+export function balancedJson(s: string, start: number): string {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) depth++;
+    else if ((c === 93 /* ] */ || c === 125 /* } */) && --depth === 0) {
+      return s.slice(start, i + 1);
+    }
+  }
+  return "";
+}

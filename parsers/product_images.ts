@@ -9,6 +9,7 @@
  * only when the URL's own size code (`_SX342_` = width, `_SY355_` = height) says which is which.
  */
 import type { Image } from "../schemas/resources.ts";
+import { balancedJson } from "./page_text.ts";
 
 interface ColorImage {
   hiRes?: unknown;
@@ -24,7 +25,7 @@ export function colorImages(html: string): Image[] | null {
   if (initial < 0 || initial - key > 200) return null;
   const start = html.indexOf("[", initial);
   if (start < 0) return null;
-  const json = balancedArray(html, start);
+  const json = balancedJson(html, start);
   if (!json) return null;
   let items: unknown;
   try {
@@ -79,22 +80,6 @@ function isPair(v: unknown): v is [number, number] {
 
 function str(v: unknown): string {
   return typeof v === "string" ? v : "";
-}
-
-/** The JSON array text starting at `start` (a "["), up to its matching "]"; "" when unclosed. */
-function balancedArray(s: string, start: number): string {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */) depth++;
-    else if (c === 93 /* ] */ && --depth === 0) return s.slice(start, i + 1);
-  }
-  return "";
 }
 
 /**

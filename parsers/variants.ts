@@ -5,6 +5,7 @@
  * names, either `dimensionsDisplay` (["Color", "Size"]) or `dimensions` (["color_name", …]) with
  * `variationDisplayLabels` ({"color_name": "Color"}). Pages without a twister give [].
  */
+import { balancedJson } from "./page_text.ts";
 export interface Variant {
   asin: string;
   dimensions: Record<string, string>;
@@ -54,27 +55,11 @@ function jsonAfter(html: string, key: string, open: "{" | "["): unknown {
     i++;
     while (i < html.length && /\s/.test(html[i])) i++;
     if (html[i] !== open) continue;
-    const text = balanced(html, i);
+    const text = balancedJson(html, i);
     if (!text) continue;
     try {
       return JSON.parse(text);
     } catch { /* a JavaScript literal, not JSON: try the next occurrence */ }
   }
   return undefined;
-}
-
-/** The bracketed text starting at `start` up to its matching close, strings skipped; "" if unclosed. */
-function balanced(s: string, start: number): string {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < s.length; i++) {
-    const c = s[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{" || c === "[") depth++;
-    else if ((c === "}" || c === "]") && --depth === 0) return s.slice(start, i + 1);
-  }
-  return "";
 }

@@ -20,7 +20,8 @@ import { judgeReviews } from "./reviews_answer.ts";
 import { productPageUrl } from "./urls.ts";
 
 export type Params = Record<string, unknown>;
-type Out<F extends (...a: never[]) => unknown> = ReturnType<F>;
+/** What a parser returns, for typing a reading passed around as plain data. */
+export type Out<F extends (...a: never[]) => unknown> = ReturnType<F>;
 
 /** What the page that answered says about itself. */
 export interface Answered {

@@ -7,7 +7,7 @@ import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { type FetchedPage, fetchPage, parsed } from "./fetch_page.ts";
 import { collectSearch } from "./search_pages.ts";
-import { envelope } from "./envelopes.ts";
+import { envelope, type Out, type Params } from "./envelopes.ts";
 import { mismatch } from "./delivery_location.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import { lookUpGtin } from "./gtin_lookup.ts";
@@ -20,14 +20,11 @@ import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 
-type Params = Record<string, unknown>;
-
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
 const PRIME_IN_URL = new Set(["US"]);
 
 type Get = (url: string, parser: JobParser) => Promise<FetchedPage>;
-type Out<F extends (...a: never[]) => unknown> = ReturnType<F>;
 
 export class UpstreamSource implements DataSource {
   constructor(
