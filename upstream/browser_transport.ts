@@ -12,15 +12,13 @@
  *   sharing one fetch, redirects followed only within marketplace hosts.
  */
 import { ApiError } from "../core/api_error.ts";
-import { decodeHtml } from "../parsers/decode.ts";
-import { detectPage } from "../parsers/detect.ts";
-import { type InterstitialForm, interstitialForm } from "../parsers/soft_interstitial.ts";
+import type { InterstitialForm } from "../parsers/soft_interstitial.ts";
+import { readPage } from "./page_read.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
 import { CookieJar } from "./cookie_jar.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import {
   applyDeliveryLocation,
-  displayedLocation,
   LocationBlocked,
   locationMatches,
   mismatch,
@@ -124,17 +122,24 @@ export class BrowserTransport implements Transport {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await untilAborted(this.locate(session), signal);
         let res = await this.get(session, req.url, signal);
-        // The request's own reading (on a page worker when there are some) tells a block page
-        // apart, so the body is decoded once for this and for the parser.
+        // One reading of each answer tells a block page, an interstitial and the shown postcode
+        // apart: the request's own (on a page worker when there are some, parsed for the
+        // caller too), else a bare one here. A 503 or 429 is a block whatever its body says.
         const read = async (r: UpstreamResponse) => {
-          if (r.status !== 503 && r.status !== 429 && req.read) {
-            r.outcome = await untilAborted(req.read(r), signal);
-          }
+          if (r.status === 503 || r.status === 429) return;
+          r.outcome = req.read ? await untilAborted(req.read(r), signal) : readPage({
+            parser: "none",
+            url: r.url,
+            marketplace: req.marketplace,
+            status: r.status,
+            contentType: r.headers.get("content-type"),
+            wantLocation: !!req.zip,
+          }, r.body);
         };
         await read(res);
         // A soft interstitial is passed as a browser passes it: its form, submitted once per
         // call on the same session, leads back to the page asked for.
-        const form = !interstitialTried && softInterstitial(res);
+        const form = !interstitialTried && res.outcome?.interstitial;
         if (form) {
           interstitialTried = true;
           const passed = await this.get(session, formUrl(form, res.url), signal);
@@ -149,9 +154,7 @@ export class BrowserTransport implements Transport {
           continue;
         }
         if (req.zip) {
-          const shown = res.outcome
-            ? res.outcome.location
-            : displayedLocation(decodeHtml(res.body, res.headers.get("content-type")));
+          const shown = res.outcome?.location ?? null;
           if (shown !== null && !locationMatches(shown, req.zip)) {
             throw mismatch(
               `the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`,
@@ -367,15 +370,6 @@ export class BrowserTransport implements Transport {
   }
 }
 
-/** The form of a soft interstitial answer (read with the request's reading when it had one). */
-function softInterstitial(res: UpstreamResponse): InterstitialForm | null {
-  if (res.status === 503 || res.status === 429) return null;
-  if (res.outcome) return res.outcome.interstitial ?? null;
-  const html = decodeHtml(res.body, res.headers.get("content-type"));
-  const d = detectPage(html);
-  return d.kind === "blocked" && d.reason === "soft_interstitial" ? interstitialForm(html) : null;
-}
-
 /** The GET the interstitial's form sends: its action on the page's host, its fields as query. */
 function formUrl(form: InterstitialForm, pageUrl: string): string {
   const url = new URL(form.action, pageUrl);
@@ -387,9 +381,8 @@ function formUrl(form: InterstitialForm, pageUrl: string): string {
 /** Robot check, captcha, throttling: worth a fresh session. A sign-in wall is not. */
 function isBlocked(res: UpstreamResponse): boolean {
   if (res.status === 503 || res.status === 429) return true;
-  const d = res.outcome?.detection ??
-    detectPage(decodeHtml(res.body, res.headers.get("content-type")));
-  return d.kind === "blocked" && d.reason !== "signin_wall";
+  const d = res.outcome?.detection;
+  return d?.kind === "blocked" && d.reason !== "signin_wall";
 }
 
 /** `p`, or a rejection as soon as `signal` aborts (the work itself may go on for others). */
