@@ -9,10 +9,11 @@ export interface LoadResult {
   p99: number;
 }
 
-async function startServer(
+/** Starts a benchmark server script; its first stdout line is JSON describing it. */
+export async function startServer<Info = { url: string; key?: string }>(
   script: string,
   ...args: string[]
-): Promise<{ proc: Deno.ChildProcess; info: { url: string; key?: string } }> {
+): Promise<{ proc: Deno.ChildProcess; info: Info }> {
   const proc = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", new URL(script, import.meta.url).pathname, ...args],
     stdout: "piped",

@@ -7,15 +7,11 @@
  * point.
  */
 import { median } from "./median.ts";
+import { startServer } from "./gateway.ts";
+import { cpuMs } from "./process_stats.ts";
 
 const SECONDS = 4;
 const CONCURRENCY = 64;
-
-function cpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 async function load(url: string, keyOf: () => string, pid: number) {
   const stopAt = performance.now() + SECONDS * 1000;
@@ -34,26 +30,13 @@ async function load(url: string, keyOf: () => string, pid: number) {
 
 export async function benchMeteringSpread(rounds = 3): Promise<void> {
   const accounts = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 10_000);
-  const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", new URL("./spread_server.ts", import.meta.url).pathname],
-    env: { BENCH_ACCOUNTS: String(accounts) },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  while (!buf.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("spread_server exited before listening");
-    buf += value;
-  }
-  reader.releaseLock();
-  const info = JSON.parse(buf.split("\n")[0]) as {
+  Deno.env.set("BENCH_ACCOUNTS", String(accounts));
+  const { proc, info } = await startServer<{
     url: string;
     hot: string;
     spread: string[];
     fifty: string[];
-  };
+  }>("./spread_server.ts");
   const modes: [string, () => string][] = [
     ["one hot account", () => info.hot],
     [`${accounts} accounts`, () => info.spread[Math.floor(Math.random() * info.spread.length)]],

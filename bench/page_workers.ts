@@ -12,6 +12,7 @@ import { spawnShelf } from "../tests/proof/shelf_process.ts";
 import { plansFile } from "../tests/proof/plans_file.ts";
 import { createAccount } from "../tests/proof/admin_client.ts";
 import { median } from "./median.ts";
+import { cpuMs, peakRssMiB } from "./process_stats.ts";
 
 /** The corpus's median-size product page (780 KB, 2017) and a 2026 one (1.5 MB). */
 const PAGES = [
@@ -32,17 +33,6 @@ interface Run {
 }
 
 const asin = (i: number) => `B0${String(i).padStart(8, "0")}`;
-
-function cpuMs(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 100 Hz ticks
-}
-
-function peakRssMiB(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function get(url: string, key: string): Promise<number> {
   const t = performance.now();

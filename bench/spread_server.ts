@@ -4,27 +4,10 @@
  * ACCOUNTS accounts with a key each, and one account holding FIFTY keys. Prints the URL and the
  * key lists (one JSON line), then serves.
  */
-import { createApp } from "../app.ts";
-import { systemClock } from "../metering/clock.ts";
-import { Plans } from "../metering/plans.ts";
-import { BENCH_BODY } from "./bench_body.ts";
+import { benchApp } from "./bench_app.ts";
 
 const ACCOUNTS = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 10_000);
-const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-const kv = await Deno.openKv(kvPath);
-const plans = new Plans([{
-  id: "bench",
-  credits: 1_000_000_000,
-  rate_limit_per_sec: 1_000_000,
-  max_keys: 50,
-  groups: ["products"],
-}]);
-const { app, deps } = createApp({
-  kv,
-  plans,
-  clock: systemClock,
-  dataSource: { fetch: () => Promise.resolve(BENCH_BODY) },
-});
+const { app, deps } = await benchApp(50);
 const hot = await deps.accounts.create("hot@example.com", "bench");
 const hotKey = (await deps.accounts.createKey(hot.id)).value;
 const spread: string[] = [];
@@ -47,5 +30,4 @@ console.log(JSON.stringify({
   spread,
   fifty,
 }));
-globalThis.addEventListener("unload", () => Deno.removeSync(kvPath));
 for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
