@@ -23,6 +23,7 @@ import {
 import { type Decision, transact, type Versioned } from "./transact.ts";
 import { type Alert, newAlert, writeAlert } from "./alerts.ts";
 import { setImmediate } from "node:timers";
+import { GroupCommit } from "./group_commit.ts";
 
 export type Refusal = "unauthorized" | "forbidden" | "rate_limited" | "invalid" | "quota_exhausted";
 
@@ -80,6 +81,7 @@ export class Meter {
   readonly #clock: Clock;
   readonly #cache = new Map<string, Versioned>();
   readonly #queues = new Map<string, Pending[]>();
+  readonly #group: GroupCommit;
   /** Told after a commit that wrote usage alerts, so a delivery loop can send them at once. */
   onAlert: (alerts: Alert[]) => void = () => {};
 
@@ -87,6 +89,7 @@ export class Meter {
     this.#kv = kv;
     this.#plans = plans;
     this.#clock = clock;
+    this.#group = new GroupCommit(kv);
   }
 
   /**
@@ -154,6 +157,7 @@ export class Meter {
           accountId,
           this.#cache.get(accountId) ?? null,
           (state) => this.#decide(state, batch.map((p) => p.op)),
+          this.#group,
         );
         this.#cache.delete(accountId); // re-inserted last: the oldest entry is the least used
         if (current) {

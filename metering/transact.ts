@@ -7,6 +7,7 @@
 import { KV } from "./kv_layout.ts";
 import { type AccountState, cloneAccount } from "./account_state.ts";
 import { randomHex } from "./api_key.ts";
+import type { GroupCommit } from "./group_commit.ts";
 
 export interface Versioned {
   state: AccountState;
@@ -39,15 +40,19 @@ export async function readAccount(kv: Deno.Kv, accountId: string): Promise<Versi
 /**
  * Decides on `known` (a possibly stale cached copy) or on a fresh read. A decision that writes
  * nothing is trusted only when made on a fresh read, since a stale copy may wrongly refuse.
+ * With `group`, the first commit may share one atomic operation with other accounts' commits;
+ * after a failed group every retry commits alone, so a contended neighbour cannot starve it.
  */
 export async function transact<T>(
   kv: Deno.Kv,
   accountId: string,
   known: Versioned | null,
   decide: (state: AccountState | null) => Decision<T>,
+  group?: GroupCommit,
 ): Promise<{ result: T; current: Versioned | null }> {
   let cur = known;
   let fresh = false;
+  let grouped = group !== undefined;
   if (!cur) {
     cur = await readAccount(kv, accountId);
     fresh = true;
@@ -64,15 +69,24 @@ export async function transact<T>(
     // that every commit serializes.
     const batch = randomHex(8);
     d.next.recent_batches = [batch, ...(d.next.recent_batches ?? []).slice(0, RECENT_BATCHES - 1)];
-    const op = kv.atomic()
-      .check({ key: KV.account(accountId), versionstamp: cur?.versionstamp ?? null })
-      .set(KV.account(accountId), d.next);
-    d.extend?.(op);
+    const check = { key: KV.account(accountId), versionstamp: cur?.versionstamp ?? null };
+    const next = d.next;
+    const write = (op: Deno.AtomicOperation) => {
+      op.set(KV.account(accountId), next);
+      d.extend?.(op);
+    };
     let committed: Deno.KvCommitResult | Deno.KvCommitError | null = null;
-    try {
-      committed = await op.commit();
-    } catch {
-      committed = null; // outcome unknown: the re-read below tells
+    if (grouped) {
+      committed = await group!.commit(check, write);
+      grouped = false;
+    } else {
+      const op = kv.atomic().check(check);
+      write(op);
+      try {
+        committed = await op.commit();
+      } catch {
+        committed = null; // outcome unknown: the re-read below tells
+      }
     }
     if (committed?.ok) {
       return { result: d.result, current: { state: d.next, versionstamp: committed.versionstamp } };
