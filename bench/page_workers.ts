@@ -8,11 +8,11 @@
  * - the process's peak RSS.
  */
 import { FakeMarketplace } from "../tests/fake_marketplace.ts";
-import { spawnShelf } from "../tests/proof/shelf_process.ts";
+import { spawnShelf, startV8Flags } from "../tests/proof/shelf_process.ts";
 import { plansFile } from "../tests/proof/plans_file.ts";
 import { createAccount } from "../tests/proof/admin_client.ts";
 import { median } from "./median.ts";
-import { cpuMs, peakRssMiB } from "./process_stats.ts";
+import { cpuMs, peakRssMiB, rssMiB } from "./process_stats.ts";
 
 /** The corpus's median-size product page (780 KB, 2017) and a 2026 one (1.5 MB). */
 const PAGES = [
@@ -30,6 +30,7 @@ interface Run {
   hitAloneMs: number;
   hitUnderLoadMs: number;
   peakRssMiB: number;
+  steadyRssMiB: number;
 }
 
 const asin = (i: number) => `B0${String(i).padStart(8, "0")}`;
@@ -80,7 +81,14 @@ async function oneRun(fake: FakeMarketplace, workers: string, offset: number): P
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
-    await Promise.all([...clients, probe]);
+    const rss: number[] = [];
+    const sampler = (async () => {
+      while (performance.now() < stopAt) {
+        await new Promise((r) => setTimeout(r, 250));
+        rss.push(rssMiB(shelf.pid));
+      }
+    })();
+    await Promise.all([...clients, probe, sampler]);
     const elapsed = (performance.now() - t0) / 1000;
     const cpu = cpuMs(shelf.pid) - cpu0;
     return {
@@ -90,6 +98,7 @@ async function oneRun(fake: FakeMarketplace, workers: string, offset: number): P
       hitAloneMs: median(alone),
       hitUnderLoadMs: median(underLoad),
       peakRssMiB: peakRssMiB(shelf.pid),
+      steadyRssMiB: median(rss),
     };
   } finally {
     await Deno.remove(plans).catch(() => {});
@@ -117,7 +126,8 @@ async function benchPage(PAGE: string, rounds: number): Promise<void> {
   const cores = navigator.hardwareConcurrency;
   console.log(
     `page workers (spawned main.ts, fake marketplace on loopback, ${PAGE.split("/")[1]}; ` +
-      `${CLIENTS} clients, ${SECONDS} s, medians of ${rounds} alternating runs; ${cores} cores):`,
+      `${CLIENTS} clients, ${SECONDS} s, medians of ${rounds} alternating runs; ${cores} cores; ` +
+      `V8 flags: ${startV8Flags().join(" ") || "none"}):`,
   );
   const row = (name: string, f: (r: Run) => number, unit: string, digits = 1) => {
     const inline = of("0", f), pool = of("default", f);
@@ -132,6 +142,7 @@ async function benchPage(PAGE: string, rounds: number): Promise<void> {
   row("CPU per uncached call (process)", (r) => r.cpuMsPerCall, "ms");
   row("cached hit p50, alone", (r) => r.hitAloneMs, "ms", 2);
   row("cached hit p50, while misses run", (r) => r.hitUnderLoadMs, "ms", 2);
+  row("RSS under load (median of 4/s)", (r) => r.steadyRssMiB, "MiB", 0);
   row("peak RSS", (r) => r.peakRssMiB, "MiB", 0);
 }
 

@@ -12,3 +12,9 @@ export function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
   return m ? Number(m[1]) / 1024 : NaN;
 }
+
+/** The resident set size of `pid` now, in MiB. */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m ? Number(m[1]) / 1024 : NaN;
+}

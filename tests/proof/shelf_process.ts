@@ -5,6 +5,17 @@
  */
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
+/**
+ * The V8 flags `deno task start` runs with (deno.json), so that a spawned Shelf uses memory as an
+ * operator's does. SHELF_V8_FLAGS, when set (even empty), replaces them, for side-by-side benches.
+ */
+export function startV8Flags(): string[] {
+  const override = Deno.env.get("SHELF_V8_FLAGS");
+  if (override !== undefined) return override ? [`--v8-flags=${override}`] : [];
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+  return String(config.tasks.start).split(/\s+/).filter((a) => a.startsWith("--v8-flags="));
+}
+
 export interface ShelfProcess extends AsyncDisposable {
   url: string;
   pid: number;
@@ -48,7 +59,7 @@ async function spawnOnce(
   const vars: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1" };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN],
+    args: ["run", "--allow-all", ...startV8Flags(), MAIN],
     env: vars,
     clearEnv: false,
     stdout: "piped",
