@@ -25,6 +25,8 @@ import { AlertDelivery, type DeliveryTiming } from "./mail/alert_delivery.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
 import { type Deps, type SignupMode } from "./routes/deps.ts";
 import { consoleLog, type Log } from "./core/log.ts";
+import { Watches, type WatchOptions } from "./watches/mod.ts";
+import { watchRoutes } from "./routes/watches.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -46,6 +48,8 @@ export interface AppOptions {
   /** Where access-log lines go (main.ts: stdout as JSON lines); unset writes none. */
   accessLog?: (line: Record<string, unknown>) => void;
   metrics?: Metrics;
+  /** WATCH_MIN_SECONDS, WEBHOOK_ALLOW_PRIVATE, and whether the refresh loops run. */
+  watches?: WatchOptions;
 }
 
 export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
@@ -59,6 +63,12 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const delivery = mailer && opts.smtp
     ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing)
     : null;
+  const stopping = opts.stopping ?? new AbortController().signal;
+  const details = DATA_ENDPOINTS.find((e) => e.name === "details")!;
+  const watches = new Watches(
+    { kv: opts.kv, meter, dataSource: opts.dataSource, details, log, stopping },
+    opts.watches,
+  );
   const deps: Deps = {
     ...opts,
     accounts,
@@ -69,9 +79,11 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     signup: opts.signup ?? "closed",
     trustProxy: opts.trustProxy ?? false,
     publicUrl: opts.publicUrl ?? "http://localhost:8000",
-    stopping: opts.stopping ?? new AbortController().signal,
+    stopping,
     metrics: opts.metrics ?? processMetrics,
+    watches,
   };
+  watches.start();
   if (delivery) {
     meter.onAlert = () => delivery.wake();
     delivery.start();
@@ -86,6 +98,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   opsRoutes(app, deps, opts.adminToken);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);
+  watchRoutes(app, deps);
   if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);
   dashboardRoutes(app, deps);
 

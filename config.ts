@@ -28,6 +28,10 @@ export interface Config {
   parseWorkers: number;
   /** HISTORY: record price history from details fetches (default on). */
   history: boolean;
+  /** WATCH_MIN_SECONDS: the shortest refresh interval of a watch (default 3600). */
+  watchMinSeconds: number;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
@@ -56,6 +60,8 @@ export function loadConfig(env: { get(name: string): string | undefined } = Deno
     drainSeconds: drainFrom(env.get("DRAIN_SECONDS")),
     parseWorkers: workersFrom(env.get("PARSE_WORKERS")),
     history: historyFrom(env.get("HISTORY")),
+    watchMinSeconds: watchMinFrom(env.get("WATCH_MIN_SECONDS")),
+    webhookAllowPrivate: flagFrom("WEBHOOK_ALLOW_PRIVATE", env.get("WEBHOOK_ALLOW_PRIVATE")),
   };
 }
 
@@ -142,11 +148,26 @@ function signupFrom(value: string | undefined, mail: boolean): SignupMode {
 }
 
 function trustProxyFrom(value: string | undefined): boolean {
+  return flagFrom("TRUST_PROXY", value);
+}
+
+/** A 0/1 setting: unset, "" or 0 is off, 1 is on, anything else a start-up error. */
+function flagFrom(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "0") return false;
   if (value === "1") return true;
-  throw new RangeError(
-    `Cannot start as 'TRUST_PROXY' must be 1 or unset: current value is ${value}`,
-  );
+  throw new RangeError(`Cannot start as '${name}' must be 1 or unset: current value is ${value}`);
+}
+
+/** WATCH_MIN_SECONDS: whole seconds from 1 to 30 days; default an hour. */
+function watchMinFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return 3_600;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400) {
+    throw new RangeError(
+      `Cannot start as 'WATCH_MIN_SECONDS' must be a whole number of seconds from 1 to 2592000: current value is ${value}`,
+    );
+  }
+  return n;
 }
 
 function publicUrlFrom(value: string | undefined, port: number): string {

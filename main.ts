@@ -51,6 +51,11 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     stopping: stopping.signal,
     accessLog: opsLog,
+    watches: {
+      minSeconds: config.watchMinSeconds,
+      allowPrivate: config.webhookAllowPrivate,
+      run: true,
+    },
   });
 
   const server = Deno.serve({
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
     clearTimeout(giveUp);
     clearTimeout(hardStop);
     await deps.delivery?.stop();
+    await deps.watches.stop();
     pages.close();
     kv.close();
     opsLog({ event: "stopped" });

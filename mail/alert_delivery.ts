@@ -13,6 +13,7 @@
 import { type Alert, claim, markDelivered, markFailed, outboxEntries } from "../metering/alerts.ts";
 import { type Mail, sendMail, type SmtpConfig } from "./smtp.ts";
 import type { Log } from "../core/log.ts";
+import { PollLoop } from "../core/poll_loop.ts";
 
 export interface DeliveryTiming {
   /** How often the outbox is scanned when nothing wakes the loop. */
@@ -36,54 +37,33 @@ export class AlertDelivery {
   readonly #smtp: SmtpConfig;
   readonly #log: Log;
   readonly #timing: DeliveryTiming;
-  #running: Promise<void> | null = null;
-  #stopped = false;
-  #wake: (() => void) | null = null;
-  #woken = false;
+  readonly #loop: PollLoop;
 
   constructor(kv: Deno.Kv, smtp: SmtpConfig, log: Log, timing: Partial<DeliveryTiming> = {}) {
     this.#kv = kv;
     this.#smtp = smtp;
     this.#log = log;
     this.#timing = { ...DEFAULT_TIMING, ...timing };
+    this.#loop = new PollLoop(
+      "alert delivery",
+      () => this.deliverDue(),
+      this.#timing.pollMs,
+      log,
+    );
   }
 
   start(): void {
-    this.#running ??= this.#loop();
+    this.#loop.start();
   }
 
   /** Scans the outbox now instead of at the next poll. */
   wake(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   /** Ends the loop after the alert being sent, if any. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#wake?.();
-    await this.#running;
-  }
-
-  async #loop(): Promise<void> {
-    while (!this.#stopped) {
-      this.#woken = false;
-      try {
-        await this.deliverDue();
-      } catch (e) {
-        this.#log.error("alert delivery: outbox scan failed", e);
-      }
-      if (this.#stopped || this.#woken) continue;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.#wake = null;
-          resolve();
-        };
-        const timer = setTimeout(done, this.#timing.pollMs);
-        this.#wake = done;
-      });
-    }
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass over the outbox; returns how many alerts were delivered. */

@@ -84,4 +84,26 @@ export const KV = {
   ],
   /** Prefix of one product's observations. */
   historyOf: (marketplace: string, asin: string): Deno.KvKey => ["history", marketplace, asin],
+  /**
+   * One watch (watches/store.ts): what to refresh and where to send events, its secret, its
+   * schedule (`next_at`) and the watched values of its last refresh. Every change is a checked
+   * commit on this record, so the scheduler's claim, a refresh's result, a delivery's note and a
+   * DELETE never overwrite each other.
+   */
+  watch: (watchId: string): Deno.KvKey => ["watch", watchId],
+  /** Account id + watch id → true: an account's watches, for GET /v1/watches and the limit. */
+  watchOf: (accountId: string, watchId: string): Deno.KvKey => ["watch_of", accountId, watchId],
+  watchesOf: (accountId: string): Deno.KvKey => ["watch_of", accountId],
+  /**
+   * Due time (ms) + watch id → watch id: the schedule every instance scans. Exactly one entry per
+   * watch, at its record's `next_at`; claiming a refresh moves it to the end of a lease, in the
+   * same checked commit, so two instances never refresh one watch at once.
+   */
+  watchDue: (at: number, watchId: string): Deno.KvKey => ["watch_due", at, watchId],
+  watchSchedule: ["watch_due"] as Deno.KvKey,
+  /** Event id → an undelivered webhook event (body, attempts), written with the refresh that saw the change. */
+  webhook: (eventId: string): Deno.KvKey => ["webhook", eventId],
+  /** Next attempt time (ms) + event id → event id: the webhook outbox, scanned like the schedule. */
+  webhookDue: (at: number, eventId: string): Deno.KvKey => ["webhook_due", at, eventId],
+  webhookSchedule: ["webhook_due"] as Deno.KvKey,
 };

@@ -11,6 +11,7 @@ import type { AlertDelivery } from "../mail/alert_delivery.ts";
 import type { SmtpConfig } from "../mail/smtp.ts";
 import type { Metrics } from "../core/metrics.ts";
 import type { Log } from "../core/log.ts";
+import type { Watches } from "../watches/mod.ts";
 
 /** SIGNUP: who may create an account from the dashboard. */
 export type SignupMode = "open" | "closed" | "verify";
@@ -34,4 +35,6 @@ export interface Deps {
   /** Aborted when a drain runs out of time: calls still waiting upstream give up, uncharged. */
   stopping: AbortSignal;
   metrics: Metrics;
+  /** Watch settings, refresh scheduler and webhook delivery (/v1/watches). */
+  watches: Watches;
 }

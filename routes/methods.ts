@@ -1,8 +1,10 @@
 /**
- * What /v1 answers to anything but GET (issue 13.12): 405 `method_not_allowed` with `Allow: GET`
- * in the spec's error shape, before any key is read, so nothing is ever charged; and, only for
- * the origins in CORS_ORIGINS, CORS headers (Hono's cors middleware) with OPTIONS answered as
- * a preflight. Without CORS_ORIGINS no CORS header is sent and OPTIONS is a 405 like the rest.
+ * What /v1 answers to a method its path does not take (issue 13.12): 405 `method_not_allowed`
+ * with `Allow` in the spec's error shape, before any key is read, so nothing is ever charged; and,
+ * only for the origins in CORS_ORIGINS, CORS headers (Hono's cors middleware) with OPTIONS
+ * answered as a preflight. Without CORS_ORIGINS no CORS header is sent and OPTIONS is a 405 like
+ * the rest. Every data endpoint is GET only; the watches of "Beyond the spec" are the exception
+ * (POST and GET /v1/watches, DELETE /v1/watches/{id}).
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
@@ -32,11 +34,24 @@ export function parseCorsOrigins(value: string | undefined): CorsOrigins {
   });
 }
 
-function notAllowed(): Response {
+/** The methods a /v1 path takes. */
+export function allowedMethods(path: string): string[] {
+  if (path === "/v1/watches") return ["GET", "POST"];
+  if (/^\/v1\/watches\/[^/]+$/.test(path)) return ["DELETE"];
+  return ["GET"];
+}
+
+function notAllowed(allow: string[]): Response {
   const res = errorResponse(
-    new ApiError(405, "method_not_allowed", "Every /v1 endpoint is GET only."),
+    new ApiError(
+      405,
+      "method_not_allowed",
+      allow.length === 1 && allow[0] === "GET"
+        ? "Every /v1 endpoint is GET only."
+        : `This endpoint takes ${allow.join(" and ")} only.`,
+    ),
   );
-  res.headers.set("allow", "GET");
+  res.headers.set("allow", allow.join(", "));
   return res;
 }
 
@@ -45,8 +60,8 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
     origins === "*" || (origins !== null && origins.includes(origin));
   const corsHeaders = origins === null ? null : cors({
     origin: (origin) => (allowed(origin) ? (origins === "*" ? "*" : origin) : null),
-    allowMethods: ["GET"],
-    allowHeaders: ["x-api-key", "authorization"],
+    allowMethods: ["GET", "POST", "DELETE"],
+    allowHeaders: ["x-api-key", "authorization", "content-type"],
     exposeHeaders: [
       "x-credits-reset",
       "x-credits-remaining",
@@ -61,13 +76,15 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
   });
   return async (c, next) => {
     const method = c.req.method;
+    const allow = allowedMethods(c.req.path);
     if (method === "OPTIONS") {
       const origin = c.req.header("origin");
-      const preflight = corsHeaders && origin && allowed(origin) &&
-        c.req.header("access-control-request-method");
-      return preflight ? await corsHeaders(c, next) as Response : notAllowed();
+      const wanted = c.req.header("access-control-request-method");
+      const preflight = corsHeaders && origin && allowed(origin) && wanted &&
+        allow.includes(wanted.toUpperCase());
+      return preflight ? await corsHeaders(c, next) as Response : notAllowed(allow);
     }
-    if (method !== "GET") return notAllowed();
+    if (!allow.includes(method)) return notAllowed(allow);
     if (corsHeaders) return await corsHeaders(c, next);
     await next();
   };

@@ -88,6 +88,7 @@ export async function startServer(opts: {
   publicUrl?: string;
   corsOrigins?: null | "*" | string[];
   accessLog?: (line: Record<string, unknown>) => void;
+  watches?: Parameters<typeof createApp>[0]["watches"];
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -110,6 +111,7 @@ export async function startServer(opts: {
     publicUrl: opts.publicUrl,
     corsOrigins: opts.corsOrigins,
     accessLog: opts.accessLog,
+    watches: opts.watches,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;
@@ -135,6 +137,7 @@ export async function startServer(opts: {
     async [Symbol.asyncDispose]() {
       await server.shutdown();
       await deps.delivery?.stop();
+      await deps.watches.stop();
       try {
         kv.close();
       } catch { /* a test closed it already */ }

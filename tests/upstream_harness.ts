@@ -47,6 +47,7 @@ export async function startRig(opts: {
   adminToken?: string;
   /** Where pages are read (default inline); the rig closes it. */
   reader?: PageReader;
+  watches?: NonNullable<Parameters<typeof startServer>[0]>["watches"];
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
@@ -60,6 +61,7 @@ export async function startRig(opts: {
     source: passThrough,
     plans: opts.plans,
     adminToken: opts.adminToken,
+    watches: opts.watches,
   });
   if (opts.wrap) (passThrough as { inner: DataSource }).inner = opts.wrap(upstream, server.kv);
   const { key, id } = await server.account(opts.plan ?? "growth");

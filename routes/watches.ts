@@ -1,0 +1,187 @@
+/**
+ * `POST /v1/watches`, `GET /v1/watches`, `DELETE /v1/watches/{id}` (INTERFACE.md "Beyond the
+ * spec"). Keys are checked as for any call; creating, listing and deleting are free, each refresh
+ * is charged as a details call (watches/scheduler.ts). A body is validated field by field into
+ * the spec's 422 shape, with `asin`, `marketplace` and `zip` held to the details endpoint's own
+ * rules; the webhook URL must pass the SSRF rules of watches/webhook_target.ts.
+ */
+import type { Context, Hono } from "hono";
+import type { z } from "zod";
+import type { Deps } from "./deps.ts";
+import { authenticate } from "./authenticate.ts";
+import { queryParams } from "./query_params.ts";
+import { refusalError } from "./refusals.ts";
+import { validateQuery } from "./validate_query.ts";
+import { noteCall } from "./access_log.ts";
+import { ApiError } from "../core/api_error.ts";
+import { randomHex } from "../metering/api_key.ts";
+import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
+import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
+import {
+  countWatches,
+  createWatch,
+  deleteWatch,
+  listWatches,
+  type Watch,
+} from "../watches/store.ts";
+import { newWatchSecret } from "../watches/signature.ts";
+import { webhookRefusal } from "../watches/webhook_target.ts";
+
+const DETAILS = DATA_ENDPOINTS.find((e) => e.name === "details")!;
+
+interface BodyError {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input: unknown;
+}
+
+export function watchRoutes(app: Hono, deps: Deps): void {
+  app.post("/v1/watches", async (c) => {
+    const caller = await admitted(deps, c);
+    const input = await readBody(c, deps.watches.minSeconds);
+    if ("detail" in input) return c.json({ detail: input.detail }, 422);
+    const body = input.value;
+    const params = validateQuery(
+      DETAILS.params,
+      new Map(
+        Object.entries({ asin: body.asin, marketplace: body.marketplace, zip: body.zip })
+          .filter(([, v]) => v !== undefined).map(([k, v]) => [k, [v as string]]),
+      ),
+    );
+    if (!params.ok) {
+      return c.json({ detail: params.detail.map((d) => ({ ...d, loc: ["body", d.loc[1]] })) }, 422);
+    }
+    const refusal = await webhookRefusal(
+      body.webhook_url,
+      deps.watches.allowPrivate,
+      deps.watches.resolve,
+    );
+    if (refusal) {
+      return c.json({
+        detail: [{
+          loc: ["body", "webhook_url"],
+          msg: `The webhook URL cannot be used: ${refusal}`,
+          type: "value_error",
+          input: body.webhook_url,
+        }],
+      }, 422);
+    }
+    if (await countWatches(deps.kv, caller.accountId) >= MAX_WATCHES_PER_ACCOUNT) {
+      throw new ApiError(
+        409,
+        "watch_limit_reached",
+        `An account may hold ${MAX_WATCHES_PER_ACCOUNT} watches; delete one first.`,
+      );
+    }
+    const now = Date.now();
+    const watch: Watch = {
+      id: `wat_${randomHex(8)}`,
+      account_id: caller.accountId,
+      key_id: caller.keyId,
+      asin: params.value.asin as string,
+      marketplace: params.value.marketplace as string,
+      zip: (params.value.zip as string | undefined) ?? null,
+      every_seconds: body.every_seconds,
+      webhook_url: body.webhook_url,
+      on: [...new Set(body.on)],
+      secret: newWatchSecret(),
+      created_at: now,
+      // The first refresh records the values later ones compare with: due at once.
+      next_at: now,
+      status: "active",
+      paused_reason: null,
+      last: null,
+      last_refresh_at: null,
+      refreshes: 0,
+      last_error: null,
+      deliveries: [],
+    };
+    await createWatch(deps.kv, watch);
+    deps.watches.scheduler.wake();
+    return c.json({ ...watchView(watch), secret: watch.secret }, 201);
+  });
+
+  app.get("/v1/watches", async (c) => {
+    const caller = await admitted(deps, c);
+    const watches = (await listWatches(deps.kv, caller.accountId)).map(watchView);
+    return c.json({ count: watches.length, watches });
+  });
+
+  app.delete("/v1/watches/:id", async (c) => {
+    const caller = await admitted(deps, c);
+    const id = c.req.param("id");
+    if (!/^wat_[0-9a-f]{16}$/.test(id) || !await deleteWatch(deps.kv, caller.accountId, id)) {
+      throw new ApiError(404, "not_found", "This account has no such watch.");
+    }
+    return c.json({ id, deleted: true as const });
+  });
+}
+
+/** The caller, when its key is active and its plan includes details calls. */
+async function admitted(deps: Deps, c: Context) {
+  const req = c.req.raw;
+  const caller = await authenticate(deps.accounts, req, queryParams(req.url));
+  noteCall(c, { account: caller.accountId });
+  const r = await deps.meter.usage(caller.accountId, caller.keyId);
+  if (r.outcome !== "ok") throw refusalError(r.outcome, {});
+  if (!deps.plans.get(r.usage!.plan)?.groups.includes(DETAILS.group!)) {
+    throw refusalError("forbidden", {});
+  }
+  return caller;
+}
+
+type CreateBody = z.infer<ReturnType<typeof watchCreateBody>>;
+
+async function readBody(
+  c: Context,
+  minSeconds: number,
+): Promise<{ value: CreateBody } | { detail: BodyError[] }> {
+  const type = c.req.header("content-type") ?? "";
+  let raw: unknown;
+  try {
+    if (!/^application\/json\b/i.test(type)) throw new SyntaxError();
+    raw = await c.req.json();
+  } catch {
+    return {
+      detail: [{
+        loc: ["body"],
+        msg: "The body must be a JSON object sent as application/json",
+        type: "json_invalid",
+        input: null,
+      }],
+    };
+  }
+  const parsed = watchCreateBody(minSeconds).safeParse(raw);
+  if (parsed.success) return { value: parsed.data };
+  return {
+    detail: parsed.error.issues.slice(0, 20).map((i) => ({
+      loc: ["body", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))],
+      msg: i.message,
+      type: i.code,
+      input: null,
+    })),
+  };
+}
+
+export function watchView(w: Watch): WatchView {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    id: w.id,
+    asin: w.asin,
+    marketplace: w.marketplace,
+    zip: w.zip,
+    every_seconds: w.every_seconds,
+    webhook_url: w.webhook_url,
+    on: w.on,
+    status: w.status,
+    paused_reason: w.paused_reason,
+    created_at: iso(w.created_at)!,
+    next_refresh_at: iso(w.next_at)!,
+    last_refresh_at: iso(w.last_refresh_at),
+    refreshes: w.refreshes,
+    last: w.last,
+    last_error: w.last_error,
+    deliveries: w.deliveries,
+  };
+}

@@ -1,0 +1,264 @@
+/**
+ * Watches (INTERFACE.md "Beyond the spec") over real HTTP: the loopback fake marketplace serves a
+ * real product page and changes its price between two refreshes; a real webhook receiver on
+ * loopback checks every event's Shelf-Signature with Web Crypto (not the code under test).
+ * Refreshes are charged as details calls, a watch pauses without credits, a failing receiver is
+ * retried, and two instances over one KV file refresh each due watch once.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { ControlledSource, startServer } from "./test_server.ts";
+import { fixture } from "./fixture.ts";
+import { parseProduct } from "../parsers/product.ts";
+import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import type { DataRequest } from "../upstream/data_source.ts";
+import { WatchCreated, WatchList } from "../schemas/watches.ts";
+
+const DP = "https://www.amazon.com/dp/B07H57DNVV";
+const PAGE = "product/amazon.com__app-B07H57DNVV.html";
+/** Loops fast enough for a test: refreshes every second, polls every 50 ms. */
+const FAST_WATCHES = {
+  minSeconds: 1,
+  allowPrivate: true,
+  run: true,
+  scheduler: { pollMs: 50, rateRetryMs: 100 },
+  webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
+};
+
+interface Received {
+  body: string;
+  signature: string;
+  at: number;
+}
+
+/** A webhook receiver on loopback; `answer` decides each status (default 204). */
+function receiver(answer: (n: number) => number = () => 204) {
+  const got: Received[] = [];
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    got.push({
+      body: await req.text(),
+      signature: req.headers.get("shelf-signature") ?? "",
+      at: Date.now(),
+    });
+    return new Response(null, { status: answer(got.length) });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/hooks/shelf?token=abc`,
+    got,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+    },
+  };
+}
+
+/** Verifies a Stripe-style signature the way a receiver would, with Web Crypto. */
+async function verify(secret: string, header: string, body: string): Promise<boolean> {
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!m) return false;
+  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return false; // replay window
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${m[1]}.${body}`)),
+  );
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("") === m[2];
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8_000) {
+  const stop = Date.now() + ms;
+  while (Date.now() < stop) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 40));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function send(url: string, key: string, method: string, body?: unknown) {
+  return fetch(url, {
+    method,
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+Deno.test("watches: a price change between two refreshes POSTs one signed event; refreshes are charged", async () => {
+  await using rig = await startRig({ watches: FAST_WATCHES });
+  await using hook = receiver();
+  const page = await fixture(PAGE);
+  rig.fake.page(DP, PAGE);
+  const base = rig.server.url;
+
+  const created = await send(`${base}/v1/watches`, rig.key, "POST", {
+    asin: "b07h57dnvv",
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["price", "in_stock"],
+  });
+  assert.equal(created.status, 201);
+  const watch = WatchCreated.parse(await created.json());
+  assert.equal(watch.asin, "B07H57DNVV");
+  assert.equal(watch.marketplace, "US");
+  assert.match(watch.secret, /^whsec_[0-9a-f]{64}$/);
+
+  // The first refresh records the values; nothing is sent for it.
+  const listed = async () =>
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches[0];
+  const first = await until("the first refresh", async () => {
+    const w = await listed();
+    return w.refreshes >= 1 ? w : undefined;
+  });
+  assert.deepEqual(first.last?.price, { amount: 11.88, display: "$11.88", currency: "USD" });
+  assert.equal(hook.got.length, 0);
+
+  rig.fake.page(DP, { html: page.replaceAll("$11.88", "$10.50") });
+  const event = await until("the event", () => Promise.resolve(hook.got[0]));
+  assert.ok(await verify(watch.secret, event.signature, event.body), event.signature);
+  assert.equal(await verify("whsec_wrong", event.signature, event.body), false);
+  const body = JSON.parse(event.body);
+  assert.equal(body.watch_id, watch.id);
+  assert.equal(body.asin, "B07H57DNVV");
+  assert.equal(body.marketplace, "US");
+  assert.deepEqual(body.changed, ["price"]);
+  assert.equal(body.before.price.amount, 11.88);
+  assert.equal(body.after.price.amount, 10.5);
+  assert.equal(body.after.in_stock, body.before.in_stock);
+
+  // More refreshes of an unchanged page send nothing more.
+  const refreshed = (await listed()).refreshes;
+  await until("two more refreshes", async () => {
+    const w = await listed();
+    return w.refreshes >= refreshed + 2 ? w : undefined;
+  });
+  assert.equal(hook.got.length, 1);
+
+  // Stop refreshing, then count: every refresh was a details call charged one credit.
+  const gone = await send(`${base}/v1/watches/${watch.id}`, rig.key, "DELETE");
+  assert.deepEqual(await gone.json(), { id: watch.id, deleted: true });
+  await new Promise((r) => setTimeout(r, 300)); // a refresh under way may still land
+  const fetched = rig.fake.pageRequests("/dp/B07H57DNVV");
+  const usage = await rig.call("/v1/usage");
+  assert.equal(usage.body.requests_used, fetched);
+  assert.ok(fetched >= 4, `${fetched} refreshes`);
+  await new Promise((r) => setTimeout(r, 1_500));
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), fetched, "a deleted watch refreshed");
+});
+
+Deno.test("watches: a failing receiver is retried with back-off until it answers 2xx, attempts listed", async () => {
+  await using rig = await startRig({ watches: FAST_WATCHES });
+  await using hook = receiver((n) => (n <= 2 ? 500 : 204));
+  const page = await fixture(PAGE);
+  rig.fake.page(DP, PAGE);
+  const base = rig.server.url;
+  const created = WatchCreated.parse(
+    await (await send(`${base}/v1/watches`, rig.key, "POST", {
+      asin: "B07H57DNVV",
+      every_seconds: 1,
+      webhook_url: hook.url,
+      on: ["price"],
+    })).json(),
+  );
+  const listed = async () =>
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches[0];
+  await until("the first refresh", async () => ((await listed()).refreshes >= 1 ? 1 : undefined));
+  rig.fake.page(DP, { html: page.replaceAll("$11.88", "$9.99") });
+  const w = await until("a delivered attempt", async () => {
+    const w = await listed();
+    return w.deliveries.some((d) => d.delivered) ? w : undefined;
+  });
+  await send(`${base}/v1/watches/${created.id}`, rig.key, "DELETE");
+  assert.equal(hook.got.length, 3);
+  // The same event each time, each attempt signed anew.
+  assert.equal(new Set(hook.got.map((g) => g.body)).size, 1);
+  for (const g of hook.got) assert.ok(await verify(created.secret, g.signature, g.body));
+  // Waits double: 100 ms after the first failure, 200 ms after the second (lower bounds).
+  assert.ok(hook.got[1].at - hook.got[0].at >= 90, `${hook.got[1].at - hook.got[0].at} ms`);
+  assert.ok(hook.got[2].at - hook.got[1].at >= 190, `${hook.got[2].at - hook.got[1].at} ms`);
+  assert.deepEqual(
+    w.deliveries.map((d) => [d.attempt, d.result, d.delivered]),
+    [[3, "delivered (HTTP 204)", true], [2, "HTTP 500", false], [1, "HTTP 500", false]],
+  );
+});
+
+Deno.test("watches: a watch pauses when the account's credits run out, and costs nothing then", async () => {
+  const plans = new Plans([...BUILTIN_PLANS, {
+    id: "tiny",
+    credits: 2,
+    rate_limit_per_sec: 10,
+    max_keys: 1,
+    groups: ["products"],
+  }]);
+  await using rig = await startRig({ watches: FAST_WATCHES, plans, plan: "tiny" });
+  await using hook = receiver();
+  rig.fake.page(DP, PAGE);
+  const base = rig.server.url;
+  const r = await send(`${base}/v1/watches`, rig.key, "POST", {
+    asin: "B07H57DNVV",
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["rank"],
+  });
+  assert.equal(r.status, 201);
+  const w = await until("the pause", async () => {
+    const list = WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json());
+    return list.watches[0].status === "paused" ? list.watches[0] : undefined;
+  });
+  assert.equal(w.paused_reason, "no credits left in this period");
+  assert.equal(w.refreshes, 2);
+  await new Promise((r) => setTimeout(r, 1_300)); // at least one more due time passes
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 2);
+  const usage = await rig.call("/v1/usage");
+  assert.equal(usage.body.requests_used, 2);
+  assert.equal(usage.body.requests_remaining, 0);
+});
+
+/** Answers details with a real parsed page and notes when each call came. */
+class DetailsSource extends ControlledSource {
+  readonly at: number[] = [];
+  constructor(readonly page: unknown) {
+    super();
+  }
+  override fetch(req: DataRequest): Promise<unknown> {
+    if (req.endpoint.name !== "details") return super.fetch(req);
+    this.at.push(Date.now());
+    return Promise.resolve(this.page);
+  }
+}
+
+Deno.test("watches: two instances over one KV file refresh each due watch once", async () => {
+  const page = { ...parseProduct(await fixture(PAGE), { marketplace: "US" }), missing: [] };
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const a = new DetailsSource(page), b = new DetailsSource(page);
+  // Both instances poll every 20 ms, so both see every due time.
+  const watches = { ...FAST_WATCHES, scheduler: { pollMs: 20 } };
+  await using one = await startServer({ kvPath, source: a, watches });
+  await using two = await startServer({ kvPath, source: b, watches });
+  await using hook = receiver();
+  const { key } = await one.account("growth");
+  const r = await send(`${two.url}/v1/watches`, key, "POST", {
+    asin: "B07H57DNVV",
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["price"],
+  });
+  assert.equal(r.status, 201);
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, 3_500));
+  const id = (await r.json()).id;
+  await send(`${one.url}/v1/watches/${id}`, key, "DELETE");
+  const elapsed = (Date.now() - started) / 1000;
+  const calls = [...a.at, ...b.at].sort((x, y) => x - y);
+  assert.ok(calls.length >= 3, `${calls.length} refreshes`);
+  assert.ok(calls.length <= Math.floor(elapsed) + 1, `${calls.length} refreshes in ${elapsed} s`);
+  for (let i = 1; i < calls.length; i++) {
+    assert.ok(calls[i] - calls[i - 1] >= 900, `two refreshes ${calls[i] - calls[i - 1]} ms apart`);
+  }
+  const usage = await (await one.get("/v1/usage", key)).json();
+  assert.equal(usage.requests_used, calls.length);
+  await Deno.remove(kvPath).catch(() => {});
+});

@@ -1,0 +1,223 @@
+/**
+ * Refreshes due watches. Each refresh is admitted and charged exactly like a details call of the
+ * key that created the watch (rate window, plan group, credits), so a watch costs what asking
+ * for the page would; a refresh that fails is refunded. While a refresh cannot be admitted (no
+ * credits left, key revoked, account inactive) the watch is paused and asks again at its next
+ * time. The first refresh only records the watched values; later ones compare, and a change in
+ * a watched field queues a signed event in the same commit that stores the new values.
+ *
+ * One schedule in KV serves every instance: claims are checked commits (store.ts). Timers drive
+ * it; Deno.cron is not used, as it needs an unstable flag and a fixed cron table.
+ */
+import { PollLoop } from "../core/poll_loop.ts";
+import type { Log } from "../core/log.ts";
+import type { Meter } from "../metering/meter.ts";
+import type { DataSource } from "../upstream/data_source.ts";
+import { ApiError } from "../core/api_error.ts";
+import type { Endpoint } from "../schemas/endpoints.ts";
+import type { ProductPage } from "../schemas/pages.ts";
+import type { WatchedValues, WatchEvent, WatchField } from "../schemas/watches.ts";
+import { claimDueWatches, type Delivery, queueDelivery, updateWatch, type Watch } from "./store.ts";
+import { randomHex } from "../metering/api_key.ts";
+
+export interface SchedulerTiming {
+  pollMs: number;
+  /** How long a claimed refresh is this instance's; longer than any details call can take. */
+  leaseMs: number;
+  /** A refresh refused for the key's rate window tries again this soon. */
+  rateRetryMs: number;
+}
+
+export const DEFAULT_SCHEDULER_TIMING: SchedulerTiming = {
+  pollMs: 5_000,
+  leaseMs: 120_000,
+  rateRetryMs: 2_000,
+};
+
+export interface SchedulerDeps {
+  kv: Deno.Kv;
+  meter: Meter;
+  dataSource: DataSource;
+  details: Endpoint;
+  log: Log;
+  /** Aborted at the end of a drain: refreshes still waiting upstream give up, refunded. */
+  stopping: AbortSignal;
+  /** Told when a refresh queued an event. */
+  onEvent: () => void;
+}
+
+export class WatchScheduler {
+  readonly #d: SchedulerDeps;
+  readonly timing: SchedulerTiming;
+  readonly #loop: PollLoop;
+
+  constructor(deps: SchedulerDeps, timing: Partial<SchedulerTiming> = {}) {
+    this.#d = deps;
+    this.timing = { ...DEFAULT_SCHEDULER_TIMING, ...timing };
+    this.#loop = new PollLoop(
+      "watch refresh",
+      () => this.refreshDue(),
+      this.timing.pollMs,
+      deps.log,
+    );
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  /** Looks at the schedule now (a watch was just created). */
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  stop(): Promise<void> {
+    return this.#loop.stop();
+  }
+
+  /** One pass: claims the due watches and refreshes them; returns how many it claimed. */
+  async refreshDue(): Promise<number> {
+    const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, 20);
+    await Promise.all(claimed.map((w) => this.#refresh(w)));
+    return claimed.length;
+  }
+
+  async #refresh(w: Watch): Promise<void> {
+    const { meter, details } = this.#d;
+    const tag = { keyId: w.key_id, endpoint: details.path };
+    const admitted = await meter.call(w.account_id, w.key_id, {
+      group: details.group,
+      cost: details.cost,
+      valid: true,
+      endpoint: details.path,
+    });
+    const every = w.every_seconds * 1000;
+    if (admitted.outcome !== "admitted") {
+      const rate = admitted.outcome === "rate_limited";
+      await this.#finish(w, (c) => ({
+        ...c,
+        status: rate ? c.status : "paused",
+        paused_reason: rate ? c.paused_reason : PAUSED[admitted.outcome] ?? admitted.outcome,
+        next_at: Date.now() + (rate ? this.timing.rateRetryMs : every),
+      }));
+      return;
+    }
+    let page: ProductPage;
+    try {
+      const params: Record<string, unknown> = { asin: w.asin, marketplace: w.marketplace };
+      if (w.zip) params.zip = w.zip;
+      page = await this.#d.dataSource.fetch({
+        endpoint: details,
+        params,
+        signal: this.#d.stopping,
+        chargePage: () => Promise.resolve(false),
+      }) as ProductPage;
+    } catch (e) {
+      await meter.refund(w.account_id, admitted.snapshot!.periodStart, admitted.charged, tag)
+        .catch((r) => this.#d.log.error(`refund of watch ${w.id}'s refresh failed`, r));
+      const message = e instanceof ApiError ? `${e.code}: ${e.message}` : "the refresh failed";
+      await this.#finish(w, (c) => ({
+        ...c,
+        status: "active",
+        paused_reason: null,
+        last_error: message,
+        next_at: Date.now() + every,
+      }));
+      return;
+    }
+    const now = Date.now();
+    const after = watchedValues(page);
+    // Decided inside the commit's retry loop, on the record as it then is.
+    const queued: { event: Delivery | null } = { event: null };
+    await this.#finish(w, (c) => {
+      const changed = c.last ? changedFields(c.last, after, c.on) : [];
+      queued.event = changed.length ? newEvent(c, c.last!, after, changed, now) : null;
+      return {
+        ...c,
+        status: "active",
+        paused_reason: null,
+        last: after,
+        last_refresh_at: now,
+        refreshes: c.refreshes + 1,
+        last_error: null,
+        next_at: now + every,
+      };
+    }, (op) => queued.event && queueDelivery(op, queued.event));
+    if (queued.event) this.#d.onEvent();
+  }
+
+  /** Writes the refresh's outcome, unless the watch was deleted or re-claimed meanwhile. */
+  async #finish(
+    claimed: Watch,
+    change: (w: Watch) => Watch,
+    extra?: (op: Deno.AtomicOperation) => void,
+  ): Promise<void> {
+    await updateWatch(
+      this.#d.kv,
+      claimed.id,
+      (w) => (w.next_at === claimed.next_at ? change(w) : null),
+      extra,
+    );
+  }
+}
+
+const PAUSED: Record<string, string> = {
+  quota_exhausted: "no credits left in this period",
+  unauthorized: "the key that created the watch is revoked",
+  forbidden: "the account is inactive or its plan lacks the products group",
+};
+
+export function watchedValues(page: ProductPage): WatchedValues {
+  const p = page.price;
+  return {
+    price: p ? { amount: p.amount, display: p.display, currency: p.currency } : null,
+    in_stock: page.in_stock,
+    rank: page.bestsellers_rank ?? [],
+  };
+}
+
+const FIELD_OF: Record<WatchField, (v: WatchedValues) => unknown> = {
+  price: (v) => v.price && [v.price.amount, v.price.currency],
+  in_stock: (v) => v.in_stock,
+  rank: (v) => v.rank.map((r) => [r.rank, r.category]),
+};
+
+/** The watched fields whose values differ (a price's display text alone is no change). */
+export function changedFields(
+  before: WatchedValues,
+  after: WatchedValues,
+  on: WatchField[],
+): WatchField[] {
+  return on.filter((f) =>
+    JSON.stringify(FIELD_OF[f](before)) !== JSON.stringify(FIELD_OF[f](after))
+  );
+}
+
+function newEvent(
+  w: Watch,
+  before: WatchedValues,
+  after: WatchedValues,
+  changed: WatchField[],
+  now: number,
+): Delivery {
+  const id = `evt_${randomHex(12)}`;
+  const event: WatchEvent = {
+    event_id: id,
+    watch_id: w.id,
+    asin: w.asin,
+    marketplace: w.marketplace,
+    observed_at: new Date(now).toISOString(),
+    changed,
+    before,
+    after,
+  };
+  return {
+    id,
+    watch_id: w.id,
+    account_id: w.account_id,
+    body: JSON.stringify(event),
+    created_at: now,
+    attempts: 0,
+    next_at: now,
+  };
+}

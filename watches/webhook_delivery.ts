@@ -1,0 +1,153 @@
+/**
+ * Sends watch events to their webhooks: claims due events from the KV outbox, checks the target
+ * again (SSRF rules), POSTs the signed body, and on anything but a 2xx answer tries again with
+ * exponential back-off until a day has passed since the event. Every attempt is noted on the
+ * watch (API and dashboard). Redirects are not followed: a 3xx is a failed attempt, so a public
+ * host cannot bounce the request into a private one.
+ */
+import { PollLoop } from "../core/poll_loop.ts";
+import type { Log } from "../core/log.ts";
+import { KV } from "../metering/kv_layout.ts";
+import {
+  claimDueDeliveries,
+  type Delivery,
+  DELIVERY_NOTES,
+  settleDelivery,
+  updateWatch,
+  type Watch,
+} from "./store.ts";
+import { signatureHeader } from "./signature.ts";
+import { type Resolve, resolveHost, webhookRefusal } from "./webhook_target.ts";
+
+export interface WebhookTiming {
+  pollMs: number;
+  /** First retry delay; doubles per failed attempt up to maxDelayMs. */
+  retryMs: number;
+  maxDelayMs: number;
+  /** After this long since the event, a failed attempt is the last. */
+  giveUpMs: number;
+  /** How long a claimed event is this instance's to send. */
+  leaseMs: number;
+  /** One attempt's limit, connection to last byte. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
+  pollMs: 5_000,
+  retryMs: 30_000,
+  maxDelayMs: 3_600_000,
+  giveUpMs: 86_400_000,
+  leaseMs: 60_000,
+  timeoutMs: 10_000,
+};
+
+export interface WebhookOptions {
+  allowPrivate: boolean;
+  timing?: Partial<WebhookTiming>;
+  resolve?: Resolve;
+}
+
+export class WebhookDelivery {
+  readonly #kv: Deno.Kv;
+  readonly #log: Log;
+  readonly #allowPrivate: boolean;
+  readonly #resolve: Resolve;
+  readonly timing: WebhookTiming;
+  readonly #loop: PollLoop;
+
+  constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
+    this.#kv = kv;
+    this.#log = log;
+    this.#allowPrivate = opts.allowPrivate;
+    this.#resolve = opts.resolve ?? resolveHost;
+    this.timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
+    this.#loop = new PollLoop("webhook delivery", () => this.deliverDue(), this.timing.pollMs, log);
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  stop(): Promise<void> {
+    return this.#loop.stop();
+  }
+
+  /** One pass over the outbox; returns how many events were delivered. */
+  async deliverDue(): Promise<number> {
+    const due = await claimDueDeliveries(this.#kv, Date.now(), this.timing.leaseMs, 50);
+    const results = await Promise.all(due.map((d) => this.#attempt(d)));
+    return results.filter(Boolean).length;
+  }
+
+  async #attempt(d: Delivery): Promise<boolean> {
+    const watch = (await this.#kv.get<Watch>(KV.watch(d.watch_id))).value;
+    if (!watch) {
+      await settleDelivery(this.#kv, d, null); // the watch was deleted: its events go with it
+      return false;
+    }
+    const result = await this.#send(watch, d);
+    const delivered = result.startsWith("delivered");
+    const now = Date.now();
+    const giveUp = !delivered && now - d.created_at >= this.timing.giveUpMs;
+    const delay = Math.min(this.timing.maxDelayMs, this.timing.retryMs * 2 ** (d.attempts - 1));
+    await settleDelivery(this.#kv, d, delivered || giveUp ? null : now + delay);
+    const note = {
+      event_id: d.id,
+      at: new Date(now).toISOString(),
+      attempt: d.attempts,
+      result: giveUp ? `${result}; given up after a day` : result,
+      delivered,
+    };
+    await updateWatch(this.#kv, d.watch_id, (w) => ({
+      ...w,
+      deliveries: [note, ...w.deliveries].slice(0, DELIVERY_NOTES),
+    }));
+    if (!delivered) {
+      // The host only: a webhook URL may carry a token in its path or query.
+      this.#log.error(
+        `webhook ${d.id} of watch ${d.watch_id} to ${hostOf(watch.webhook_url)}: ${result}`,
+      );
+    }
+    return delivered;
+  }
+
+  /** "delivered (HTTP 2xx)" or what went wrong, in a few words. */
+  async #send(watch: Watch, d: Delivery): Promise<string> {
+    const refusal = await webhookRefusal(watch.webhook_url, this.#allowPrivate, this.#resolve);
+    if (refusal) return `refused: ${refusal}`;
+    try {
+      const res = await fetch(watch.webhook_url, {
+        method: "POST",
+        body: d.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.timing.timeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Shelf-Webhooks/1",
+          "shelf-event-id": d.id,
+          "shelf-signature": signatureHeader(watch.secret, d.body, Math.floor(Date.now() / 1000)),
+        },
+      });
+      await res.body?.cancel();
+      return res.status >= 200 && res.status < 300
+        ? `delivered (HTTP ${res.status})`
+        : `HTTP ${res.status}`;
+    } catch (e) {
+      return e instanceof DOMException && e.name === "TimeoutError"
+        ? "timeout"
+        : `connection failed (${e instanceof Error ? e.name : "error"})`;
+    }
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}

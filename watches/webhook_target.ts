@@ -1,0 +1,118 @@
+/**
+ * Whether a webhook URL may be called (INTERFACE.md: a host that resolves to a private or
+ * loopback address is refused unless WEBHOOK_ALLOW_PRIVATE=1). Without that rule a watch would
+ * let any client make the server POST into the operator's own network (cloud metadata at
+ * 169.254.169.254, admin ports on localhost, the office LAN).
+ *
+ * Checked when the watch is created and again before every delivery, since a name's addresses
+ * can change. The host is resolved here and every address it has must be public; the request
+ * itself resolves the name again, so a DNS server that answers differently within seconds (DNS
+ * rebinding) is not stopped by this check alone (README: Security).
+ */
+
+export type Resolve = (host: string) => Promise<string[]>;
+
+/** Both address families through Deno's resolver; a name without addresses gives []. */
+export const resolveHost: Resolve = async (host) => {
+  const [a, aaaa] = await Promise.all([
+    Deno.resolveDns(host, "A").catch(() => [] as string[]),
+    Deno.resolveDns(host, "AAAA").catch(() => [] as string[]),
+  ]);
+  return [...a, ...aaaa];
+};
+
+/** Why `raw` may not be called, or null when it may. */
+export async function webhookRefusal(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: Resolve = resolveHost,
+): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "not an absolute URL";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "only http and https URLs";
+  if (url.username || url.password) return "credentials in the URL are not allowed";
+  if (allowPrivate) return null;
+  // The URL parser has already normalised IPv4 in any notation (2130706433, 0x7f.1) to dotted form.
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost")) return "a loopback host";
+  const literal = isIpLiteral(host);
+  const addresses = literal ? [host] : await resolve(host);
+  if (!addresses.length) return "the host does not resolve";
+  const bad = addresses.find((a) => !isPublicAddress(a));
+  return bad === undefined ? null : `the host resolves to a private address (${bad})`;
+}
+
+function isIpLiteral(host: string): boolean {
+  return /^\d+\.\d+\.\d+\.\d+$/.test(host) || host.includes(":");
+}
+
+/** Public unicast: not private, loopback, link-local, shared, documentation, multicast or reserved. */
+export function isPublicAddress(address: string): boolean {
+  const v4 = parseV4(address);
+  if (v4) return isPublicV4(v4);
+  const v6 = parseV6(address);
+  return v6 ? isPublicV6(v6) : false;
+}
+
+function parseV4(s: string): number[] | null {
+  const parts = s.split(".");
+  if (parts.length !== 4) return null;
+  const bytes = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : NaN));
+  return bytes.every((b) => b >= 0 && b <= 255) ? bytes : null;
+}
+
+function isPublicV4([a, b, c]: number[]): boolean {
+  return !(
+    a === 0 || a === 10 || a === 127 || a >= 224 || // this network, private, loopback, multicast+
+    (a === 100 && b >= 64 && b <= 127) || // shared address space (CGNAT)
+    (a === 169 && b === 254) || // link-local, cloud metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || // IETF protocol assignments, TEST-NET-1
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || (a === 203 && b === 0 && c === 113) // TEST-NET-2/3
+  );
+}
+
+/** Eight 16-bit groups, or null. Accepts "::" shortening and a dotted IPv4 tail. */
+function parseV6(s: string): number[] | null {
+  let text = s.split("%")[0];
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (tail) {
+    const v4 = parseV4(tail[1]);
+    if (!v4) return null;
+    text = text.slice(0, -tail[1].length) +
+      `${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const groups = (h: string) => (h ? h.split(":") : []);
+  const head = groups(halves[0]), rest = halves.length === 2 ? groups(halves[1]) : [];
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...rest];
+  const out = all.map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
+  return out.every((n) => !Number.isNaN(n)) ? out : null;
+}
+
+function isPublicV6(g: number[]): boolean {
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(8) || (zeroTo(7) && g[7] === 1)) return false; // :: and ::1
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry
+  // an IPv4 address that decides.
+  const embedded = [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255];
+  if (zeroTo(5) && (g[5] === 0xffff || g[5] === 0)) return isPublicV4(embedded);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return isPublicV4(embedded);
+  }
+  if ((g[0] & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
+  if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
+  if ((g[0] & 0xff00) === 0xff00) return false; // multicast
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
+  if (g[0] === 0x0100 && zeroTo(4)) return false; // discard-only 100::/64
+  return (g[0] & 0xe000) === 0x2000; // global unicast 2000::/3
+}
