@@ -108,7 +108,8 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
 
   // The first refresh records the values; nothing is sent for it.
   const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches[0];
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
+      .find((w) => w.id === watch.id)!;
   const first = await until("the first refresh", async () => {
     const w = await listed();
     return w.refreshes >= 1 ? w : undefined;
@@ -152,9 +153,19 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
 Deno.test("watches: a failing receiver is retried with back-off until it answers 2xx, attempts listed", async () => {
   await using rig = await startRig({ watches: FAST_WATCHES });
   await using hook = receiver((n) => (n <= 2 ? 500 : 204));
+  await using stockHook = receiver();
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
   const base = rig.server.url;
+  // A second watch of the same product that does not watch the price: it must hear nothing.
+  const other = await send(`${base}/v1/watches`, rig.key, "POST", {
+    asin: "B07H57DNVV",
+    every_seconds: 1,
+    webhook_url: stockHook.url,
+    on: ["in_stock", "rank"],
+  });
+  assert.equal(other.status, 201);
+  const otherId = (await other.json()).id;
   const created = WatchCreated.parse(
     await (await send(`${base}/v1/watches`, rig.key, "POST", {
       asin: "B07H57DNVV",
@@ -164,7 +175,8 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
     })).json(),
   );
   const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches[0];
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
+      .find((w) => w.id === created.id)!;
   await until("the first refresh", async () => ((await listed()).refreshes >= 1 ? 1 : undefined));
   rig.fake.page(DP, { html: page.replaceAll("$11.88", "$9.99") });
   const w = await until("a delivered attempt", async () => {
@@ -172,7 +184,9 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
     return w.deliveries.some((d) => d.delivered) ? w : undefined;
   });
   await send(`${base}/v1/watches/${created.id}`, rig.key, "DELETE");
+  await send(`${base}/v1/watches/${otherId}`, rig.key, "DELETE");
   assert.equal(hook.got.length, 3);
+  assert.equal(stockHook.got.length, 0, "a watch not on the price heard of its change");
   // The same event each time, each attempt signed anew.
   assert.equal(new Set(hook.got.map((g) => g.body)).size, 1);
   for (const g of hook.got) assert.ok(await verify(created.secret, g.signature, g.body));

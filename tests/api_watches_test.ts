@@ -1,0 +1,197 @@
+/**
+ * The watches API at its edges: who may see and delete a watch, what a body must hold (422 in the
+ * spec's shape, the details endpoint's own rules for asin/marketplace/zip), which webhook targets
+ * are refused without WEBHOOK_ALLOW_PRIVATE, the methods each path takes, the per-account limit,
+ * and that creating, listing and deleting cost nothing. No loop runs here.
+ */
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+import { isPublicAddress } from "../watches/webhook_target.ts";
+import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
+
+/** Names this test's resolver knows; every other name does not resolve. */
+const DNS: Record<string, string[]> = {
+  "hooks.example.com": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
+  "internal.example.com": ["10.1.2.3"],
+  "mixed.example.com": ["93.184.216.34", "192.168.1.20"],
+  "rebind6.example.com": ["fd00::1"],
+};
+const watchesOpts = { resolve: (host: string) => Promise.resolve(DNS[host] ?? []) };
+const GOOD = {
+  asin: "B07H57DNVV",
+  every_seconds: 3600,
+  webhook_url: "https://hooks.example.com/shelf",
+  on: ["price"],
+};
+
+function post(url: string, key: string | null, body: unknown, type = "application/json") {
+  const headers: Record<string, string> = { "content-type": type };
+  if (key) headers["x-api-key"] = key;
+  return fetch(`${url}/v1/watches`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+Deno.test("watches API: an account sees and deletes only its own watches; none of it is charged", async () => {
+  await using s = await startServer({ watches: watchesOpts });
+  const a = await s.account("growth"), b = await s.account("growth");
+  const r = await post(s.url, a.key, { ...GOOD, marketplace: "de", zip: "10115" });
+  assert.equal(r.status, 201);
+  const created = await r.json();
+  assert.equal(created.marketplace, "DE");
+  assert.equal(created.zip, "10115");
+  assert.equal(created.status, "active");
+  assert.equal(created.refreshes, 0);
+
+  const mine = WatchList.parse(await (await s.get("/v1/watches", a.key)).json());
+  assert.equal(mine.count, 1);
+  assert.equal(mine.watches[0].id, created.id);
+  assert.equal("secret" in mine.watches[0], false, "the secret is shown once, at creation");
+  assert.equal(JSON.stringify(mine).includes(created.secret), false);
+  assert.deepEqual(await (await s.get("/v1/watches", b.key)).json(), { count: 0, watches: [] });
+
+  const theirs = await s.get(`/v1/watches/${created.id}`, b.key, { method: "DELETE" });
+  assert.equal(theirs.status, 404);
+  assert.equal((await theirs.json()).error.code, "not_found");
+  assert.equal((await (await s.get("/v1/watches", a.key)).json()).count, 1);
+  const gone = await s.get(`/v1/watches/${created.id}`, a.key, { method: "DELETE" });
+  assert.equal(gone.status, 200);
+  assert.equal((await s.get(`/v1/watches/${created.id}`, a.key, { method: "DELETE" })).status, 404);
+
+  const usage = await (await s.get("/v1/usage", a.key)).json();
+  assert.equal(usage.requests_used, 0);
+  assert.equal((await post(s.url, null, GOOD)).status, 401);
+  assert.equal((await s.get("/v1/watches", "shelf_live_" + "0".repeat(48))).status, 401);
+});
+
+Deno.test("watches API: a body that breaks a rule gets 422 with the field's location", async () => {
+  await using s = await startServer({ watches: watchesOpts });
+  const { key } = await s.account("growth");
+  const cases: [unknown, string[]][] = [
+    [{ ...GOOD, asin: "B07H57" }, ["body", "asin"]],
+    [{ ...GOOD, marketplace: "XX" }, ["body", "marketplace"]],
+    [{ ...GOOD, every_seconds: 3599 }, ["body", "every_seconds"]], // WATCH_MIN_SECONDS 3600
+    [{ ...GOOD, every_seconds: 1.5 }, ["body", "every_seconds"]],
+    [{ ...GOOD, on: [] }, ["body", "on"]],
+    [{ ...GOOD, on: ["title"] }, ["body", "on", "0"]],
+    [{ ...GOOD, extra: 1 }, ["body"]],
+    [{ asin: "B07H57DNVV", every_seconds: 3600, on: ["price"] }, ["body", "webhook_url"]],
+  ];
+  for (const [body, loc] of cases) {
+    const r = await post(s.url, key, body);
+    assert.equal(r.status, 422, JSON.stringify(body));
+    const detail = (await r.json()).detail;
+    assert.deepEqual(detail[0].loc.map(String), loc, JSON.stringify(detail));
+  }
+  for (const [text, type] of [["{", "application/json"], ["[1]", "application/json"]]) {
+    const r = await post(s.url, key, text, type);
+    assert.equal(r.status, 422);
+  }
+  const form = await post(s.url, key, JSON.stringify(GOOD), "text/plain");
+  assert.equal(form.status, 422);
+  assert.equal((await form.json()).detail[0].type, "json_invalid");
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0);
+});
+
+Deno.test("watches API: private, loopback and odd webhook targets are refused", async () => {
+  await using s = await startServer({ watches: watchesOpts });
+  const { key } = await s.account("growth");
+  const refused = [
+    "http://127.0.0.1:8000/hook",
+    "http://localhost:8080/hook",
+    "http://api.localhost/hook",
+    "http://10.0.0.1/hook",
+    "http://172.16.5.4/hook",
+    "http://192.168.0.10/hook",
+    "http://100.64.0.1/hook",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://0.0.0.0/hook",
+    "http://[::1]/hook",
+    "http://[::ffff:127.0.0.1]/hook",
+    "http://[::ffff:a9fe:a9fe]/hook",
+    "http://[fe80::1]/hook",
+    "http://[fd12:3456::1]/hook",
+    "http://2130706433/hook",
+    "http://0x7f.1/hook",
+    "http://internal.example.com/hook",
+    "http://mixed.example.com/hook",
+    "http://rebind6.example.com/hook",
+    "http://unknown.example.com/hook",
+    "ftp://hooks.example.com/hook",
+    "https://user:pw@hooks.example.com/hook",
+    "not a url",
+  ];
+  for (const url of refused) {
+    const r = await post(s.url, key, { ...GOOD, webhook_url: url });
+    assert.equal(r.status, 422, url);
+    const d = (await r.json()).detail[0];
+    assert.deepEqual(d.loc, ["body", "webhook_url"], url);
+  }
+  for (const url of ["https://hooks.example.com/shelf?token=x", "http://93.184.216.34:8443/h"]) {
+    assert.equal((await post(s.url, key, { ...GOOD, webhook_url: url })).status, 201, url);
+  }
+});
+
+Deno.test("watches API: address rules, one by one", () => {
+  const pub = ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"];
+  const priv = [
+    "127.0.0.1",
+    "10.255.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "169.254.0.1",
+    "100.127.0.1",
+    "0.1.2.3",
+    "224.0.0.1",
+    "255.255.255.255",
+    "198.18.0.1",
+    "192.0.2.1",
+    "::",
+    "::1",
+    "fc00::1",
+    "fe80::1%eth0",
+    "ff02::1",
+    "::ffff:10.0.0.1",
+    "::127.0.0.1",
+    "64:ff9b::a00:1",
+    "2001:db8::1",
+    "not-an-address",
+  ];
+  for (const a of pub) assert.equal(isPublicAddress(a), true, a);
+  for (const a of priv) assert.equal(isPublicAddress(a), false, a);
+});
+
+Deno.test("watches API: each path takes its own methods; the data endpoints stay GET only", async () => {
+  await using s = await startServer({ watches: watchesOpts });
+  const { key } = await s.account("growth");
+  const put = await s.get("/v1/watches", key, { method: "PUT" });
+  assert.equal(put.status, 405);
+  assert.equal(put.headers.get("allow"), "GET, POST");
+  assert.equal((await put.json()).error.code, "method_not_allowed");
+  const getOne = await s.get("/v1/watches/wat_0000000000000000", key);
+  assert.equal(getOne.status, 405);
+  assert.equal(getOne.headers.get("allow"), "DELETE");
+  await getOne.body?.cancel();
+  const postData = await s.get("/v1/products/details?asin=B07H57DNVV", key, { method: "POST" });
+  assert.equal(postData.status, 405);
+  assert.equal(postData.headers.get("allow"), "GET");
+  await postData.body?.cancel();
+  const del = await s.get("/v1/products/details", key, { method: "DELETE" });
+  assert.equal(del.status, 405);
+  await del.body?.cancel();
+});
+
+Deno.test("watches API: an account holds at most the documented number of watches", async () => {
+  await using s = await startServer({ watches: watchesOpts });
+  const { key } = await s.account("growth");
+  for (let i = 0; i < MAX_WATCHES_PER_ACCOUNT; i++) {
+    const r = await post(s.url, key, GOOD);
+    assert.equal(r.status, 201);
+    await r.body?.cancel();
+  }
+  const over = await post(s.url, key, GOOD);
+  assert.equal(over.status, 409);
+  assert.equal((await over.json()).error.code, "watch_limit_reached");
+});
