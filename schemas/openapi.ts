@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ALL_ENDPOINTS, type Endpoint } from "./endpoints.ts";
 import { ErrorBody, ValidationErrorBody } from "./resources.ts";
 import examples from "./examples.json" with { type: "json" };
+import { watchCreateBody, WatchCreated, WatchDeleted, WatchEvent, WatchList } from "./watches.ts";
 
 /** Real answers to real corpus pages (demo/examples.ts builds them), keyed by endpoint name. */
 const EXAMPLES: Record<string, { source: string; value: unknown }> = examples;
@@ -81,7 +82,7 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "The marketplace has no page at https://www.amazon.com/dp/B000000000.",
   ],
   MethodNotAllowed: [
-    "method_not_allowed: every /v1 endpoint is GET only (Allow: GET)",
+    "method_not_allowed: the path does not take this method; Allow lists the ones it does (GET for every data endpoint)",
     "method_not_allowed",
     405,
     "Every /v1 endpoint is GET only.",
@@ -187,6 +188,81 @@ function operation(ep: Endpoint) {
   };
 }
 
+/** POST/GET /v1/watches and DELETE /v1/watches/{id} (INTERFACE.md "Beyond the spec"). */
+function watchPaths() {
+  const common = {
+    "401": ref("responses", "Unauthorized"),
+    "403": ref("responses", "Forbidden"),
+    "405": ref("responses", "MethodNotAllowed"),
+  };
+  const json = (name: string) => ({
+    content: { "application/json": { schema: ref("schemas", name) } },
+  });
+  return {
+    "/v1/watches": {
+      post: {
+        summary: "Watch a product and get a signed webhook when its price, stock or rank changes",
+        description: "Free to create. The service refreshes the product every `every_seconds` " +
+          "(at least WATCH_MIN_SECONDS, default 3600), each refresh charged as a details call " +
+          "of this key; without credits the watch pauses. The first refresh records the " +
+          "values; later changes in a watched field POST a `WatchEvent` to `webhook_url`, " +
+          'signed `Shelf-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the ' +
+          "secret>` and retried with exponential back-off for a day. Private and loopback " +
+          "webhook hosts are refused unless WEBHOOK_ALLOW_PRIVATE=1.",
+        operationId: "watch_create",
+        tags: ["products"],
+        "x-credits-cost": 0,
+        requestBody: { required: true, ...json("WatchCreateBody") },
+        responses: {
+          "201": { description: "Created; `secret` is shown only here", ...json("WatchCreated") },
+          ...common,
+          "409": {
+            description: "watch_limit_reached: the account holds the most watches it may",
+            ...json("Error"),
+          },
+          "422": {
+            description: "A body field failed validation (`loc` starts with `body`)",
+            ...json("ValidationError"),
+          },
+        },
+        callbacks: {
+          watchChanged: {
+            "{$request.body#/webhook_url}": {
+              post: {
+                requestBody: { required: true, ...json("WatchEvent") },
+                responses: { "2XX": { description: "Received; any other answer is retried" } },
+              },
+            },
+          },
+        },
+      },
+      get: {
+        summary: "The watches of this key's account (without their secrets)",
+        description: "Free.",
+        operationId: "watch_list",
+        tags: ["products"],
+        "x-credits-cost": 0,
+        responses: { "200": { description: "OK", ...json("WatchList") }, ...common },
+      },
+    },
+    "/v1/watches/{id}": {
+      delete: {
+        summary: "Stop and delete a watch",
+        description: "Free. Its pending webhook events are dropped.",
+        operationId: "watch_delete",
+        tags: ["products"],
+        "x-credits-cost": 0,
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": { description: "Deleted", ...json("WatchDeleted") },
+          ...common,
+          "404": ref("responses", "NotFound"),
+        },
+      },
+    },
+  };
+}
+
 let cached: unknown;
 
 export function openApiDocument(): unknown {
@@ -201,7 +277,10 @@ export function openApiDocument(): unknown {
     },
     servers: [{ url: "/" }],
     security: [{ apiKey: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    paths: Object.fromEntries(ALL_ENDPOINTS.map((ep) => [ep.path, { get: operation(ep) }])),
+    paths: {
+      ...Object.fromEntries(ALL_ENDPOINTS.map((ep) => [ep.path, { get: operation(ep) }])),
+      ...watchPaths(),
+    },
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
@@ -226,6 +305,12 @@ export function openApiDocument(): unknown {
         ...Object.fromEntries(
           ALL_ENDPOINTS.map((ep) => [responseComponentName(ep), jsonSchema(ep.response)]),
         ),
+        // The documented minimum is the default; a server's own is in its error messages.
+        WatchCreateBody: jsonSchema(watchCreateBody(3_600)),
+        WatchCreated: jsonSchema(WatchCreated),
+        WatchList: jsonSchema(WatchList),
+        WatchDeleted: jsonSchema(WatchDeleted),
+        WatchEvent: jsonSchema(WatchEvent),
       },
     },
   };

@@ -37,9 +37,23 @@ Deno.test("/openapi.json is an OpenAPI 3.1 document generated from the schemas",
   await using s = await startServer();
   const doc = await (await s.get("/openapi.json")).json();
   assert.equal(doc.openapi, "3.1.0");
-  assert.equal(Object.keys(doc.paths).length, ALL_ENDPOINTS.length);
+  // Every GET endpoint, and the two paths of watches (POST/GET, DELETE).
+  assert.equal(Object.keys(doc.paths).length, ALL_ENDPOINTS.length + 2);
   const deref = (o: { $ref?: string }) =>
     o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
+  const create = doc.paths["/v1/watches"].post;
+  const createBody = deref(create.requestBody.content["application/json"].schema);
+  assert.deepEqual(createBody.required.sort(), ["asin", "every_seconds", "on", "webhook_url"]);
+  assert.equal(createBody.additionalProperties, false);
+  assert.ok(
+    deref(create.responses["201"].content["application/json"].schema).required.includes("secret"),
+  );
+  assert.equal(
+    deref(doc.paths["/v1/watches"].get.responses["200"].content["application/json"].schema)
+      .properties.watches.items.properties.secret,
+    undefined,
+  );
+  assert.ok(doc.paths["/v1/watches/{id}"].delete.responses["404"]);
   const search = doc.paths["/v1/products/search"].get;
   const limit = search.parameters.find((p: { name: string }) => p.name === "limit");
   assert.deepEqual([limit.schema.minimum, limit.schema.maximum, limit.schema.default], [0, 200, 0]);

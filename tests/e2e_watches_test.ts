@@ -13,6 +13,7 @@ import { parseProduct } from "../parsers/product.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { WatchCreated, WatchList } from "../schemas/watches.ts";
+import { browser } from "./dashboard_client.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -157,8 +158,16 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
   const base = rig.server.url;
+  // An owner who signs in to the dashboard, to read the attempts there too.
+  const b = browser(base);
+  const form = await b.send("/dashboard/signup");
+  const email = "hooks@example.com", password = "correct horse battery";
+  await b.send("/dashboard/signup", { form: { _csrf: form.csrf, email, password } });
+  const owner = (await rig.server.accounts.idByEmail(email))!;
+  await rig.server.accounts.update(owner, { plan: "growth" });
+  const key = (await rig.server.accounts.createKey(owner)).value;
   // A second watch of the same product that does not watch the price: it must hear nothing.
-  const other = await send(`${base}/v1/watches`, rig.key, "POST", {
+  const other = await send(`${base}/v1/watches`, key, "POST", {
     asin: "B07H57DNVV",
     every_seconds: 1,
     webhook_url: stockHook.url,
@@ -167,7 +176,7 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
   assert.equal(other.status, 201);
   const otherId = (await other.json()).id;
   const created = WatchCreated.parse(
-    await (await send(`${base}/v1/watches`, rig.key, "POST", {
+    await (await send(`${base}/v1/watches`, key, "POST", {
       asin: "B07H57DNVV",
       every_seconds: 1,
       webhook_url: hook.url,
@@ -175,7 +184,7 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
     })).json(),
   );
   const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
+    WatchList.parse(await (await send(`${base}/v1/watches`, key, "GET")).json()).watches
       .find((w) => w.id === created.id)!;
   await until("the first refresh", async () => ((await listed()).refreshes >= 1 ? 1 : undefined));
   rig.fake.page(DP, { html: page.replaceAll("$11.88", "$9.99") });
@@ -183,8 +192,6 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
     const w = await listed();
     return w.deliveries.some((d) => d.delivered) ? w : undefined;
   });
-  await send(`${base}/v1/watches/${created.id}`, rig.key, "DELETE");
-  await send(`${base}/v1/watches/${otherId}`, rig.key, "DELETE");
   assert.equal(hook.got.length, 3);
   assert.equal(stockHook.got.length, 0, "a watch not on the price heard of its change");
   // The same event each time, each attempt signed anew.
@@ -197,6 +204,23 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
     w.deliveries.map((d) => [d.attempt, d.result, d.delivered]),
     [[3, "delivered (HTTP 204)", true], [2, "HTTP 500", false], [1, "HTTP 500", false]],
   );
+  // The dashboard lists the same attempts under the watch, with the webhook's host only.
+  const dash = await b.send("/dashboard/watches");
+  assert.equal(dash.status, 200);
+  const card = new RegExp(`<div class="card" id="${created.id}">[\\s\\S]*?</table>`).exec(
+    dash.text,
+  )?.[0] ?? "";
+  const rows = [...card.matchAll(/<tr class="(delivered|failed)">[\s\S]*?<\/tr>/g)]
+    .map((m) => [m[1], /data-label="Result">([^<]*)</.exec(m[0])?.[1]]);
+  assert.deepEqual(rows, [
+    ["delivered", "delivered (HTTP 204)"],
+    ["failed", "HTTP 500"],
+    ["failed", "HTTP 500"],
+  ]);
+  assert.ok(card.includes(new URL(hook.url).host));
+  assert.equal(dash.text.includes("token=abc"), false, "the webhook's query is not shown");
+  await send(`${base}/v1/watches/${created.id}`, key, "DELETE");
+  await send(`${base}/v1/watches/${otherId}`, key, "DELETE");
 });
 
 Deno.test("watches: a watch pauses when the account's credits run out, and costs nothing then", async () => {

@@ -105,6 +105,7 @@ export function Layout(
                 <nav>
                   {link("/dashboard/keys", "Keys")}
                   {link("/dashboard/usage", "Usage")}
+                  {link("/dashboard/watches", "Watches")}
                   {link("/dashboard/settings", "Settings")}
                   <form method="post" action="/dashboard/signout">
                     <input type="hidden" name={CSRF_FIELD_NAME} value={props.viewer.csrf} />

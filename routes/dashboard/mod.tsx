@@ -18,6 +18,8 @@ import { ICON, STYLE, type Viewer } from "./layout.tsx";
 import { RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
 import { UsagePage } from "./usage_page.tsx";
+import { WatchesPage } from "./watches_page.tsx";
+import { listWatches } from "../../watches/store.ts";
 import { SettingsPage } from "./settings_page.tsx";
 import { authRoutes } from "./auth_routes.tsx";
 import type { SignedInHandler } from "./signed_in.ts";
@@ -153,6 +155,13 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
         />,
       );
     }),
+  );
+
+  app.get(
+    "/dashboard/watches",
+    signedIn(async (c, s) =>
+      c.html(<WatchesPage viewer={s.viewer} watches={await listWatches(kv, s.account.id)} />)
+    ),
   );
 
   app.get(
