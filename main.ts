@@ -72,11 +72,11 @@ async function main(): Promise<void> {
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
     // A call that ignores the abort must not keep the process forever.
     const hardStop = setTimeout(() => Deno.exit(0), config.drainSeconds * 1000 + 5_000);
-    await server.shutdown();
+    // Watch refreshes under way finish within the same drain time (or are aborted and refunded).
+    await Promise.all([server.shutdown(), deps.watches.stop()]);
     clearTimeout(giveUp);
     clearTimeout(hardStop);
     await deps.delivery?.stop();
-    await deps.watches.stop();
     pages.close();
     kv.close();
     opsLog({ event: "stopped" });

@@ -14,6 +14,7 @@ import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { WatchCreated, WatchList } from "../schemas/watches.ts";
 import { browser } from "./dashboard_client.ts";
+import { receiver, verify } from "./webhook_receiver.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -25,50 +26,6 @@ const FAST_WATCHES = {
   scheduler: { pollMs: 50, rateRetryMs: 100 },
   webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
 };
-
-interface Received {
-  body: string;
-  signature: string;
-  at: number;
-}
-
-/** A webhook receiver on loopback; `answer` decides each status (default 204). */
-function receiver(answer: (n: number) => number = () => 204) {
-  const got: Received[] = [];
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
-    got.push({
-      body: await req.text(),
-      signature: req.headers.get("shelf-signature") ?? "",
-      at: Date.now(),
-    });
-    return new Response(null, { status: answer(got.length) });
-  });
-  return {
-    url: `http://127.0.0.1:${server.addr.port}/hooks/shelf?token=abc`,
-    got,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-    },
-  };
-}
-
-/** Verifies a Stripe-style signature the way a receiver would, with Web Crypto. */
-async function verify(secret: string, header: string, body: string): Promise<boolean> {
-  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
-  if (!m) return false;
-  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return false; // replay window
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(
-    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${m[1]}.${body}`)),
-  );
-  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("") === m[2];
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8_000) {
   const stop = Date.now() + ms;

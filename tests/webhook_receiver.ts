@@ -1,0 +1,47 @@
+/**
+ * A real webhook receiver on loopback for watch tests, and the signature check a receiver would
+ * run, written with Web Crypto rather than the code under test.
+ */
+interface Received {
+  body: string;
+  signature: string;
+  at: number;
+}
+
+/** A webhook receiver on loopback; `answer` decides each status (default 204). */
+export function receiver(answer: (n: number) => number = () => 204) {
+  const got: Received[] = [];
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    got.push({
+      body: await req.text(),
+      signature: req.headers.get("shelf-signature") ?? "",
+      at: Date.now(),
+    });
+    return new Response(null, { status: answer(got.length) });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/hooks/shelf?token=abc`,
+    got,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+    },
+  };
+}
+
+/** Verifies a Stripe-style signature the way a receiver would, with Web Crypto. */
+export async function verify(secret: string, header: string, body: string): Promise<boolean> {
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!m) return false;
+  if (Math.abs(Date.now() / 1000 - Number(m[1])) > 300) return false; // replay window
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${m[1]}.${body}`)),
+  );
+  return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("") === m[2];
+}
