@@ -58,6 +58,18 @@ async function main(): Promise<void> {
     },
   });
 
+  // Where the platform offers Deno.cron (Deno Deploy; `--unstable-cron` elsewhere), a tick each
+  // minute wakes the watch loops even when no request keeps an isolate busy; timers do the rest.
+  const cron =
+    (Deno as unknown as { cron?: (name: string, schedule: string, f: () => void) => void })
+      .cron;
+  if (typeof cron === "function") {
+    cron("shelf watches", "* * * * *", () => {
+      deps.watches.scheduler.wake();
+      deps.watches.delivery.wake();
+    });
+  }
+
   const server = Deno.serve({
     port: config.port,
     hostname: config.host,

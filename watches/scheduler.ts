@@ -6,8 +6,8 @@
  * time. The first refresh only records the watched values; later ones compare, and a change in
  * a watched field queues a signed event in the same commit that stores the new values.
  *
- * One schedule in KV serves every instance: claims are checked commits (store.ts). Timers drive
- * it; Deno.cron is not used, as it needs an unstable flag and a fixed cron table.
+ * One schedule in KV serves every instance: claims are checked commits (store.ts). A timer drives
+ * it; where the platform offers Deno.cron, main.ts adds a per-minute tick that wakes it.
  */
 import { PollLoop } from "../core/poll_loop.ts";
 import type { Log } from "../core/log.ts";
