@@ -130,6 +130,27 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     );
     await shot(page, "06-usage");
 
+    const watch = await s.get("/v1/watches", value, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        asin: "B07H57DNVV",
+        every_seconds: 3600,
+        webhook_url: "http://93.184.216.34/hook?token=secret-part",
+        on: ["price", "rank"],
+      }),
+    });
+    assert.equal(watch.status, 201);
+    const watchId = (await watch.json()).id;
+    await page.click("nav >> text=Watches");
+    await page.waitForURL(/\/dashboard\/watches$/);
+    const card = page.locator(`#${watchId}`);
+    assert.match(await card.locator("h2").textContent() ?? "", /B07H57DNVV · US/);
+    assert.match(await card.locator(".watch-status").textContent() ?? "", /active/);
+    assert.match(await card.textContent() ?? "", /No webhook deliveries yet/);
+    assert.ok(!(await page.content()).includes("secret-part"), "the webhook's query is not shown");
+    await shot(page, "06b-watches");
+
     await page.goto(`${s.url}/dashboard/keys`);
     await page.click("text=Revoke…");
     assert.match(page.url(), /\/revoke$/);
@@ -160,10 +181,12 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     await phone.addCookies(await context.cookies());
     const small = await phone.newPage();
     for (
-      const [path, name] of [["keys", "10-phone-keys"], ["usage", "11-phone-usage"], [
-        "settings",
-        "12-phone-settings",
-      ]]
+      const [path, name] of [
+        ["keys", "10-phone-keys"],
+        ["usage", "11-phone-usage"],
+        ["watches", "11b-phone-watches"],
+        ["settings", "12-phone-settings"],
+      ]
     ) {
       await small.goto(`${s.url}/dashboard/${path}`);
       await fitsWidth(small);
