@@ -1,7 +1,9 @@
 /**
  * `POST /v1/watches`, `GET /v1/watches`, `DELETE /v1/watches/{id}` (INTERFACE.md "Beyond the
- * spec"). Keys are checked as for any call; creating, listing and deleting are free, each refresh
- * is charged as a details call (watches/scheduler.ts). A body is validated field by field into
+ * spec"). Each is admitted as a products call of 0 credits: the key must be active, the plan must
+ * include the products group, and the call takes a slot of the key's one-second window (POST
+ * resolves a client-chosen host name, which must not be free to repeat). Creating, listing and
+ * deleting cost no credit; each refresh is charged as a details call (watches/scheduler.ts). A body is validated field by field into
  * the spec's 422 shape, with `asin`, `marketplace` and `zip` held to the details endpoint's own
  * rules; the webhook URL must pass the SSRF rules of watches/webhook_target.ts.
  */
@@ -13,6 +15,7 @@ import { queryParams } from "./query_params.ts";
 import { refusalError } from "./refusals.ts";
 import { validateQuery } from "./validate_query.ts";
 import { noteCall } from "./access_log.ts";
+import { meterHeaders } from "./meter_headers.ts";
 import { ApiError } from "../core/api_error.ts";
 import { randomHex } from "../metering/api_key.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
@@ -40,7 +43,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
   app.post("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
     const input = await readBody(c, deps.watches.minSeconds);
-    if ("detail" in input) return c.json({ detail: input.detail }, 422);
+    if ("detail" in input) return c.json({ detail: input.detail }, 422, caller.headers);
     const body = input.value;
     const params = validateQuery(
       DETAILS.params,
@@ -50,7 +53,11 @@ export function watchRoutes(app: Hono, deps: Deps): void {
       ),
     );
     if (!params.ok) {
-      return c.json({ detail: params.detail.map((d) => ({ ...d, loc: ["body", d.loc[1]] })) }, 422);
+      return c.json(
+        { detail: params.detail.map((d) => ({ ...d, loc: ["body", d.loc[1]] })) },
+        422,
+        caller.headers,
+      );
     }
     const refusal = await webhookRefusal(
       body.webhook_url,
@@ -58,20 +65,25 @@ export function watchRoutes(app: Hono, deps: Deps): void {
       deps.watches.resolve,
     );
     if (refusal) {
-      return c.json({
-        detail: [{
-          loc: ["body", "webhook_url"],
-          msg: `The webhook URL cannot be used: ${refusal}`,
-          type: "value_error",
-          input: body.webhook_url,
-        }],
-      }, 422);
+      return c.json(
+        {
+          detail: [{
+            loc: ["body", "webhook_url"],
+            msg: `The webhook URL cannot be used: ${refusal}`,
+            type: "value_error",
+            input: body.webhook_url,
+          }],
+        },
+        422,
+        caller.headers,
+      );
     }
     if (await countWatches(deps.kv, caller.accountId) >= MAX_WATCHES_PER_ACCOUNT) {
       throw new ApiError(
         409,
         "watch_limit_reached",
         `An account may hold ${MAX_WATCHES_PER_ACCOUNT} watches; delete one first.`,
+        caller.headers,
       );
     }
     const now = Date.now();
@@ -99,36 +111,40 @@ export function watchRoutes(app: Hono, deps: Deps): void {
     };
     await createWatch(deps.kv, watch);
     deps.watches.scheduler.wake();
-    return c.json({ ...watchView(watch), secret: watch.secret }, 201);
+    return c.json({ ...watchView(watch), secret: watch.secret }, 201, caller.headers);
   });
 
   app.get("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
     const watches = (await listWatches(deps.kv, caller.accountId)).map(watchView);
-    return c.json({ count: watches.length, watches });
+    return c.json({ count: watches.length, watches }, 200, caller.headers);
   });
 
   app.delete("/v1/watches/:id", async (c) => {
     const caller = await admitted(deps, c);
     const id = c.req.param("id");
     if (!/^wat_[0-9a-f]{16}$/.test(id) || !await deleteWatch(deps.kv, caller.accountId, id)) {
-      throw new ApiError(404, "not_found", "This account has no such watch.");
+      throw new ApiError(404, "not_found", "This account has no such watch.", caller.headers);
     }
-    return c.json({ id, deleted: true as const });
+    return c.json({ id, deleted: true as const }, 200, caller.headers);
   });
 }
 
-/** The caller, when its key is active and its plan includes details calls. */
+/** The caller and its meter headers, once admitted as a products call of no credit. */
 async function admitted(deps: Deps, c: Context) {
   const req = c.req.raw;
   const caller = await authenticate(deps.accounts, req, queryParams(req.url));
   noteCall(c, { account: caller.accountId });
-  const r = await deps.meter.usage(caller.accountId, caller.keyId);
-  if (r.outcome !== "ok") throw refusalError(r.outcome, {});
-  if (!deps.plans.get(r.usage!.plan)?.groups.includes(DETAILS.group!)) {
-    throw refusalError("forbidden", {});
+  const r = await deps.meter.call(caller.accountId, caller.keyId, {
+    group: DETAILS.group,
+    cost: 0,
+    valid: true,
+  });
+  const headers = meterHeaders(r.snapshot, 0, deps.clock.now());
+  if (r.outcome !== "admitted") {
+    throw refusalError(r.outcome as Exclude<typeof r.outcome, "invalid">, headers);
   }
-  return caller;
+  return { ...caller, headers };
 }
 
 type CreateBody = z.infer<ReturnType<typeof watchCreateBody>>;

@@ -194,6 +194,7 @@ function watchPaths() {
     "401": ref("responses", "Unauthorized"),
     "403": ref("responses", "Forbidden"),
     "405": ref("responses", "MethodNotAllowed"),
+    "429": ref("responses", "TooManyRequests"),
   };
   const json = (name: string) => ({
     content: { "application/json": { schema: ref("schemas", name) } },

@@ -8,6 +8,16 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { isPublicAddress } from "../watches/webhook_target.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
+import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+
+/** A plan whose rate window these tests' bursts never reach (one test checks the window itself). */
+const plans = new Plans([...BUILTIN_PLANS, {
+  id: "bulk",
+  credits: 1_000,
+  rate_limit_per_sec: 100_000,
+  max_keys: 5,
+  groups: ["products"],
+}]);
 
 /** Names this test's resolver knows; every other name does not resolve. */
 const DNS: Record<string, string[]> = {
@@ -35,8 +45,8 @@ function post(url: string, key: string | null, body: unknown, type = "applicatio
 }
 
 Deno.test("watches API: an account sees and deletes only its own watches; none of it is charged", async () => {
-  await using s = await startServer({ watches: watchesOpts });
-  const a = await s.account("growth"), b = await s.account("growth");
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const a = await s.account("bulk"), b = await s.account("bulk");
   const r = await post(s.url, a.key, { ...GOOD, marketplace: "de", zip: "10115" });
   assert.equal(r.status, 201);
   const created = await r.json();
@@ -67,8 +77,8 @@ Deno.test("watches API: an account sees and deletes only its own watches; none o
 });
 
 Deno.test("watches API: a body that breaks a rule gets 422 with the field's location", async () => {
-  await using s = await startServer({ watches: watchesOpts });
-  const { key } = await s.account("growth");
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
   const cases: [unknown, string[]][] = [
     [{ ...GOOD, asin: "B07H57" }, ["body", "asin"]],
     [{ ...GOOD, marketplace: "XX" }, ["body", "marketplace"]],
@@ -96,8 +106,8 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
 });
 
 Deno.test("watches API: private, loopback and odd webhook targets are refused", async () => {
-  await using s = await startServer({ watches: watchesOpts });
-  const { key } = await s.account("growth");
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
   const refused = [
     "http://127.0.0.1:8000/hook",
     "http://localhost:8080/hook",
@@ -164,8 +174,8 @@ Deno.test("watches API: address rules, one by one", () => {
 });
 
 Deno.test("watches API: each path takes its own methods; the data endpoints stay GET only", async () => {
-  await using s = await startServer({ watches: watchesOpts });
-  const { key } = await s.account("growth");
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
   const put = await s.get("/v1/watches", key, { method: "PUT" });
   assert.equal(put.status, 405);
   assert.equal(put.headers.get("allow"), "GET, POST");
@@ -184,8 +194,8 @@ Deno.test("watches API: each path takes its own methods; the data endpoints stay
 });
 
 Deno.test("watches API: an account holds at most the documented number of watches", async () => {
-  await using s = await startServer({ watches: watchesOpts });
-  const { key } = await s.account("growth");
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
   for (let i = 0; i < MAX_WATCHES_PER_ACCOUNT; i++) {
     const r = await post(s.url, key, GOOD);
     assert.equal(r.status, 201);
@@ -194,4 +204,24 @@ Deno.test("watches API: an account holds at most the documented number of watche
   const over = await post(s.url, key, GOOD);
   assert.equal(over.status, 409);
   assert.equal((await over.json()).error.code, "watch_limit_reached");
+});
+
+Deno.test("watches API: calls take a slot of the key's one-second window and carry the meter headers", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("free"); // 1 call a second
+  const first = await s.get("/v1/watches", key);
+  assert.equal(first.status, 200);
+  assert.equal(first.headers.get("x-credits-cost"), "0");
+  assert.equal(first.headers.get("x-credits-remaining"), "50");
+  await first.body?.cancel();
+  const burst = await Promise.all([
+    post(s.url, key, GOOD),
+    post(s.url, key, GOOD),
+    s.get("/v1/watches", key),
+  ]);
+  const statuses = burst.map((r) => r.status).sort();
+  for (const r of burst) await r.body?.cancel();
+  assert.ok(statuses.filter((x) => x === 429).length >= 2, String(statuses));
+  const limited = burst.find((r) => r.status === 429)!;
+  assert.equal(limited.headers.get("retry-after"), "1");
 });

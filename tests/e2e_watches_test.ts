@@ -32,7 +32,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   while (Date.now() < stop) {
     const v = await probe();
     if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 40));
+    await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
@@ -46,7 +46,7 @@ function send(url: string, key: string, method: string, body?: unknown) {
 }
 
 Deno.test("watches: a price change between two refreshes POSTs one signed event; refreshes are charged", async () => {
-  await using rig = await startRig({ watches: FAST_WATCHES });
+  await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
   await using hook = receiver();
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
@@ -109,7 +109,7 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
 });
 
 Deno.test("watches: a failing receiver is retried with back-off until it answers 2xx, attempts listed", async () => {
-  await using rig = await startRig({ watches: FAST_WATCHES });
+  await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
   await using hook = receiver((n) => (n <= 2 ? 500 : 204));
   await using stockHook = receiver();
   const page = await fixture(PAGE);
@@ -121,7 +121,7 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
   const email = "hooks@example.com", password = "correct horse battery";
   await b.send("/dashboard/signup", { form: { _csrf: form.csrf, email, password } });
   const owner = (await rig.server.accounts.idByEmail(email))!;
-  await rig.server.accounts.update(owner, { plan: "growth" });
+  await rig.server.accounts.update(owner, { plan: "scale" });
   const key = (await rig.server.accounts.createKey(owner)).value;
   // A second watch of the same product that does not watch the price: it must hear nothing.
   const other = await send(`${base}/v1/watches`, key, "POST", {
@@ -184,7 +184,7 @@ Deno.test("watches: a watch pauses when the account's credits run out, and costs
   const plans = new Plans([...BUILTIN_PLANS, {
     id: "tiny",
     credits: 2,
-    rate_limit_per_sec: 10,
+    rate_limit_per_sec: 1_000,
     max_keys: 1,
     groups: ["products"],
   }]);
