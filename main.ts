@@ -52,6 +52,8 @@ async function main(): Promise<void> {
     stopping: stopping.signal,
     accessLog: opsLog,
     watches: {
+      // A watch pays for a fresh look: its refreshes are recorded in history but not cached.
+      source: recorded,
       minSeconds: config.watchMinSeconds,
       allowPrivate: config.webhookAllowPrivate,
       run: true,

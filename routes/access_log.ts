@@ -17,6 +17,8 @@ const KNOWN = new Set(ALL_ENDPOINTS.map((e) => e.path));
 export function routeLabel(path: string): string {
   if (KNOWN.has(path)) return path;
   if (path === "/v1") return "/v1/";
+  if (path === "/v1/watches") return path;
+  if (path.startsWith("/v1/watches/")) return "/v1/watches/{id}";
   for (const prefix of ["/dashboard", "/admin", "/docs"]) {
     if (path === prefix || path.startsWith(prefix + "/")) return prefix;
   }

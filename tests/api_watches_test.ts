@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { isPublicAddress } from "../watches/webhook_target.ts";
+import { routeLabel } from "../routes/access_log.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
@@ -224,4 +225,10 @@ Deno.test("watches API: calls take a slot of the key's one-second window and car
   assert.ok(statuses.filter((x) => x === 429).length >= 2, String(statuses));
   const limited = burst.find((r) => r.status === 429)!;
   assert.equal(limited.headers.get("retry-after"), "1");
+});
+
+Deno.test("watches API: metrics label the watch paths without ids", () => {
+  assert.equal(routeLabel("/v1/watches"), "/v1/watches");
+  assert.equal(routeLabel("/v1/watches/wat_0123456789abcdef"), "/v1/watches/{id}");
+  assert.equal(routeLabel("/v1/watches/anything/else"), "/v1/watches/{id}");
 });

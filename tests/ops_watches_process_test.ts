@@ -1,8 +1,8 @@
 /**
  * Watches as operators run them: `main.ts` in a child process with WATCH_MIN_SECONDS and
  * WEBHOOK_ALLOW_PRIVATE from the environment, its own loops (default 5 s poll), a fake
- * marketplace changing a price, a loopback receiver checking the signature, and a drain that
- * ends the process cleanly. Without WEBHOOK_ALLOW_PRIVATE the same loopback target is refused.
+ * marketplace changing a price (with the result cache on, which refreshes must look behind), a
+ * loopback receiver checking the signature, and a drain that ends the process cleanly. Without WEBHOOK_ALLOW_PRIVATE the same loopback target is refused.
  */
 import assert from "node:assert/strict";
 import { spawnShelf } from "./proof/shelf_process.ts";
@@ -39,7 +39,7 @@ Deno.test("watches in a spawned main.ts: settings from the environment, a signed
     KV_PATH: kvPath,
     UPSTREAM: fake.upstream,
     ADMIN_TOKEN: TOKEN,
-    RESULT_CACHE: "off",
+    // The result cache stays on: a refresh must look behind it, or the new price never shows.
     WATCH_MIN_SECONDS: "1",
     WEBHOOK_ALLOW_PRIVATE: "1",
   });

@@ -17,6 +17,8 @@ export interface WatchOptions {
   allowPrivate?: boolean;
   /** Start the scheduler and delivery loops (main.ts does; most tests need only the routes). */
   run?: boolean;
+  /** Where refreshes fetch (main.ts: behind the result cache, so a refresh is never stale). */
+  source?: DataSource;
   scheduler?: Partial<SchedulerTiming>;
   webhooks?: Partial<WebhookTiming>;
   resolve?: Resolve;
@@ -53,7 +55,7 @@ export class Watches {
       resolve: opts.resolve,
     });
     this.scheduler = new WatchScheduler(
-      { ...deps, onEvent: () => this.delivery.wake() },
+      { ...deps, dataSource: opts.source ?? deps.dataSource, onEvent: () => this.delivery.wake() },
       opts.scheduler,
     );
   }

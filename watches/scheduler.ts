@@ -78,13 +78,17 @@ export class WatchScheduler {
   /** One pass: claims the due watches and refreshes them; returns how many it claimed. */
   async refreshDue(): Promise<number> {
     const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, 20);
-    await Promise.all(claimed.map((w) => this.#refresh(w)));
+    const done = await Promise.allSettled(claimed.map((w) => this.#refresh(w)));
+    done.forEach((r, i) => {
+      if (r.status === "rejected") {
+        this.#d.log.error(`refresh of watch ${claimed[i].id} failed in the store`, r.reason);
+      }
+    });
     return claimed.length;
   }
 
   async #refresh(w: Watch): Promise<void> {
     const { meter, details } = this.#d;
-    const tag = { keyId: w.key_id, endpoint: details.path };
     const admitted = await meter.call(w.account_id, w.key_id, {
       group: details.group,
       cost: details.cost,
@@ -113,8 +117,7 @@ export class WatchScheduler {
         chargePage: () => Promise.resolve(false),
       }) as ProductPage;
     } catch (e) {
-      await meter.refund(w.account_id, admitted.snapshot!.periodStart, admitted.charged, tag)
-        .catch((r) => this.#d.log.error(`refund of watch ${w.id}'s refresh failed`, r));
+      await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
       const message = e instanceof ApiError ? `${e.code}: ${e.message}` : "the refresh failed";
       await this.#finish(w, (c) => ({
         ...c,
@@ -129,7 +132,7 @@ export class WatchScheduler {
     const after = watchedValues(page);
     // Decided inside the commit's retry loop, on the record as it then is.
     const queued: { event: Delivery | null } = { event: null };
-    await this.#finish(w, (c) => {
+    const recorded = this.#finish(w, (c) => {
       const changed = c.last ? changedFields(c.last, after, c.on) : [];
       queued.event = changed.length ? newEvent(c, c.last!, after, changed, now) : null;
       return {
@@ -143,7 +146,21 @@ export class WatchScheduler {
         next_at: now + every,
       };
     }, (op) => queued.event && queueDelivery(op, queued.event));
+    try {
+      await recorded;
+    } catch (e) {
+      // The store would not take the result: the refresh did not happen as far as the watch
+      // knows, so it is not paid for either; the lease brings it back.
+      await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
+      throw e;
+    }
     if (queued.event) this.#d.onEvent();
+  }
+
+  async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
+    const tag = { keyId: w.key_id, endpoint: this.#d.details.path };
+    await this.#d.meter.refund(w.account_id, periodStart, amount, tag)
+      .catch((e) => this.#d.log.error(`refund of watch ${w.id}'s refresh failed`, e));
   }
 
   /** Writes the refresh's outcome, unless the watch was deleted or re-claimed meanwhile. */
