@@ -232,3 +232,16 @@ Deno.test("watches API: metrics label the watch paths without ids", () => {
   assert.equal(routeLabel("/v1/watches/wat_0123456789abcdef"), "/v1/watches/{id}");
   assert.equal(routeLabel("/v1/watches/anything/else"), "/v1/watches/{id}");
 });
+
+Deno.test("watches API: a body over 64 KiB is refused with 413 before it is read", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  const big = JSON.stringify({
+    ...GOOD,
+    webhook_url: "https://hooks.example.com/" + "a".repeat(70_000),
+  });
+  const r = await post(s.url, key, big);
+  assert.equal(r.status, 413);
+  assert.equal((await r.json()).error.code, "payload_too_large");
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0);
+});
