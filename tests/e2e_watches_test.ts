@@ -14,7 +14,7 @@ import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { WatchCreated, WatchList } from "../schemas/watches.ts";
 import { browser } from "./dashboard_client.ts";
-import { receiver, verify } from "./webhook_receiver.ts";
+import { receiver, until, verify } from "./webhook_receiver.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -26,16 +26,6 @@ const FAST_WATCHES = {
   scheduler: { pollMs: 50, rateRetryMs: 100 },
   webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
 };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8_000) {
-  const stop = Date.now() + ms;
-  while (Date.now() < stop) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function send(url: string, key: string, method: string, body?: unknown) {
   return fetch(url, {

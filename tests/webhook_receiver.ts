@@ -1,6 +1,7 @@
 /**
- * A real webhook receiver on loopback for watch tests, and the signature check a receiver would
- * run, written with Web Crypto rather than the code under test.
+ * A real webhook receiver on loopback for watch tests, the signature check a receiver would run
+ * (written with Web Crypto rather than the code under test), and a poll for what the service's
+ * loops do in their own time.
  */
 interface Received {
   body: string;
@@ -44,4 +45,15 @@ export async function verify(secret: string, header: string, body: string): Prom
     await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${m[1]}.${body}`)),
   );
   return Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("") === m[2];
+}
+
+/** Probes every 100 ms until `probe` gives a value; fails naming `what` after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 8_000) {
+  const stop = Date.now() + ms;
+  while (Date.now() < stop) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }
