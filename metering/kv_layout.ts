@@ -95,6 +95,11 @@ export const KV = {
   watchOf: (accountId: string, watchId: string): Deno.KvKey => ["watch_of", accountId, watchId],
   watchesOf: (accountId: string): Deno.KvKey => ["watch_of", accountId],
   /**
+   * Account id → how many watches it holds, changed in the commit that creates or deletes one and
+   * checked there, so concurrent creations cannot pass the per-account limit.
+   */
+  watchCount: (accountId: string): Deno.KvKey => ["watch_count", accountId],
+  /**
    * Due time (ms) + watch id → watch id: the schedule every instance scans. Exactly one entry per
    * watch, at its record's `next_at`; claiming a refresh moves it to the end of a lease, in the
    * same checked commit, so two instances never refresh one watch at once.

@@ -20,13 +20,7 @@ import { ApiError } from "../core/api_error.ts";
 import { randomHex } from "../metering/api_key.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
-import {
-  countWatches,
-  createWatch,
-  deleteWatch,
-  listWatches,
-  type Watch,
-} from "../watches/store.ts";
+import { createWatch, deleteWatch, listWatches, type Watch } from "../watches/store.ts";
 import { newWatchSecret } from "../watches/signature.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
 
@@ -78,14 +72,6 @@ export function watchRoutes(app: Hono, deps: Deps): void {
         caller.headers,
       );
     }
-    if (await countWatches(deps.kv, caller.accountId) >= MAX_WATCHES_PER_ACCOUNT) {
-      throw new ApiError(
-        409,
-        "watch_limit_reached",
-        `An account may hold ${MAX_WATCHES_PER_ACCOUNT} watches; delete one first.`,
-        caller.headers,
-      );
-    }
     const now = Date.now();
     const watch: Watch = {
       id: `wat_${randomHex(8)}`,
@@ -109,7 +95,14 @@ export function watchRoutes(app: Hono, deps: Deps): void {
       last_error: null,
       deliveries: [],
     };
-    await createWatch(deps.kv, watch);
+    if (!await createWatch(deps.kv, watch, MAX_WATCHES_PER_ACCOUNT)) {
+      throw new ApiError(
+        409,
+        "watch_limit_reached",
+        `An account may hold ${MAX_WATCHES_PER_ACCOUNT} watches; delete one first.`,
+        caller.headers,
+      );
+    }
     deps.watches.scheduler.wake();
     return c.json({ ...watchView(watch), secret: watch.secret }, 201, caller.headers);
   });

@@ -194,17 +194,31 @@ Deno.test("watches API: each path takes its own methods; the data endpoints stay
   await del.body?.cancel();
 });
 
-Deno.test("watches API: an account holds at most the documented number of watches", async () => {
+Deno.test("watches API: an account holds at most the documented number of watches, even when created at once", async () => {
   await using s = await startServer({ watches: watchesOpts, plans });
   const { key } = await s.account("bulk");
-  for (let i = 0; i < MAX_WATCHES_PER_ACCOUNT; i++) {
-    const r = await post(s.url, key, GOOD);
-    assert.equal(r.status, 201);
-    await r.body?.cancel();
-  }
-  const over = await post(s.url, key, GOOD);
-  assert.equal(over.status, 409);
-  assert.equal((await over.json()).error.code, "watch_limit_reached");
+  const extra = 12;
+  const answers = await Promise.all(
+    Array.from({ length: MAX_WATCHES_PER_ACCOUNT + extra }, async () => {
+      const r = await post(s.url, key, GOOD);
+      const body = await r.json();
+      return { status: r.status, body };
+    }),
+  );
+  const created = answers.filter((a) => a.status === 201);
+  assert.equal(created.length, MAX_WATCHES_PER_ACCOUNT);
+  const over = answers.filter((a) => a.status === 409);
+  assert.equal(over.length, extra, JSON.stringify(answers.map((a) => a.status)));
+  assert.equal(over[0].body.error.code, "watch_limit_reached");
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, MAX_WATCHES_PER_ACCOUNT);
+  // Deleting one frees one place.
+  const gone = await s.get(`/v1/watches/${created[0].body.id}`, key, { method: "DELETE" });
+  assert.equal(gone.status, 200);
+  await gone.body?.cancel();
+  const again = await post(s.url, key, GOOD);
+  assert.equal(again.status, 201);
+  await again.body?.cancel();
+  assert.equal((await post(s.url, key, GOOD)).status, 409);
 });
 
 Deno.test("watches API: calls take a slot of the key's one-second window and carry the meter headers", async () => {

@@ -45,20 +45,24 @@ export interface Delivery {
 /** Delivery attempts kept on a watch for the API and the dashboard. */
 export const DELIVERY_NOTES = 20;
 
-export async function createWatch(kv: Deno.Kv, w: Watch): Promise<void> {
-  const r = await kv.atomic()
-    .check({ key: KV.watch(w.id), versionstamp: null })
-    .set(KV.watch(w.id), w)
-    .set(KV.watchOf(w.account_id, w.id), true)
-    .set(KV.watchDue(w.next_at, w.id), w.id)
-    .commit();
-  if (!r.ok) throw new Error(`Cannot create watch ${w.id}: the id is taken`);
-}
-
-export async function countWatches(kv: Deno.Kv, accountId: string): Promise<number> {
-  let n = 0;
-  for await (const _ of kv.list({ prefix: KV.watchesOf(accountId) })) n++;
-  return n;
+/** Creates `w` unless its account already holds `max` watches; false then. */
+export async function createWatch(kv: Deno.Kv, w: Watch, max: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const count = await kv.get<number>(KV.watchCount(w.account_id));
+    const n = count.value ?? 0;
+    if (n >= max) return false;
+    const r = await kv.atomic()
+      .check(count)
+      .check({ key: KV.watch(w.id), versionstamp: null })
+      .set(KV.watchCount(w.account_id), n + 1)
+      .set(KV.watch(w.id), w)
+      .set(KV.watchOf(w.account_id, w.id), true)
+      .set(KV.watchDue(w.next_at, w.id), w.id)
+      .commit();
+    if (r.ok) return true;
+    await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+  }
+  throw new Error(`Cannot create a watch for ${w.account_id}: too many concurrent writers`);
 }
 
 export async function listWatches(kv: Deno.Kv, accountId: string): Promise<Watch[]> {
@@ -74,10 +78,12 @@ export async function listWatches(kv: Deno.Kv, accountId: string): Promise<Watch
 
 /** Deletes the account's watch; false when it has no such watch. */
 export async function deleteWatch(kv: Deno.Kv, accountId: string, id: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     const e = await kv.get<Watch>(KV.watch(id));
     if (!e.value || e.value.account_id !== accountId) return false;
-    const r = await kv.atomic().check(e)
+    const count = await kv.get<number>(KV.watchCount(accountId));
+    const r = await kv.atomic().check(e).check(count)
+      .set(KV.watchCount(accountId), Math.max(0, (count.value ?? 1) - 1))
       .delete(KV.watch(id))
       .delete(KV.watchOf(accountId, id))
       .delete(KV.watchDue(e.value.next_at, id))
