@@ -146,7 +146,14 @@ Deno.test("watches API: private, loopback and odd webhook targets are refused", 
 });
 
 Deno.test("watches API: address rules, one by one", () => {
-  const pub = ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"];
+  const pub = [
+    "93.184.216.34",
+    "8.8.8.8",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+  ];
   const priv = [
     "127.0.0.1",
     "10.255.0.1",
@@ -168,6 +175,9 @@ Deno.test("watches API: address rules, one by one", () => {
     "::127.0.0.1",
     "64:ff9b::a00:1",
     "2001:db8::1",
+    "2002:7f00:1::1",
+    "2002:a9fe:a9fe::",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
     "not-an-address",
   ];
   for (const a of pub) assert.equal(isPublicAddress(a), true, a);

@@ -109,6 +109,9 @@ function isPublicV6(g: number[]): boolean {
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
     return isPublicV4(embedded);
   }
+  // 6to4 (2002::/16) carries its IPv4 address in the next 32 bits; Teredo (2001::/32) hides one.
+  if (g[0] === 0x2002) return isPublicV4([g[1] >> 8, g[1] & 255, g[2] >> 8, g[2] & 255]);
+  if (g[0] === 0x2001 && g[1] === 0) return false;
   if ((g[0] & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
   if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
   if ((g[0] & 0xff00) === 0xff00) return false; // multicast
