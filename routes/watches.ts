@@ -17,11 +17,9 @@ import { validateQuery } from "./validate_query.ts";
 import { noteCall } from "./access_log.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { ApiError } from "../core/api_error.ts";
-import { randomHex } from "../metering/api_key.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
-import { createWatch, deleteWatch, listWatches, type Watch } from "../watches/store.ts";
-import { newWatchSecret } from "../watches/signature.ts";
+import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
 
 const DETAILS = DATA_ENDPOINTS.find((e) => e.name === "details")!;
@@ -72,9 +70,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
         caller.headers,
       );
     }
-    const now = Date.now();
-    const watch: Watch = {
-      id: `wat_${randomHex(8)}`,
+    const watch = newWatch({
       account_id: caller.accountId,
       key_id: caller.keyId,
       asin: params.value.asin as string,
@@ -83,18 +79,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
       every_seconds: body.every_seconds,
       webhook_url: body.webhook_url,
       on: [...new Set(body.on)],
-      secret: newWatchSecret(),
-      created_at: now,
-      // The first refresh records the values later ones compare with: due at once.
-      next_at: now,
-      status: "active",
-      paused_reason: null,
-      last: null,
-      last_refresh_at: null,
-      refreshes: 0,
-      last_error: null,
-      deliveries: [],
-    };
+    }, Date.now());
     if (!await createWatch(deps.kv, watch, MAX_WATCHES_PER_ACCOUNT)) {
       throw new ApiError(
         409,

@@ -7,6 +7,8 @@
  */
 import { KV } from "../metering/kv_layout.ts";
 import type { DeliveryNote, WatchedValues, WatchField } from "../schemas/watches.ts";
+import { randomHex } from "../metering/api_key.ts";
+import { newWatchSecret } from "./signature.ts";
 
 export interface Watch {
   id: string;
@@ -40,6 +42,38 @@ export interface Delivery {
   created_at: number;
   attempts: number;
   next_at: number;
+}
+
+/** A new watch of `what`, with its id and secret; its first refresh is due at once. */
+export function newWatch(
+  what: Pick<
+    Watch,
+    | "account_id"
+    | "key_id"
+    | "asin"
+    | "marketplace"
+    | "zip"
+    | "every_seconds"
+    | "webhook_url"
+    | "on"
+  >,
+  now: number,
+): Watch {
+  return {
+    ...what,
+    id: `wat_${randomHex(8)}`,
+    secret: newWatchSecret(),
+    created_at: now,
+    // The first refresh only records the values later ones compare with: due at once.
+    next_at: now,
+    status: "active",
+    paused_reason: null,
+    last: null,
+    last_refresh_at: null,
+    refreshes: 0,
+    last_error: null,
+    deliveries: [],
+  };
 }
 
 /** Delivery attempts kept on a watch for the API and the dashboard. */
