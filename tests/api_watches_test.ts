@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { isPublicAddress } from "../watches/webhook_target.ts";
 import { routeLabel } from "../routes/access_log.ts";
+import { createWatch, newWatch } from "../watches/store.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
@@ -268,4 +269,31 @@ Deno.test("watches API: a body over 64 KiB is refused with 413 before it is read
   assert.equal(r.status, 413);
   assert.equal((await r.json()).error.code, "payload_too_large");
   assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0);
+});
+
+Deno.test("watch scheduler: when more watches are due than one pass takes, the next pass starts at once", async () => {
+  // Loops not started by the app; a 10 s poll, so only the immediate next pass can finish in time.
+  await using s = await startServer({
+    watches: { ...watchesOpts, scheduler: { pollMs: 10_000 } },
+    plans,
+  });
+  const { id, keyId } = await s.account("bulk");
+  const now = Date.now();
+  for (let i = 0; i < 45; i++) {
+    const w = newWatch({
+      account_id: id,
+      key_id: keyId,
+      asin: "B07H57DNVV",
+      marketplace: "US",
+      zip: null,
+      every_seconds: 3600,
+      webhook_url: "https://hooks.example.com/x",
+      on: ["price"],
+    }, now);
+    assert.ok(await createWatch(s.kv, w, MAX_WATCHES_PER_ACCOUNT));
+  }
+  s.deps.watches.scheduler.start();
+  const stop = Date.now() + 3_000;
+  while (s.source.calls < 45 && Date.now() < stop) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(s.source.calls, 45, "every due watch refreshed within 3 s");
 });

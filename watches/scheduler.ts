@@ -28,6 +28,9 @@ export interface SchedulerTiming {
   rateRetryMs: number;
 }
 
+/** Watches claimed and refreshed together in one pass. */
+const PASS = 20;
+
 export const DEFAULT_SCHEDULER_TIMING: SchedulerTiming = {
   pollMs: 5_000,
   leaseMs: 120_000,
@@ -77,13 +80,15 @@ export class WatchScheduler {
 
   /** One pass: claims the due watches and refreshes them; returns how many it claimed. */
   async refreshDue(): Promise<number> {
-    const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, 20);
+    const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, PASS);
     const done = await Promise.allSettled(claimed.map((w) => this.#refresh(w)));
     done.forEach((r, i) => {
       if (r.status === "rejected") {
         this.#d.log.error(`refresh of watch ${claimed[i].id} failed in the store`, r.reason);
       }
     });
+    // A full pass means more may be due: the next one starts at once instead of after a poll.
+    if (claimed.length === PASS) this.#loop.wake();
     return claimed.length;
   }
 

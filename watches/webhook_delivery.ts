@@ -32,6 +32,9 @@ export interface WebhookTiming {
   timeoutMs: number;
 }
 
+/** Events claimed and sent together in one pass. */
+const PASS = 50;
+
 export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   pollMs: 5_000,
   retryMs: 30_000,
@@ -78,9 +81,15 @@ export class WebhookDelivery {
 
   /** One pass over the outbox; returns how many events were delivered. */
   async deliverDue(): Promise<number> {
-    const due = await claimDueDeliveries(this.#kv, Date.now(), this.timing.leaseMs, 50);
-    const results = await Promise.all(due.map((d) => this.#attempt(d)));
-    return results.filter(Boolean).length;
+    const due = await claimDueDeliveries(this.#kv, Date.now(), this.timing.leaseMs, PASS);
+    const results = await Promise.allSettled(due.map((d) => this.#attempt(d)));
+    if (due.length === PASS) this.#loop.wake(); // more may be due
+    results.forEach((r, i) => {
+      if (r.status === "rejected") {
+        this.#log.error(`webhook ${due[i].id} failed in the store`, r.reason);
+      }
+    });
+    return results.filter((r) => r.status === "fulfilled" && r.value).length;
   }
 
   async #attempt(d: Delivery): Promise<boolean> {
