@@ -1,7 +1,7 @@
 /**
  * A backup holds what must survive and leaves out what refills itself (README, "Backup and
  * restore"): the result cache and the sign-in attempt counters are not in the file; accounts,
- * key digests and everything else are. Real KV file, the backup function the CLI runs.
+ * key digests, watches (with their secrets and schedule) and everything else are. Real KV file, the backup function the CLI runs.
  */
 import assert from "node:assert/strict";
 import { backup } from "../cli/backup.ts";
@@ -9,14 +9,26 @@ import { KV } from "../metering/kv_layout.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
+import { createWatch, newWatch } from "../watches/store.ts";
 
-Deno.test("backup leaves out the result cache and sign-in counters, and keeps the accounts and keys", async () => {
+Deno.test("backup leaves out the result cache and sign-in counters, and keeps the accounts, keys and watches", async () => {
   const dir = await Deno.makeTempDir();
   const kv = await Deno.openKv(`${dir}/shelf.kv`);
   try {
     const accounts = new Accounts(kv, builtinPlans(), systemClock);
     const a = await accounts.create("keep@example.com", "starter");
-    await accounts.createKey(a.id);
+    const { key } = await accounts.createKey(a.id);
+    const w = newWatch({
+      account_id: a.id,
+      key_id: key.id,
+      asin: "B07H57DNVV",
+      marketplace: "US",
+      zip: null,
+      every_seconds: 3600,
+      webhook_url: "https://hooks.example.com/x",
+      on: ["price"],
+    }, Date.now());
+    await createWatch(kv, w, 100);
     await kv.set(KV.resultCache("details", "abc"), { at: 1, json: "{}" });
     await kv.set(KV.signinAttempts("def"), { count: 3, since: 1 });
     const file = `${dir}/backup.jsonl`;
@@ -26,6 +38,9 @@ Deno.test("backup leaves out the result cache and sign-in counters, and keeps th
     assert.ok(!text.includes('"signin_attempts"'), "no sign-in counter");
     assert.ok(text.includes(`"${a.id}"`), "the account is there");
     assert.ok(text.includes('"key_hash"'), "the key digest is there");
+    for (const part of ['"watch"', '"watch_of"', '"watch_due"', '"watch_count"', w.secret]) {
+      assert.ok(text.includes(part), `the watch is there: ${part}`);
+    }
   } finally {
     kv.close();
     await Deno.remove(dir, { recursive: true });
