@@ -141,11 +141,13 @@ export async function updateWatch(
   for (let attempt = 0; attempt < 10; attempt++) {
     const e = await kv.get<Watch>(KV.watch(id));
     if (!e.value) return null;
-    const next = change(structuredClone(e.value));
+    // The value read is this call's own copy: `change` may use it as it likes.
+    const dueAt = e.value.next_at;
+    const next = change(e.value);
     if (!next) return null;
     const op = kv.atomic().check(e).set(KV.watch(id), next);
-    if (next.next_at !== e.value.next_at) {
-      op.delete(KV.watchDue(e.value.next_at, id)).set(KV.watchDue(next.next_at, id), id);
+    if (next.next_at !== dueAt) {
+      op.delete(KV.watchDue(dueAt, id)).set(KV.watchDue(next.next_at, id), id);
     }
     extra?.(op);
     if ((await op.commit()).ok) return next;
@@ -153,37 +155,64 @@ export async function updateWatch(
   throw new Error(`Cannot update watch ${id}: too many concurrent writers`);
 }
 
+/** Where a scheduled kind of record lives: its record, its due entries, and their prefix. */
+interface Schedule {
+  record: (id: string) => Deno.KvKey;
+  due: (at: number, id: string) => Deno.KvKey;
+  prefix: Deno.KvKey;
+}
+
 /**
- * Claims up to `limit` watches due at `now`: each claimed watch's `next_at` becomes the end of
- * its lease, which is how its refresh recognises it is still the claimant when it finishes.
+ * Claims up to `limit` records due at `now` from `schedule`: each claimed record's `next_at`
+ * becomes the end of its lease (and `lease` may change more), in a commit checked against the
+ * record and its due entry. The new `next_at` is how the claimant later recognises the record is
+ * still its own. A due entry whose record is gone or has moved on is dropped.
  */
-export async function claimDueWatches(
+async function claimDue<T extends { next_at: number }>(
+  kv: Deno.Kv,
+  schedule: Schedule,
+  now: number,
+  leaseMs: number,
+  limit: number,
+  lease: (record: T, until: number) => T,
+): Promise<T[]> {
+  const claimed: T[] = [];
+  const due = kv.list<string>(
+    { prefix: schedule.prefix, end: [...schedule.prefix, now + 1] },
+    { limit },
+  );
+  for await (const entry of due) {
+    const id = entry.value;
+    const e = await kv.get<T>(schedule.record(id));
+    if (!e.value || e.value.next_at !== entry.key[1]) {
+      await kv.atomic().check(entry).delete(entry.key).commit();
+      continue;
+    }
+    const leased = lease(e.value, now + leaseMs);
+    const r = await kv.atomic().check(e).check(entry)
+      .delete(entry.key)
+      .set(schedule.due(leased.next_at, id), id)
+      .set(schedule.record(id), leased)
+      .commit();
+    if (r.ok) claimed.push(leased);
+  }
+  return claimed;
+}
+
+const WATCHES: Schedule = { record: KV.watch, due: KV.watchDue, prefix: KV.watchSchedule };
+const WEBHOOKS: Schedule = { record: KV.webhook, due: KV.webhookDue, prefix: KV.webhookSchedule };
+
+/** Claims up to `limit` watches due at `now` for a refresh (see claimDue). */
+export function claimDueWatches(
   kv: Deno.Kv,
   now: number,
   leaseMs: number,
   limit: number,
 ): Promise<Watch[]> {
-  const claimed: Watch[] = [];
-  const due = kv.list<string>(
-    { prefix: KV.watchSchedule, end: [...KV.watchSchedule, now + 1] },
-    { limit },
-  );
-  for await (const entry of due) {
-    const id = entry.value;
-    const e = await kv.get<Watch>(KV.watch(id));
-    if (!e.value || e.value.next_at !== entry.key[1]) {
-      await kv.atomic().check(entry).delete(entry.key).commit(); // left by a deleted watch
-      continue;
-    }
-    const leased = { ...e.value, next_at: now + leaseMs };
-    const r = await kv.atomic().check(e).check(entry)
-      .delete(entry.key)
-      .set(KV.watchDue(leased.next_at, id), id)
-      .set(KV.watch(id), leased)
-      .commit();
-    if (r.ok) claimed.push(leased);
-  }
-  return claimed;
+  return claimDue<Watch>(kv, WATCHES, now, leaseMs, limit, (w, until) => ({
+    ...w,
+    next_at: until,
+  }));
 }
 
 export function queueDelivery(op: Deno.AtomicOperation, d: Delivery): void {
@@ -191,33 +220,17 @@ export function queueDelivery(op: Deno.AtomicOperation, d: Delivery): void {
 }
 
 /** Claims due events like claimDueWatches; each claimed event counts one more attempt. */
-export async function claimDueDeliveries(
+export function claimDueDeliveries(
   kv: Deno.Kv,
   now: number,
   leaseMs: number,
   limit: number,
 ): Promise<Delivery[]> {
-  const claimed: Delivery[] = [];
-  const due = kv.list<string>(
-    { prefix: KV.webhookSchedule, end: [...KV.webhookSchedule, now + 1] },
-    { limit },
-  );
-  for await (const entry of due) {
-    const id = entry.value;
-    const e = await kv.get<Delivery>(KV.webhook(id));
-    if (!e.value || e.value.next_at !== entry.key[1]) {
-      await kv.atomic().check(entry).delete(entry.key).commit();
-      continue;
-    }
-    const leased = { ...e.value, next_at: now + leaseMs, attempts: e.value.attempts + 1 };
-    const r = await kv.atomic().check(e).check(entry)
-      .delete(entry.key)
-      .set(KV.webhookDue(leased.next_at, id), id)
-      .set(KV.webhook(id), leased)
-      .commit();
-    if (r.ok) claimed.push(leased);
-  }
-  return claimed;
+  return claimDue<Delivery>(kv, WEBHOOKS, now, leaseMs, limit, (d, until) => ({
+    ...d,
+    next_at: until,
+    attempts: d.attempts + 1,
+  }));
 }
 
 /** Ends a claimed event's attempt: done (delivered or given up), or due again at `retryAt`. */
