@@ -32,38 +32,21 @@ export const DEFAULT_TIMING: DeliveryTiming = {
   leaseMs: 60_000,
 };
 
-export class AlertDelivery {
+export class AlertDelivery extends PollLoop {
   readonly #kv: Deno.Kv;
   readonly #smtp: SmtpConfig;
-  readonly #log: Log;
   readonly #timing: DeliveryTiming;
-  readonly #loop: PollLoop;
 
   constructor(kv: Deno.Kv, smtp: SmtpConfig, log: Log, timing: Partial<DeliveryTiming> = {}) {
+    super("alert delivery", timing.pollMs ?? DEFAULT_TIMING.pollMs, log);
     this.#kv = kv;
     this.#smtp = smtp;
-    this.#log = log;
     this.#timing = { ...DEFAULT_TIMING, ...timing };
-    this.#loop = new PollLoop(
-      "alert delivery",
-      () => this.deliverDue(),
-      this.#timing.pollMs,
-      log,
-    );
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  /** Scans the outbox now instead of at the next poll. */
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  /** Ends the loop after the alert being sent, if any. */
-  stop(): Promise<void> {
-    return this.#loop.stop();
+  protected async pass(): Promise<boolean> {
+    await this.deliverDue();
+    return false;
   }
 
   /** One pass over the outbox; returns how many alerts were delivered. */
@@ -74,7 +57,7 @@ export class AlertDelivery {
         const alert = await claim(this.#kv, accountId, alertId, Date.now(), this.#timing.leaseMs);
         if (alert && await this.#send(alert)) delivered++;
       } catch (e) {
-        this.#log.error(`alert delivery: ${alertId} failed in the store`, e);
+        this.log.error(`alert delivery: ${alertId} failed in the store`, e);
       }
     }
     return delivered;
@@ -86,7 +69,7 @@ export class AlertDelivery {
     } catch (e) {
       const delay = Math.min(this.#timing.maxDelayMs, this.#timing.retryMs * 2 ** alert.attempts);
       const message = e instanceof Error ? e.message : String(e);
-      this.#log.error(
+      this.log.error(
         `alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`,
         message,
       );

@@ -2,11 +2,8 @@
  * Watches as one service (INTERFACE.md "Beyond the spec"): the settings, the refresh scheduler and
  * the webhook delivery, started and stopped together. app.ts builds it; routes/watches.ts serves it.
  */
-import type { Log } from "../core/log.ts";
-import type { Meter } from "../metering/meter.ts";
 import type { DataSource } from "../upstream/data_source.ts";
-import type { Endpoint } from "../schemas/endpoints.ts";
-import { type SchedulerTiming, WatchScheduler } from "./scheduler.ts";
+import { type SchedulerDeps, type SchedulerTiming, WatchScheduler } from "./scheduler.ts";
 import { WebhookDelivery, type WebhookTiming } from "./webhook_delivery.ts";
 import type { Resolve } from "./webhook_target.ts";
 
@@ -34,17 +31,7 @@ export class Watches {
   readonly delivery: WebhookDelivery;
   readonly #run: boolean;
 
-  constructor(
-    deps: {
-      kv: Deno.Kv;
-      meter: Meter;
-      dataSource: DataSource;
-      details: Endpoint;
-      log: Log;
-      stopping: AbortSignal;
-    },
-    opts: WatchOptions = {},
-  ) {
+  constructor(deps: Omit<SchedulerDeps, "onEvent">, opts: WatchOptions = {}) {
     this.minSeconds = opts.minSeconds ?? DEFAULT_WATCH_MIN_SECONDS;
     this.allowPrivate = opts.allowPrivate ?? false;
     this.resolve = opts.resolve;

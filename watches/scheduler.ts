@@ -49,47 +49,22 @@ export interface SchedulerDeps {
   onEvent: () => void;
 }
 
-export class WatchScheduler {
+export class WatchScheduler extends PollLoop {
   readonly #d: SchedulerDeps;
   readonly timing: SchedulerTiming;
-  readonly #loop: PollLoop;
 
   constructor(deps: SchedulerDeps, timing: Partial<SchedulerTiming> = {}) {
+    const t = { ...DEFAULT_SCHEDULER_TIMING, ...timing };
+    super("watch refresh", t.pollMs, deps.log);
     this.#d = deps;
-    this.timing = { ...DEFAULT_SCHEDULER_TIMING, ...timing };
-    this.#loop = new PollLoop(
-      "watch refresh",
-      () => this.refreshDue(),
-      this.timing.pollMs,
-      deps.log,
-    );
+    this.timing = t;
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  /** Looks at the schedule now (a watch was just created). */
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  /** One pass: claims the due watches and refreshes them; returns how many it claimed. */
-  async refreshDue(): Promise<number> {
+  /** One pass: claims the due watches and refreshes them; a full pass means more may be due. */
+  protected async pass(): Promise<boolean> {
     const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, PASS);
-    const done = await Promise.allSettled(claimed.map((w) => this.#refresh(w)));
-    done.forEach((r, i) => {
-      if (r.status === "rejected") {
-        this.#d.log.error(`refresh of watch ${claimed[i].id} failed in the store`, r.reason);
-      }
-    });
-    // A full pass means more may be due: the next one starts at once instead of after a poll.
-    if (claimed.length === PASS) this.#loop.wake();
-    return claimed.length;
+    await this.settleEach(claimed, (w) => this.#refresh(w), (w) => `refresh of watch ${w.id}`);
+    return claimed.length === PASS;
   }
 
   async #refresh(w: Watch): Promise<void> {
@@ -165,7 +140,7 @@ export class WatchScheduler {
   async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
     const tag = { keyId: w.key_id, endpoint: this.#d.details.path };
     await this.#d.meter.refund(w.account_id, periodStart, amount, tag)
-      .catch((e) => this.#d.log.error(`refund of watch ${w.id}'s refresh failed`, e));
+      .catch((e) => this.log.error(`refund of watch ${w.id}'s refresh failed`, e));
   }
 
   /** Writes the refresh's outcome, unless the watch was deleted or re-claimed meanwhile. */

@@ -17,7 +17,7 @@ import {
   type Watch,
 } from "./store.ts";
 import { signatureHeader } from "./signature.ts";
-import { type Resolve, resolveHost, webhookRefusal } from "./webhook_target.ts";
+import { type Resolve, resolveHost, webhookHost, webhookRefusal } from "./webhook_target.ts";
 
 export interface WebhookTiming {
   pollMs: number;
@@ -50,53 +50,33 @@ export interface WebhookOptions {
   resolve?: Resolve;
 }
 
-export class WebhookDelivery {
+export class WebhookDelivery extends PollLoop {
   readonly #kv: Deno.Kv;
-  readonly #log: Log;
   readonly #allowPrivate: boolean;
   readonly #resolve: Resolve;
   readonly timing: WebhookTiming;
-  readonly #loop: PollLoop;
 
   constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
+    const timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
+    super("webhook delivery", timing.pollMs, log);
     this.#kv = kv;
-    this.#log = log;
     this.#allowPrivate = opts.allowPrivate;
     this.#resolve = opts.resolve ?? resolveHost;
-    this.timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
-    this.#loop = new PollLoop("webhook delivery", () => this.deliverDue(), this.timing.pollMs, log);
+    this.timing = timing;
   }
 
-  start(): void {
-    this.#loop.start();
-  }
-
-  wake(): void {
-    this.#loop.wake();
-  }
-
-  stop(): Promise<void> {
-    return this.#loop.stop();
-  }
-
-  /** One pass over the outbox; returns how many events were delivered. */
-  async deliverDue(): Promise<number> {
+  /** One pass over the outbox; a full one means more may be due. */
+  protected async pass(): Promise<boolean> {
     const due = await claimDueDeliveries(this.#kv, Date.now(), this.timing.leaseMs, PASS);
-    const results = await Promise.allSettled(due.map((d) => this.#attempt(d)));
-    if (due.length === PASS) this.#loop.wake(); // more may be due
-    results.forEach((r, i) => {
-      if (r.status === "rejected") {
-        this.#log.error(`webhook ${due[i].id} failed in the store`, r.reason);
-      }
-    });
-    return results.filter((r) => r.status === "fulfilled" && r.value).length;
+    await this.settleEach(due, (d) => this.#attempt(d), (d) => `webhook ${d.id}`);
+    return due.length === PASS;
   }
 
-  async #attempt(d: Delivery): Promise<boolean> {
+  async #attempt(d: Delivery): Promise<void> {
     const watch = (await this.#kv.get<Watch>(KV.watch(d.watch_id))).value;
     if (!watch) {
       await settleDelivery(this.#kv, d, null); // the watch was deleted: its events go with it
-      return false;
+      return;
     }
     const result = await this.#send(watch, d);
     const delivered = result.startsWith("delivered");
@@ -117,11 +97,10 @@ export class WebhookDelivery {
     }));
     if (!delivered) {
       // The host only: a webhook URL may carry a token in its path or query.
-      this.#log.error(
-        `webhook ${d.id} of watch ${d.watch_id} to ${hostOf(watch.webhook_url)}: ${result}`,
+      this.log.error(
+        `webhook ${d.id} of watch ${d.watch_id} to ${webhookHost(watch.webhook_url)}: ${result}`,
       );
     }
-    return delivered;
   }
 
   /** "delivered (HTTP 2xx)" or what went wrong, in a few words. */
@@ -150,13 +129,5 @@ export class WebhookDelivery {
         ? "timeout"
         : `connection failed (${e instanceof Error ? e.name : "error"})`;
     }
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid URL)";
   }
 }

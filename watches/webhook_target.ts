@@ -119,3 +119,12 @@ function isPublicV6(g: number[]): boolean {
   if (g[0] === 0x0100 && zeroTo(4)) return false; // discard-only 100::/64
   return (g[0] & 0xe000) === 0x2000; // global unicast 2000::/3
 }
+
+/** The host of a webhook URL, for logs and the dashboard: its path and query may carry a token. */
+export function webhookHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}

@@ -4,15 +4,8 @@
  * got nothing. Webhook URLs are shown by host only: their paths may carry tokens.
  */
 import type { Watch } from "../../watches/store.ts";
+import { webhookHost } from "../../watches/webhook_target.ts";
 import { Layout, type Viewer, when } from "./layout.tsx";
-
-function host(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid URL)";
-  }
-}
 
 export function WatchesPage(props: { viewer: Viewer; watches: Watch[] }) {
   return (
@@ -53,7 +46,7 @@ export function WatchesPage(props: { viewer: Viewer; watches: Watch[] }) {
             </div>
             <div>
               <dt>Webhook</dt>
-              <dd>{host(w.webhook_url)}</dd>
+              <dd>{webhookHost(w.webhook_url)}</dd>
             </div>
           </dl>
           {w.last_error ? <p class="muted">Last refresh failed: {w.last_error}</p> : null}
