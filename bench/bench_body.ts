@@ -5,3 +5,14 @@ export const BENCH_BODY = {
   count: 0,
   offers: [],
 };
+
+/** What the reference servers put in their six metering headers, as a meter's snapshot would. */
+export function referenceSnapshot() {
+  return {
+    remaining: 1_000_000_000,
+    periodStart: Date.now(),
+    periodEnd: Date.now() + 30 * 24 * 3600 * 1000,
+    rateLimit: 1_000_000,
+    windowRemaining: 1_000_000,
+  };
+}

@@ -13,7 +13,7 @@
  *   one produces. This is the ceiling for the metered call on this machine and disk.
  */
 import { Hono } from "hono";
-import { BENCH_BODY } from "./bench_body.ts";
+import { BENCH_BODY, referenceSnapshot } from "./bench_body.ts";
 import { meterHeaders } from "../routes/meter_headers.ts";
 import { setImmediate } from "node:timers";
 
@@ -21,13 +21,7 @@ const durable = Deno.args[0] === "durable";
 const kvPath = durable ? await Deno.makeTempFile({ suffix: ".kv" }) : ":memory:";
 const kv = await Deno.openKv(kvPath);
 
-const snapshot = {
-  remaining: 1_000_000_000,
-  periodStart: Date.now(),
-  periodEnd: Date.now() + 30 * 24 * 3600 * 1000,
-  rateLimit: 1_000_000,
-  windowRemaining: 1_000_000,
-};
+const snapshot = referenceSnapshot();
 // About the size of the bench account's record (760 bytes serialized, see metering/transact.ts).
 const record = { pad: "x".repeat(730), calls: 0 };
 let versionstamp: string | null = null;

@@ -7,7 +7,7 @@
  * every call is a different account's and its 200s must be durable and exact across processes.
  */
 import { Hono } from "hono";
-import { BENCH_BODY } from "./bench_body.ts";
+import { BENCH_BODY, referenceSnapshot } from "./bench_body.ts";
 import { meterHeaders } from "../routes/meter_headers.ts";
 import { GroupCommit } from "../metering/group_commit.ts";
 import { setImmediate } from "node:timers";
@@ -60,13 +60,7 @@ function charge(slot: Slot): Promise<void> {
   return run;
 }
 
-const snapshot = {
-  remaining: 1_000_000_000,
-  periodStart: Date.now(),
-  periodEnd: Date.now() + 30 * 24 * 3600 * 1000,
-  rateLimit: 1_000_000,
-  windowRemaining: 1_000_000,
-};
+const snapshot = referenceSnapshot();
 const app = new Hono();
 app.get("/v1/products/offers", async (c) => {
   const slot = slots.get(c.req.header("x-api-key") ?? "");

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { isPublicAddress } from "../watches/webhook_target.ts";
 import { routeLabel } from "../routes/access_log.ts";
-import { createWatch, newWatch } from "../watches/store.ts";
+import { createWatch } from "../watches/store.ts";
+import { hourlyWatch } from "./webhook_receiver.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
@@ -278,19 +279,8 @@ Deno.test("watch scheduler: when more watches are due than one pass takes, the n
     plans,
   });
   const { id, keyId } = await s.account("bulk");
-  const now = Date.now();
   for (let i = 0; i < 45; i++) {
-    const w = newWatch({
-      account_id: id,
-      key_id: keyId,
-      asin: "B07H57DNVV",
-      marketplace: "US",
-      zip: null,
-      every_seconds: 3600,
-      webhook_url: "https://hooks.example.com/x",
-      on: ["price"],
-    }, now);
-    assert.ok(await createWatch(s.kv, w, MAX_WATCHES_PER_ACCOUNT));
+    assert.ok(await createWatch(s.kv, hourlyWatch(id, keyId), MAX_WATCHES_PER_ACCOUNT));
   }
   s.deps.watches.scheduler.start();
   const stop = Date.now() + 3_000;

@@ -9,7 +9,8 @@ import { KV } from "../metering/kv_layout.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
-import { createWatch, newWatch } from "../watches/store.ts";
+import { createWatch } from "../watches/store.ts";
+import { hourlyWatch } from "./webhook_receiver.ts";
 
 Deno.test("backup leaves out the result cache and sign-in counters, and keeps the accounts, keys and watches", async () => {
   const dir = await Deno.makeTempDir();
@@ -18,16 +19,7 @@ Deno.test("backup leaves out the result cache and sign-in counters, and keeps th
     const accounts = new Accounts(kv, builtinPlans(), systemClock);
     const a = await accounts.create("keep@example.com", "starter");
     const { key } = await accounts.createKey(a.id);
-    const w = newWatch({
-      account_id: a.id,
-      key_id: key.id,
-      asin: "B07H57DNVV",
-      marketplace: "US",
-      zip: null,
-      every_seconds: 3600,
-      webhook_url: "https://hooks.example.com/x",
-      on: ["price"],
-    }, Date.now());
+    const w = hourlyWatch(a.id, key.id);
     await createWatch(kv, w, 100);
     await kv.set(KV.resultCache("details", "abc"), { at: 1, json: "{}" });
     await kv.set(KV.signinAttempts("def"), { count: 3, since: 1 });

@@ -1,8 +1,9 @@
 /**
  * A real webhook receiver on loopback for watch tests, the signature check a receiver would run
- * (written with Web Crypto rather than the code under test), and a poll for what the service's
- * loops do in their own time.
+ * (written with Web Crypto rather than the code under test), a poll for what the service's
+ * loops do in their own time, and a watch record to put straight into a store.
  */
+import { newWatch, type Watch } from "../watches/store.ts";
 interface Received {
   body: string;
   signature: string;
@@ -56,4 +57,18 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** An hourly price watch of B07H57DNVV for `accountId`'s key, due at once. */
+export function hourlyWatch(accountId: string, keyId: string): Watch {
+  return newWatch({
+    account_id: accountId,
+    key_id: keyId,
+    asin: "B07H57DNVV",
+    marketplace: "US",
+    zip: null,
+    every_seconds: 3600,
+    webhook_url: "https://hooks.example.com/x",
+    on: ["price"],
+  }, Date.now());
 }
