@@ -64,9 +64,8 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing)
     : null;
   const stopping = opts.stopping ?? new AbortController().signal;
-  const details = DATA_ENDPOINTS.find((e) => e.name === "details")!;
   const watches = new Watches(
-    { kv: opts.kv, meter, dataSource: opts.dataSource, details, log, stopping },
+    { kv: opts.kv, meter, dataSource: opts.dataSource, log, stopping },
     opts.watches,
   );
   const deps: Deps = {

@@ -17,12 +17,10 @@ import { validateQuery } from "./validate_query.ts";
 import { noteCall } from "./access_log.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { ApiError } from "../core/api_error.ts";
-import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
+import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
 import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
-
-const DETAILS = DATA_ENDPOINTS.find((e) => e.name === "details")!;
 
 interface BodyError {
   loc: (string | number)[];
@@ -38,7 +36,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
     if ("detail" in input) return c.json({ detail: input.detail }, 422, caller.headers);
     const body = input.value;
     const params = validateQuery(
-      DETAILS.params,
+      DETAILS_ENDPOINT.params,
       new Map(
         Object.entries({ asin: body.asin, marketplace: body.marketplace, zip: body.zip })
           .filter(([, v]) => v !== undefined).map(([k, v]) => [k, [v as string]]),
@@ -114,7 +112,7 @@ async function admitted(deps: Deps, c: Context) {
   const caller = await authenticate(deps.accounts, req, queryParams(req.url));
   noteCall(c, { account: caller.accountId });
   const r = await deps.meter.call(caller.accountId, caller.keyId, {
-    group: DETAILS.group,
+    group: DETAILS_ENDPOINT.group,
     cost: 0,
     valid: true,
   });

@@ -383,6 +383,9 @@ const dataEndpoints: Endpoint[] = [
 /** Endpoints that cost credits and go to the data source. */
 export const DATA_ENDPOINTS: readonly Endpoint[] = dataEndpoints;
 
+/** Product details, which watch refreshes are charged and validated as. */
+export const DETAILS_ENDPOINT: Endpoint = dataEndpoints.find((e) => e.name === "details")!;
+
 export const USAGE_ENDPOINT: Endpoint = {
   name: "usage",
   path: "/v1/usage",

@@ -14,7 +14,7 @@ import type { Log } from "../core/log.ts";
 import type { Meter } from "../metering/meter.ts";
 import type { DataSource } from "../upstream/data_source.ts";
 import { ApiError } from "../core/api_error.ts";
-import type { Endpoint } from "../schemas/endpoints.ts";
+import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { WatchedValues, WatchEvent, WatchField } from "../schemas/watches.ts";
 import { claimDueWatches, type Delivery, queueDelivery, updateWatch, type Watch } from "./store.ts";
@@ -41,7 +41,6 @@ export interface SchedulerDeps {
   kv: Deno.Kv;
   meter: Meter;
   dataSource: DataSource;
-  details: Endpoint;
   log: Log;
   /** Aborted at the end of a drain: refreshes still waiting upstream give up, refunded. */
   stopping: AbortSignal;
@@ -68,7 +67,8 @@ export class WatchScheduler extends PollLoop {
   }
 
   async #refresh(w: Watch): Promise<void> {
-    const { meter, details } = this.#d;
+    const { meter } = this.#d;
+    const details = DETAILS_ENDPOINT;
     const admitted = await meter.call(w.account_id, w.key_id, {
       group: details.group,
       cost: details.cost,
@@ -138,7 +138,7 @@ export class WatchScheduler extends PollLoop {
   }
 
   async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
-    const tag = { keyId: w.key_id, endpoint: this.#d.details.path };
+    const tag = { keyId: w.key_id, endpoint: DETAILS_ENDPOINT.path };
     await this.#d.meter.refund(w.account_id, periodStart, amount, tag)
       .catch((e) => this.log.error(`refund of watch ${w.id}'s refresh failed`, e));
   }
