@@ -14,7 +14,7 @@
  */
 
 /** Deno Deploy's KV, denokv and the local file all accept ten checks in one atomic operation. */
-export const MAX_CHECKS = 10;
+const MAX_CHECKS = 10;
 /** Groups being written at once before a partial group waits for one of them to finish. */
 const IN_FLIGHT = 2;
 
