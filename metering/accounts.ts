@@ -14,8 +14,7 @@ import {
   rollPeriod,
 } from "./account_state.ts";
 import { generateKey, hashKey, keyDisplayParts, type KeyMode, randomHex } from "./api_key.ts";
-import { digestHex, sha256Words } from "./sha256.ts";
-import { DigestMap } from "./digest_map.ts";
+import { setBounded } from "../core/bounded_map.ts";
 import { readAccount, transact } from "./transact.ts";
 
 /** A refused change, with the HTTP status and code the admin API answers with. */
@@ -35,6 +34,8 @@ export interface KeyLookup {
   key_id: string;
 }
 
+/** Key values whose ids this process remembers (about 250 bytes each). */
+const MAX_KNOWN_KEYS = 100_000;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 /** The address as accounts store it (trimmed, lower case), or null when it is not one. */
@@ -47,8 +48,12 @@ export class Accounts {
   readonly #kv: Deno.Kv;
   readonly #plans: Plans;
   readonly #clock: Clock;
-  /** Digest → ids never changes once written, so every lookup after the first is free. */
-  readonly #lookups = new DigestMap<KeyLookup>();
+  /**
+   * Key value → ids never changes once written, so a key seen before is answered without hashing
+   * it (SHA-256 was the largest single cost of a metered call). The values stay in this process's
+   * memory only, as they do while each request is read; the store keeps digests.
+   */
+  readonly #lookups = new Map<string, KeyLookup>();
   /** Told of every change this process makes, so caches elsewhere can drop the record. */
   onChange: (accountId: string) => void = () => {};
 
@@ -301,13 +306,12 @@ export class Accounts {
    * seen before is answered at once rather than through a promise: every metered call asks.
    */
   lookupKey(value: string): KeyLookup | Promise<KeyLookup | null> {
-    const digest = sha256Words(value);
-    return this.#lookups.get(digest) ?? this.#readLookup(digest.slice(0, 8));
+    return this.#lookups.get(value) ?? this.#readLookup(value);
   }
 
-  async #readLookup(digest: Int32Array): Promise<KeyLookup | null> {
-    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(digestHex(digest)))).value;
-    if (found) this.#lookups.set(digest, found);
+  async #readLookup(value: string): Promise<KeyLookup | null> {
+    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hashKey(value)))).value;
+    if (found) setBounded(this.#lookups, value, found, MAX_KNOWN_KEYS);
     return found;
   }
 

@@ -24,6 +24,7 @@ import { type Decision, transact, type Versioned } from "./transact.ts";
 import { type Alert, newAlert, writeAlert } from "./alerts.ts";
 import { setImmediate } from "node:timers";
 import { GroupCommit } from "./group_commit.ts";
+import { setBounded } from "../core/bounded_map.ts";
 
 export type Refusal = "unauthorized" | "forbidden" | "rate_limited" | "invalid" | "quota_exhausted";
 
@@ -159,13 +160,9 @@ export class Meter {
           (state) => this.#decide(state, batch.map((p) => p.op)),
           this.#group,
         );
-        this.#cache.delete(accountId); // re-inserted last: the oldest entry is the least used
-        if (current) {
-          if (this.#cache.size >= MAX_CACHED_ACCOUNTS) {
-            this.#cache.delete(this.#cache.keys().next().value!);
-          }
-          this.#cache.set(accountId, current);
-        }
+        // Re-inserted last: the oldest entry is the least used.
+        if (current) setBounded(this.#cache, accountId, current, MAX_CACHED_ACCOUNTS);
+        else this.#cache.delete(accountId);
         batch.forEach((p, i) => p.resolve(result.results[i]));
         if (result.alerts.length) this.onAlert(result.alerts);
       } catch (e) {

@@ -26,6 +26,24 @@ export function routeLabel(path: string): string {
   return "other";
 }
 
+/** Responses built with this request's id already among their headers (see jsonWithRequestId). */
+const stamped = new WeakSet<Response>();
+
+/**
+ * A JSON response carrying the request's id from the start: setting it afterwards makes
+ * Deno copy the whole header list again, which the metered call's hot path cannot afford.
+ */
+export function jsonWithRequestId(
+  c: Context,
+  body: unknown,
+  headers: Record<string, string>,
+): Response {
+  headers["x-request-id"] = c.get("requestId" as never);
+  const res = Response.json(body, { headers });
+  stamped.add(res);
+  return res;
+}
+
 /** What a route tells the access log about its call. */
 export function noteCall(c: Context, note: { credits?: number; account?: string }): void {
   if (note.credits !== undefined) c.set("credits" as never, note.credits as never);
@@ -39,15 +57,18 @@ export function requestLog(
     const started = performance.now();
     const given = c.req.header("x-request-id");
     const id = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set("requestId" as never, id as never);
     try {
       await next();
     } finally {
       let res = c.res;
-      try {
-        res.headers.set("x-request-id", id);
-      } catch { // a response with immutable headers: copy it once
-        res = c.res = new Response(res.body, res);
-        res.headers.set("x-request-id", id);
+      if (!stamped.has(res)) {
+        try {
+          res.headers.set("x-request-id", id);
+        } catch { // a response with immutable headers: copy it once
+          res = c.res = new Response(res.body, res);
+          res.headers.set("x-request-id", id);
+        }
       }
       const seconds = (performance.now() - started) / 1000;
       const route = routeLabel(c.req.path);

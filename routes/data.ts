@@ -4,7 +4,7 @@
  * its charge is refunded, so no failed call costs a credit.
  */
 import type { Context, Hono } from "hono";
-import { noteCall } from "./access_log.ts";
+import { jsonWithRequestId, noteCall } from "./access_log.ts";
 import type { Deps } from "./deps.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { ApiError } from "../core/api_error.ts";
@@ -72,7 +72,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     deps.metrics.creditsCharged.inc(charged);
     const age = cachedAge(body);
     if (age !== undefined) headers["age"] = String(age);
-    return Response.json(checked.data, { headers });
+    return jsonWithRequestId(c, checked.data, headers);
   } catch (e) {
     await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
     const refunded: Snapshot | null = snapshot &&

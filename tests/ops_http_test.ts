@@ -62,6 +62,18 @@ Deno.test("X-Request-Id: a well-formed incoming id is kept, anything else is rep
     const made = await idOf(path);
     assert.match(made ?? "", /^[A-Za-z0-9._-]{1,64}$/, path);
   }
+  // A paid 200 builds its headers with the id (routes/access_log.ts jsonWithRequestId).
+  const { key } = await s.account("starter");
+  for (const given of ["abc.DEF_123-x", undefined]) {
+    const headers: Record<string, string> = { "x-api-key": key };
+    if (given) headers["x-request-id"] = given;
+    const r = await fetch(s.url + "/v1/products/offers?asin=B07H57DNVV", { headers });
+    await r.body?.cancel();
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("x-credits-cost"), "1");
+    if (given) assert.equal(r.headers.get("x-request-id"), given);
+    else assert.match(r.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+  }
   for (const bad of ["a".repeat(65), "has space", "semi;colon", "ünï", "a=b"]) {
     const got = await idOf("/v1/", bad);
     assert.notEqual(got, bad);
