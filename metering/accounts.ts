@@ -34,7 +34,7 @@ export interface KeyLookup {
   key_id: string;
 }
 
-/** Key values whose ids this process remembers (about 250 bytes each). */
+/** Key digests whose ids this process remembers (about 300 bytes each). */
 const MAX_KNOWN_KEYS = 100_000;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -49,9 +49,8 @@ export class Accounts {
   readonly #plans: Plans;
   readonly #clock: Clock;
   /**
-   * Key value → ids never changes once written, so a key seen before is answered without hashing
-   * it (SHA-256 was the largest single cost of a metered call). The values stay in this process's
-   * memory only, as they do while each request is read; the store keeps digests.
+   * Digest → ids never changes once written, so every lookup after the first is one hash and one
+   * map read. Digests, not key values: a key is kept nowhere, not even in memory.
    */
   readonly #lookups = new Map<string, KeyLookup>();
   /** Told of every change this process makes, so caches elsewhere can drop the record. */
@@ -306,12 +305,13 @@ export class Accounts {
    * seen before is answered at once rather than through a promise: every metered call asks.
    */
   lookupKey(value: string): KeyLookup | Promise<KeyLookup | null> {
-    return this.#lookups.get(value) ?? this.#readLookup(value);
+    const hash = hashKey(value);
+    return this.#lookups.get(hash) ?? this.#readLookup(hash);
   }
 
-  async #readLookup(value: string): Promise<KeyLookup | null> {
-    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hashKey(value)))).value;
-    if (found) setBounded(this.#lookups, value, found, MAX_KNOWN_KEYS);
+  async #readLookup(hash: string): Promise<KeyLookup | null> {
+    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hash))).value;
+    if (found) setBounded(this.#lookups, hash, found, MAX_KNOWN_KEYS);
     return found;
   }
 
