@@ -14,7 +14,8 @@ import {
   rollPeriod,
 } from "./account_state.ts";
 import { generateKey, hashKey, keyDisplayParts, type KeyMode, randomHex } from "./api_key.ts";
-import { setBounded } from "../core/bounded_map.ts";
+import { digestHex, sha256Words } from "./sha256.ts";
+import { DigestMap } from "./digest_map.ts";
 import { readAccount, transact } from "./transact.ts";
 
 /** A refused change, with the HTTP status and code the admin API answers with. */
@@ -34,8 +35,6 @@ export interface KeyLookup {
   key_id: string;
 }
 
-/** Key digests whose ids this process remembers (about 300 bytes each). */
-const MAX_KNOWN_KEYS = 100_000;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 /** The address as accounts store it (trimmed, lower case), or null when it is not one. */
@@ -48,11 +47,8 @@ export class Accounts {
   readonly #kv: Deno.Kv;
   readonly #plans: Plans;
   readonly #clock: Clock;
-  /**
-   * Digest → ids never changes once written, so every lookup after the first is one hash and one
-   * map read. Digests, not key values: a key is kept nowhere, not even in memory.
-   */
-  readonly #lookups = new Map<string, KeyLookup>();
+  /** Digest → ids never changes once written, so every lookup after the first is free. */
+  readonly #lookups = new DigestMap<KeyLookup>();
   /** Told of every change this process makes, so caches elsewhere can drop the record. */
   onChange: (accountId: string) => void = () => {};
 
@@ -305,13 +301,13 @@ export class Accounts {
    * seen before is answered at once rather than through a promise: every metered call asks.
    */
   lookupKey(value: string): KeyLookup | Promise<KeyLookup | null> {
-    const hash = hashKey(value);
-    return this.#lookups.get(hash) ?? this.#readLookup(hash);
+    const digest = sha256Words(value);
+    return this.#lookups.get(digest) ?? this.#readLookup(digest.slice(0, 8));
   }
 
-  async #readLookup(hash: string): Promise<KeyLookup | null> {
-    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(hash))).value;
-    if (found) setBounded(this.#lookups, hash, found, MAX_KNOWN_KEYS);
+  async #readLookup(digest: Int32Array): Promise<KeyLookup | null> {
+    const found = (await this.#kv.get<KeyLookup>(KV.keyByHash(digestHex(digest)))).value;
+    if (found) this.#lookups.set(digest, found);
     return found;
   }
 
