@@ -30,6 +30,11 @@ Deno.test("sha256Hex() agrees with node:crypto at every padding boundary and on 
   }
   const long = "shelf_live_".repeat(10_000) + "é";
   assert.equal(sha256Hex(long), reference(long));
+  // The reused buffer holds 4096 units of three UTF-8 bytes each; one more takes another road.
+  for (const units of [4095, 4096, 4097]) {
+    const wide = "€".repeat(units);
+    assert.equal(sha256Hex(wide), reference(wide), `${units} three-byte units`);
+  }
   // A long input grows the reused buffer; a short one after it must not see its leftovers.
   assert.equal(sha256Hex("abc"), reference("abc"));
 });
