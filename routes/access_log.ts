@@ -38,9 +38,10 @@ export function jsonWithRequestId(
   body: unknown,
   headers: Record<string, string>,
 ): Response {
-  headers["x-request-id"] = c.get("requestId" as never);
+  const id = c.get("requestId" as never) as string | undefined;
+  if (id) headers["x-request-id"] = id;
   const res = Response.json(body, { headers });
-  stamped.add(res);
+  if (id) stamped.add(res);
   return res;
 }
 
