@@ -56,7 +56,8 @@ async function oneRun(fake: FakeMarketplace, workers: string, offset: number): P
   });
   try {
     const { key } = await createAccount(shelf.url, token);
-    const url = (i: number) => `${shelf.url}/v1/products/details?asin=${asin(i)}`;
+    // Each run is a fresh process with its own caches: ASINs may repeat across runs, not within one.
+    const url = (i: number) => `${shelf.url}/v1/products/details?asin=${asin(i % ASINS)}`;
     // Warm-up: JIT, workers started, the cached ASIN in the result cache.
     let next = offset;
     await Promise.all(Array.from({ length: 8 }, () => get(url(next++), key)));
@@ -106,8 +107,9 @@ async function oneRun(fake: FakeMarketplace, workers: string, offset: number): P
   }
 }
 
-export async function benchPageWorkers(rounds = 2): Promise<void> {
-  for (const page of PAGES) await benchPage(page, rounds);
+/** `only`, when given, picks the pages whose names contain it. */
+export async function benchPageWorkers(rounds = 2, only = ""): Promise<void> {
+  for (const page of PAGES.filter((p) => p.includes(only))) await benchPage(page, rounds);
 }
 
 async function benchPage(PAGE: string, rounds: number): Promise<void> {
@@ -118,7 +120,7 @@ async function benchPage(PAGE: string, rounds: number): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (const workers of ["0", "default"]) {
       runs.push(await oneRun(fake, workers, offset));
-      offset += ASINS / (rounds * 2);
+      offset += ASINS / 4;
     }
   }
   const of = (w: string, f: (r: Run) => number) =>
@@ -146,4 +148,4 @@ async function benchPage(PAGE: string, rounds: number): Promise<void> {
   row("peak RSS", (r) => r.peakRssMiB, "MiB", 0);
 }
 
-if (import.meta.main) await benchPageWorkers(Number(Deno.args[0] ?? 2));
+if (import.meta.main) await benchPageWorkers(Number(Deno.args[0] ?? 2), Deno.args[1]);

@@ -7,6 +7,7 @@ import { DomHandler } from "domhandler";
 import type { AnyNode, Document, Element } from "domhandler";
 import { compile, selectAll, selectOne } from "css-select";
 import { removeSubsets } from "domutils";
+import { writeLeavingOut } from "./unread_regions.ts";
 
 export type { AnyNode, Document, Element };
 
@@ -38,12 +39,10 @@ export type AttributeReader = (name: string) => string | undefined;
  * its subtree when it answers true: for bulky markup no reader looks into (a quantity menu).
  *
  * `opts.excise`, when given, is searched for in the raw text like `from`: each element whose start
- * tag holds a match is dropped before tokenizing, up to its matching end tag found by counting
- * same-named tags. A scan costs a fraction of tokenizing, which is what makes it worth having for
- * bulky repeated markup no reader looks into. The count is only trusted where it is unambiguous:
- * a match inside a script, style or comment, or an element holding one, or one with no matching
- * end tag (a cut-off page) is left in place, for `prune` to drop after tokenizing. It assumes no
- * attribute value in the element holds a raw `<name` of the element's own tag name.
+ * tag holds a match is left untokenized, up to its matching end tag (see unread_regions.ts, which
+ * says when an element is left in place, for `prune` to drop after tokenizing). A scan costs a
+ * fraction of tokenizing, which is what makes it worth having for bulky repeated markup no reader
+ * looks into.
  *
  * `opts.from`, when given, is searched for in the raw text (a regular expression scan costs a fifth of
  * tokenizing the same text): parsing starts at the tag holding its first match, so the head and
@@ -161,108 +160,12 @@ export function parseRegions(
   // The tag whose start tag the parser is reading ("" between tags).
   const openTagName = () => (parser as unknown as { tagname: string }).tagname;
   const start = from ? regionStart(html, from) : 0;
-  let at = start;
-  if (excise) {
-    for (const [cutStart, cutEnd] of excisions(html, excise, start)) {
-      parser.write(html.slice(at, cutStart));
-      at = cutEnd;
-      if (stopped) return dom.root;
-    }
-  }
-  parser.write(at === 0 ? html : html.slice(at));
+  const spec = excise ? { starts: excise } : undefined;
+  writeLeavingOut(parser, html, spec, start, () => true, () => stopped);
   if (stopped) return dom.root;
   ending = true;
   parser.end();
   return dom.root;
-}
-
-/** The [start, end) text ranges of the elements `parseRegions` drops untokenized (see `excise`). */
-function* excisions(html: string, marker: RegExp, from: number): Generator<[number, number]> {
-  const re = new RegExp(
-    marker.source,
-    marker.flags.includes("g") ? marker.flags : marker.flags + "g",
-  );
-  const rawText = rawTextRanges(html, from);
-  re.lastIndex = from;
-  for (let m = re.exec(html); m; m = re.exec(html)) {
-    const start = html.lastIndexOf("<", m.index);
-    // The match must lie inside a start tag: after its "<name", with no ">" in between.
-    const name = start < from ? undefined : /^<([a-zA-Z][a-zA-Z0-9-]*)[\s/][^>]*$/.exec(
-      html.slice(start, m.index),
-    )?.[1];
-    if (!name || rawText.holds(start)) continue;
-    const end = matchingEnd(html, start, name);
-    if (end < 0) continue;
-    yield [start, end];
-    rawText.resumeAt(end);
-    re.lastIndex = end;
-  }
-}
-
-const SCRIPT_END = /<\/script/gi;
-const STYLE_END = /<\/style/gi;
-
-/**
- * Answers whether a position lies in a script, style or comment (whose text is not markup), for
- * ascending positions: each range is found once, scanning forward from `from` and skipping what
- * `resumeAt` says needs no reading.
- */
-function rawTextRanges(
-  html: string,
-  from: number,
-): { holds(at: number): boolean; resumeAt(at: number): void } {
-  const opener = /<(script|style)\b|<!--/gi;
-  let start = -1;
-  let end = from;
-  return {
-    holds(at) {
-      while (end <= at) {
-        opener.lastIndex = end;
-        const m = opener.exec(html);
-        if (!m) {
-          start = end = html.length + 1;
-          break;
-        }
-        start = m.index;
-        const closer = m[1] ? (m[1].toLowerCase() === "script" ? SCRIPT_END : STYLE_END) : null;
-        let close: number;
-        if (closer) {
-          closer.lastIndex = start;
-          close = closer.exec(html)?.index ?? -1;
-        } else close = html.indexOf("-->", start);
-        end = close < 0 ? html.length + 1 : close;
-      }
-      return start <= at && at < end;
-    },
-    // `at` ends an element cut out whole, which held no script, style or comment: the scan need
-    // not read it.
-    resumeAt(at) {
-      if (at > end) start = end = at;
-    },
-  };
-}
-
-/**
- * The index just past the end tag matching the `name` element starting at `start`, counting
- * nested same-named tags; -1 when the element holds text that is not markup (script, style,
- * comment, textarea, CDATA) or never ends.
- */
-function matchingEnd(html: string, start: number, name: string): number {
-  const tags = new RegExp(
-    `<(/?)(?:(${name})(?=[\\s/>])|script|style|textarea|!--|!\\[CDATA)|-->`,
-    "gi",
-  );
-  tags.lastIndex = start;
-  let depth = 0;
-  for (let t = tags.exec(html); t; t = tags.exec(html)) {
-    if (t[2] === undefined) return -1;
-    depth += t[1] ? -1 : 1;
-    if (depth === 0) {
-      const close = html.indexOf(">", t.index);
-      return close < 0 ? -1 : close + 1;
-    }
-  }
-  return -1;
 }
 
 /** Where the tag holding the first match of `marker` starts; 0 when nothing matches. */

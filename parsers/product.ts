@@ -13,6 +13,7 @@
  */
 import { attr, type Element, intFrom, ratingFrom, text } from "./dom.ts";
 import { byId, byIds, type Captured, captureSections } from "./sections.ts";
+import type { UnreadSpec } from "./unread_regions.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
@@ -104,8 +105,26 @@ const BUY_BUTTON_IDS = new Set([
 
 const TAG_NAMES = new Set(["input", "link", "img"]);
 
+/**
+ * The bulky widgets a product page's pass leaves untokenized (see parsers/unread_regions.ts):
+ * elements whose id names a feature block or a "sims" carousel (reviews, related products and
+ * videos: about half of a 2026 page), unless they hold what the pass reads: a kept section's or
+ * marker's id, or a tag `readTag` reads (an ASIN input, the canonical link, the landing image).
+ */
+export const PRODUCT_UNREAD: UnreadSpec = {
+  starts: /\bid\s*=\s*["']?[\w-]*(?:_feature_div|sims-)/,
+  // An id, name, rel or image-name value, in case as htmlparser2 reads it (attribute names in any
+  // case, values as written); each starts at its "=", which keeps the scan quick.
+  needed: new RegExp(
+    `(?<=\\b[iI][dD]\\s*)=\\s*["']?(?:${
+      [...SECTION_IDS, ...BUY_BUTTON_IDS].join("|")
+    })(?![\\w-])|` +
+      `=\\s*["']?(?:ASIN|canonical|landingImage|(?:ebooksI|i)mgBlkFront)(?![\\w-])`,
+  ),
+};
+
 /** Single elements read from start tags during the pass, without keeping a subtree. */
-interface TagFacts {
+export interface TagFacts {
   inputAsin: string;
   namedAsin: string;
   canonical: string;
@@ -129,14 +148,27 @@ export function parseProduct(html: string, opts: ProductOptions): ProductPage {
   }
 }
 
-function readProduct(html: string, code: string, host: string): ProductPage {
+/**
+ * The sections and start tags the product reader reads, in one pass that leaves `unread` out
+ * (tests compare it with a pass that reads everything).
+ */
+export function readSections(
+  html: string,
+  unread: UnreadSpec | null = PRODUCT_UNREAD,
+): { page: Captured; tags: TagFacts } {
   const tags: TagFacts = { inputAsin: "", namedAsin: "", canonical: "", dynamicImage: "" };
   const page = captureSections(html, {
     ids: SECTION_IDS,
     markers: BUY_BUTTON_IDS,
     tags: TAG_NAMES,
     onTag: (name, a) => readTag(tags, name, a),
+    unread: unread ?? undefined,
   });
+  return { page, tags };
+}
+
+function readProduct(html: string, code: string, host: string): ProductPage {
+  const { page, tags } = readSections(html);
   const asin = tags.inputAsin || tags.namedAsin || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));

@@ -14,6 +14,7 @@
 import { Parser } from "htmlparser2";
 import { DomHandler } from "domhandler";
 import type { Element } from "./dom.ts";
+import { type UnreadSpec, writeLeavingOut } from "./unread_regions.ts";
 
 export interface Captured {
   /** Elements with an id inside kept sections (the sections themselves included), in page order. */
@@ -30,6 +31,12 @@ export interface CaptureOptions {
   /** Tag names whose start tags, with all attributes, go to `onTag` wherever they occur. */
   tags?: ReadonlySet<string>;
   onTag?: (name: string, attribs: Record<string, string>) => void;
+  /**
+   * Bulky elements the pass may leave untokenized (see unread_regions.ts), met outside every kept
+   * section. Its `needed` must match the raw text of every id in `ids` and `markers` and of every
+   * tag `onTag` acts on, so that no element holding one is left unread.
+   */
+  unread?: UnreadSpec;
 }
 
 const DROPPED_BODIES = new Set(["script", "style"]);
@@ -110,7 +117,10 @@ export function captureSections(html: string, opts: CaptureOptions): Captured {
       flush();
     },
   }, { decodeEntities: true });
-  parser.write(html);
+  writeLeavingOut(parser, html, opts.unread, 0, () => {
+    flush(); // the start tag before the cut is complete, and may open a kept section
+    return depth === 0;
+  });
   parser.end();
   return { byId, seen };
 }

@@ -133,25 +133,40 @@ Deno.test("parseRegions() excise drops matched elements untokenized, as prune dr
   ]]);
 });
 
-Deno.test("parseRegions() excise leaves in place what it cannot bound by counting tags", () => {
+Deno.test("parseRegions() excise gives what prune gives, whatever the markup around the match", () => {
   const keepAll = () => "keep" as const;
+  const prune = (_: string, attr: (n: string) => string | undefined) =>
+    /menu-\d/.test(attr("id") ?? "");
   for (
     const html of [
-      // the match is in a script's text
+      // the match is in a script's text, not in a tag: nothing to cut
       "<div><script>var t = '<div id=\"menu-1\">x</div>';</script><p>a</p></div>",
-      // the element holds a comment, whose text may hold tags
-      '<div id="menu-1"><!-- </div> --><p>a</p></div><p>b</p>',
-      // the element holds a script
-      '<div id="menu-1"><script>"</div>"</script></div><p>b</p>',
-      // the element never ends (a cut-off page)
-      '<section><div id="menu-1"><div>a</div>',
-      // the match is in text, not in a start tag
+      // in a comment, in an attribute value, in text
+      '<div><!-- <div id="menu-1">x</div> --><p>a</p></div>',
+      "<div title='<div id=\"menu-1\">'><p>a</p></div>",
       "<p>menu-1</p><div>b</div>",
+      // the element holds a comment or a script whose text holds its end tag: read past them
+      '<div id="menu-1"><!-- </div> --><p>a</p></div><p>b</p>',
+      '<div id="menu-1"><script>"</div>"</script></div><p>b</p>',
+      '<div id="menu-1"><style>i::after { content: "</div>" }</style></div><p>b</p>',
+      '<div id="menu-1"><textarea></div></textarea></div><p>b</p>',
+      '<div id="menu-1"><DIV>x</div><p>y</p></DIV><p>b</p>',
+      // the element never ends (a cut-off page), or a plaintext in it never does
+      '<section><div id="menu-1"><div>a</div>',
+      '<div id="menu-1"><plaintext></plaintext></div><p>b</p>',
+      // an open p that the element's start tag closes: cutting would leave it open
+      '<div><p>a<div id="menu-1">x</div>b</p></div>',
+      // a second form's end tag closes the open one
+      '<form><div id="menu-1"><form></form></div><input></form>',
+      // inside svg, a style's text is markup: here a comment that runs to the end
+      '<svg><g id="menu-1"><style>"<!--"</style></g><b>x</b><!-- --></svg>',
     ]
   ) {
-    const whole = parseRegions(html, keepAll);
-    const excised = parseRegions(html, keepAll, { excise: /menu-\d/ });
-    assert.deepEqual(shape(excised.children), shape(whole.children), html);
+    // Whatever excise leaves in place, prune drops after tokenizing.
+    const doc = `<main>${html}</main>`;
+    const excised = parseRegions(doc, keepAll, { excise: /menu-\d/, prune });
+    const pruned = parseRegions(doc, keepAll, { prune });
+    assert.deepEqual(shape(excised.children), shape(pruned.children), html);
   }
 });
 

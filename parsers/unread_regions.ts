@@ -1,0 +1,248 @@
+/**
+ * Bulky elements a streaming pass can leave untokenized. Regular-expression scans of the raw text
+ * cost a fraction of tokenizing it, so a pass that finds such an element by scanning, and writes
+ * the text around it to the tokenizer, saves most of the element's cost.
+ *
+ * The scan proposes; the pass decides. A proposed element is bounded by counting same-named tags,
+ * skipping the bodies of comments, scripts, styles, titles and textareas the way htmlparser2
+ * does. The pass then cuts it only where `betweenTags` says the tokenizer stands between tags and
+ * no open element could be closed implicitly by the cut element's start tag: there, leaving out a
+ * well-formed element changes nothing but its own absence. What stays assumed is that the element
+ * is well formed: no stray end tag inside it closes an element outside it.
+ */
+import type { Parser } from "htmlparser2";
+
+/** What a pass may leave unread. */
+export interface UnreadSpec {
+  /** Matches inside the start tag of an element that may be left unread. */
+  starts: RegExp;
+  /**
+   * Matches raw text the pass must read: an element holding a match is tokenized. A match may
+   * reach past the end of an element only in lookaheads.
+   */
+  needed?: RegExp;
+}
+
+/** An element a pass may leave unread: the [start, end) range of its text. */
+export interface UnreadRegion {
+  start: number;
+  end: number;
+  /** Its tag name, lower-cased. */
+  name: string;
+  /** Whether a form starts inside it. */
+  holdsForm: boolean;
+}
+
+/** The next element, at or after `from`, a pass may leave unread. */
+export type UnreadFinder = (from: number) => UnreadRegion | null;
+
+const NEVER = /(?!)/;
+
+/** Scans `html` for the elements `spec` lets a pass leave unread, lazily and in page order. */
+export function unreadRegions(html: string, spec: UnreadSpec): UnreadFinder {
+  const starts = globalCopy(spec.starts);
+  const needed = spec.needed ?? NEVER;
+  return (from) => {
+    starts.lastIndex = from;
+    for (let m = starts.exec(html); m; m = starts.exec(html)) {
+      const start = html.lastIndexOf("<", m.index);
+      // The match must lie inside a start tag: after its "<name", with no ">" in between.
+      const name = start < from ? undefined : /^<([a-zA-Z][a-zA-Z0-9-]*)[\s/][^>]*$/.exec(
+        html.slice(start, m.index),
+      )?.[1];
+      if (!name) continue;
+      const lower = name.toLowerCase();
+      const region = { start, end: -1, name: lower, holdsForm: lower === "form" };
+      if (bound(html, region, needed)) return region;
+      // Not bounded, or holding what must be read: elements nested in it may still qualify.
+      starts.lastIndex = Math.max(starts.lastIndex, start + 1);
+    }
+    return null;
+  };
+}
+
+function globalCopy(re: RegExp): RegExp {
+  return new RegExp(re.source, re.flags.includes("g") ? re.flags : re.flags + "g");
+}
+
+// Tag counters by `needed` pattern and element name: compiled once, not per element.
+const counters = new WeakMap<RegExp, Map<string, RegExp>>();
+
+function counter(name: string, needed: RegExp): RegExp {
+  let byName = counters.get(needed);
+  if (!byName) counters.set(needed, byName = new Map());
+  let re = byName.get(name);
+  if (!re) {
+    // Alternatives, in order: a same-named start or end tag (1: "/" on an end tag), a raw-text
+    // body's start tag (2: its name), a comment's start, a form's start tag (3), and what must be
+    // read (no group). Tag names match in any case, `needed` as its own flags say.
+    const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
+    const flags = needed.flags.includes("i") ? "i" : "";
+    re = new RegExp(
+      `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<(?i:form))(?=[\\s/>])|` +
+        `(?${flags}:${needed.source})`,
+      "g",
+    );
+    byName.set(name, re);
+  }
+  return re;
+}
+
+/**
+ * Sets `region.end` just past the end tag matching its start tag, counting nested same-named
+ * tags, and notes a form inside; false when the element never ends or holds a match of `needed`.
+ */
+function bound(html: string, region: UnreadRegion, needed: RegExp): boolean {
+  const tags = counter(region.name, needed);
+  tags.lastIndex = region.start;
+  let depth = 0;
+  for (let t = tags.exec(html); t; t = tags.exec(html)) {
+    const text = t[0];
+    if (t[2] !== undefined) {
+      // A raw-text body ends at its own end tag only (plaintext never does); nothing inside it is
+      // markup.
+      const close = rawTextEnd(html, tags.lastIndex, t[2]);
+      if (close < 0) return false;
+      tags.lastIndex = close;
+    } else if (text === "<!--") {
+      const close = html.indexOf("-->", t.index + 4);
+      if (close < 0) return false;
+      tags.lastIndex = close + 3;
+    } else if (t[3] !== undefined) {
+      region.holdsForm = true;
+    } else if (t[1] === undefined) {
+      return false; // what must be read
+    } else {
+      depth += t[1] ? -1 : 1;
+      if (depth === 0) {
+        const close = html.indexOf(">", t.index);
+        region.end = close + 1;
+        return close >= 0;
+      }
+    }
+  }
+  return false;
+}
+
+const rawTextEnds = new Map<string, RegExp>();
+
+/** Where the end tag of a raw-text element whose body starts at `from` starts; -1 if none. */
+function rawTextEnd(html: string, from: number, name: string): number {
+  const key = name.toLowerCase();
+  if (key === "plaintext") return -1;
+  let re = rawTextEnds.get(key);
+  if (!re) rawTextEnds.set(key, re = new RegExp(`</${key}(?=[\\s/>])`, "gi"));
+  re.lastIndex = from;
+  return re.exec(html)?.index ?? -1;
+}
+
+// htmlparser2's `openImpliesClose`, as far as a cut needs it: the start tags that close an open p
+// (and only that), and the open elements some other start tag closes. With such an element
+// innermost, leaving the cut element's start tag out could leave it open where the page closes it.
+const CLOSES_ONLY_P = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "details",
+  "div",
+  "dl",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "header",
+  "hr",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "pre",
+  "section",
+  "table",
+  "ul",
+]);
+const IMPLICITLY_CLOSED = new Set([
+  "a",
+  "button",
+  "datalist",
+  "dd",
+  "dt",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "head",
+  "input",
+  "li",
+  "link",
+  "optgroup",
+  "option",
+  "output",
+  "p",
+  "rp",
+  "rt",
+  "script",
+  "select",
+  "tbody",
+  "td",
+  "textarea",
+  "th",
+  "thead",
+  "tr",
+]);
+
+/** htmlparser2's state that decides how the text after a cut is read. */
+interface ParserState {
+  tokenizer: { state: number };
+  stack: string[];
+  foreignContext: number[];
+}
+
+const TEXT_STATE = 1; // htmlparser2's Tokenizer State.Text: between tags, in plain text
+const NO_FOREIGN_CONTEXT = 0; // ForeignContext.None: not inside svg or math
+
+/**
+ * Whether `parser`, having read the text up to `region`, stands between tags in plain HTML
+ * content, with no open element the region's start tag would close implicitly, and no form open
+ * when the region holds one (whose end tag would close the open form): where cutting out a
+ * well-formed element changes nothing but its absence.
+ */
+export function betweenTags(parser: Parser, region: UnreadRegion): boolean {
+  const p = parser as unknown as ParserState;
+  const open = p.stack[0];
+  return p.tokenizer.state === TEXT_STATE &&
+    (p.foreignContext[0] ?? NO_FOREIGN_CONTEXT) === NO_FOREIGN_CONTEXT &&
+    !(CLOSES_ONLY_P.has(region.name) ? open === "p" : IMPLICITLY_CLOSED.has(open)) &&
+    !(region.holdsForm && p.stack.includes("form"));
+}
+
+/**
+ * Writes `html` from `from` on to `parser`, leaving out each element `spec` finds where the text
+ * before it leaves the parser `betweenTags` and `mayCut` (asked only then) agrees. Writing stops
+ * early once `stopped` says so; the caller ends the parser.
+ */
+export function writeLeavingOut(
+  parser: Parser,
+  html: string,
+  spec: UnreadSpec | undefined,
+  from: number,
+  mayCut: () => boolean,
+  stopped: () => boolean = () => false,
+): void {
+  let at = from;
+  if (spec) {
+    const next = unreadRegions(html, spec);
+    for (let region = next(at); region; region = next(from)) {
+      if (region.start > at) parser.write(html.slice(at, region.start));
+      at = region.start;
+      if (stopped()) return;
+      // Where it is not cut, elements nested in it may still be.
+      from = betweenTags(parser, region) && mayCut() ? at = region.end : region.start + 1;
+    }
+  }
+  parser.write(at === 0 ? html : html.slice(at));
+}

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import type { AnyNode } from "../parsers/dom.ts";
+import { type Captured, captureSections } from "../parsers/sections.ts";
+import { readSections } from "../parsers/product.ts";
+import { fixture, fixtureNames } from "./fixture.ts";
+
+// A captured pass as plain data: every kept element with an id, its subtree, and the markers seen.
+function shape(c: Captured): unknown {
+  const tree = (n: AnyNode): unknown =>
+    n.type === "text"
+      ? n.data
+      : "children" in n && "name" in n
+      ? [n.name, n.attribs, n.children.map(tree)]
+      : n.type;
+  return {
+    byId: [...c.byId].map(([id, els]) => [id, els.map(tree)]),
+    seen: [...c.seen].sort(),
+  };
+}
+
+Deno.test("product pages: leaving the unread widgets out changes nothing the reader reads", async () => {
+  let cutSomewhere = 0;
+  for (const name of fixtureNames("product")) {
+    const html = await fixture(name);
+    const cut = readSections(html);
+    const whole = readSections(html, null);
+    assert.deepEqual(shape(cut.page), shape(whole.page), name);
+    assert.deepEqual(cut.tags, whole.tags, name);
+    // Tags inside an element left unread never reach onTag: fewer images means a cut was made.
+    const images = (unread: boolean) => {
+      let n = 0;
+      captureSections(html, {
+        ids: new Set(),
+        tags: new Set(["img"]),
+        onTag: () => n++,
+        unread: unread ? { starts: /\bid\s*=\s*["']?[\w-]*(?:_feature_div|sims-)/ } : undefined,
+      });
+      return n;
+    };
+    if (images(true) < images(false)) cutSomewhere++;
+  }
+  assert.ok(cutSomewhere >= 30, `cuts were made on only ${cutSomewhere} pages`);
+});
+
+Deno.test("captureSections() leaves out only elements outside kept sections that hold nothing needed", () => {
+  const html = '<div id="a_feature_div"><span id="kept">one</span><img src="1"></div>' +
+    '<div id="b_feature_div"><i>two</i><img src="2"></div>' +
+    '<div id="kept2"><div id="c_feature_div"><b>three</b><img src="3"></div></div>' +
+    "<script>'<div id=\"d_feature_div\"><img src=4></div>'</script>";
+  const seenImages: string[] = [];
+  const c = captureSections(html, {
+    ids: new Set(["kept", "kept2"]),
+    tags: new Set(["img"]),
+    onTag: (_, a) => seenImages.push(a.src),
+    unread: { starts: /_feature_div/, needed: /id="kept/ },
+  });
+  // a holds a kept section: read. b holds nothing needed: left out. c is inside a kept section:
+  // read, and kept whole. The "element" in the script's text is not markup.
+  assert.deepEqual(seenImages, ["1", "3"]);
+  const third = ["div", { id: "c_feature_div" }, [["b", {}, ["three"]], ["img", { src: "3" }, []]]];
+  assert.deepEqual(shape(c), {
+    byId: [ // in the order elements end
+      ["kept", [["span", { id: "kept" }, ["one"]]]],
+      ["c_feature_div", [third]],
+      ["kept2", [["div", { id: "kept2" }, [third]]]],
+    ],
+    seen: [],
+  });
+});
+
+Deno.test("captureSections() reads a kept section whose start tag comes just before a cut", () => {
+  // The kept span's start tag is still pending when the pass reaches the cut: it must count.
+  const html = '<span id="kept"><div id="x_feature_div"><i>in</i></div></span>';
+  const c = captureSections(html, {
+    ids: new Set(["kept"]),
+    unread: { starts: /_feature_div/ },
+  });
+  const inner = ["div", { id: "x_feature_div" }, [["i", {}, ["in"]]]];
+  assert.deepEqual(shape(c), {
+    byId: [["x_feature_div", [inner]], ["kept", [["span", { id: "kept" }, [inner]]]]],
+    seen: [],
+  });
+});
