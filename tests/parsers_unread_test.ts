@@ -81,3 +81,19 @@ Deno.test("captureSections() reads a kept section whose start tag comes just bef
     seen: [],
   });
 });
+
+Deno.test("captureSections() stops looking for elements to leave out once bounding them has read the page three times over", () => {
+  // Each unclosed element is read to the end of the page and left in place: without a bound on
+  // that reading, a page of many would cost time quadratic in its size.
+  const unclosed = '<div id="a_feature_div"><i>x</i>'.repeat(50);
+  const html = '<div id="b_feature_div"><img src="early"></div>' + unclosed +
+    '<div id="c_feature_div"><img src="late"></div>';
+  const seen: string[] = [];
+  captureSections(html, {
+    ids: new Set(),
+    tags: new Set(["img"]),
+    onTag: (_, a) => seen.push(a.src),
+    unread: { starts: /_feature_div/ },
+  });
+  assert.deepEqual(seen, ["late"]);
+});

@@ -3,6 +3,7 @@
  * answers with the plain-data outcome of readPage. Nothing else runs here.
  */
 import { type PageJob, readPage } from "./page_read.ts";
+import { lowerThisThreadsPriority } from "./worker_priority.ts";
 
 export interface JobMessage {
   id: number;
@@ -14,6 +15,8 @@ const scope = self as unknown as {
   onmessage: ((e: MessageEvent<JobMessage>) => void) | null;
   postMessage(message: unknown): void;
 };
+
+lowerThisThreadsPriority();
 
 scope.onmessage = (e) => {
   const { id, job, buffer } = e.data;
