@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { AnyNode } from "../parsers/dom.ts";
 import { type Captured, captureSections } from "../parsers/sections.ts";
-import { readSections } from "../parsers/product.ts";
+import { PRODUCT_UNREAD, readSections } from "../parsers/product.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
 
 // A captured pass as plain data: every kept element with an id, its subtree, and the markers seen.
@@ -33,7 +33,7 @@ Deno.test("product pages: leaving the unread widgets out changes nothing the rea
         ids: new Set(),
         tags: new Set(["img"]),
         onTag: () => n++,
-        unread: unread ? { starts: /\bid\s*=\s*["']?[\w-]*(?:_feature_div|sims-)/ } : undefined,
+        unread: unread ? { starts: PRODUCT_UNREAD.starts } : undefined,
       });
       return n;
     };
