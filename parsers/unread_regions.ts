@@ -4,8 +4,8 @@
  * the text around it to the tokenizer, saves most of the element's cost.
  *
  * The scan proposes; the pass decides. A proposed element is bounded by counting same-named tags,
- * skipping the bodies of comments, scripts, styles, titles and textareas the way htmlparser2
- * does. The pass then cuts it only where `betweenTags` says the tokenizer stands between tags and
+ * reading past comments, CDATA sections, declarations and the bodies of scripts, styles, titles
+ * and textareas the way htmlparser2 does (in svg and math too, or not at all). The pass then cuts it only where `betweenTags` says the tokenizer stands between tags and
  * no open element could be closed implicitly by the cut element's start tag: there, leaving out a
  * well-formed element changes nothing but its own absence. What stays assumed is that the element
  * is well formed: no stray end tag inside it closes an element outside it.
@@ -76,14 +76,16 @@ function counter(name: string, needed: RegExp): RegExp {
   if (!byName) counters.set(needed, byName = new Map());
   let re = byName.get(name);
   if (!re) {
-    // Alternatives, in order: a same-named start or end tag (1: "/" on an end tag), a raw-text
-    // body's start tag (2: its name), a comment's start, a form's start tag (3), and what must be
-    // read (no group). Tag names match in any case, `needed` as its own flags say.
+    // Alternatives, in order (capture groups in brackets): a same-named start or end tag (1: "/"
+    // on an end tag); a raw-text body's start tag (2: its name); a comment's start; a form's start
+    // tag (3); an svg or math start or end tag (4: "/", 5: its name); a CDATA section's start; any
+    // other "<!" or "<?" (a declaration or bogus comment, read up to ">"); what must be read. Tag
+    // names match in any case, `needed` as its own flags say.
     const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
     const flags = needed.flags.includes("i") ? "i" : "";
     re = new RegExp(
       `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<(?i:form))(?=[\\s/>])|` +
-        `(?${flags}:${needed.source})`,
+        `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|(?${flags}:${needed.source})`,
       "g",
     );
     byName.set(name, re);
@@ -97,20 +99,30 @@ function counter(name: string, needed: RegExp): RegExp {
  * `needed`. Answers where the reading stopped.
  */
 function bound(html: string, region: UnreadRegion, needed: RegExp): number {
+  // Inside svg or math, htmlparser2 reads a script, style or title body as markup: bounding the
+  // element itself would need the foreign rules throughout, so it is left to be read.
+  if (region.name === "svg" || region.name === "math") return region.start;
   const tags = counter(region.name, needed);
   tags.lastIndex = region.start;
   let depth = 0;
+  let foreign = 0;
   for (let t = tags.exec(html); t; t = tags.exec(html)) {
+    const text = t[0];
     if (t[2] !== undefined) {
       // A raw-text body ends at its own end tag only (plaintext never does); nothing inside it is
-      // markup.
+      // markup, except in svg or math, where it is: there only a body without "<" reads the same.
       const close = rawTextEnd(html, tags.lastIndex, t[2]);
       if (close < 0) return html.length;
+      if (foreign > 0 && html.indexOf("<", tags.lastIndex) < close) return close;
       tags.lastIndex = close;
-    } else if (t[0] === "<!--") {
-      const close = html.indexOf("-->", t.index + 4);
+    } else if (t[5] !== undefined) {
+      foreign = Math.max(0, foreign + (t[4] ? -1 : 1));
+    } else if (text === "<!--" || text === "<![CDATA[" || text === "<!" || text === "<?") {
+      // A comment ends at "-->", a CDATA section at "]]>", a declaration or bogus comment at ">".
+      const end = text === "<!--" ? "-->" : text === "<![CDATA[" ? "]]>" : ">";
+      const close = html.indexOf(end, t.index + text.length);
       if (close < 0) return html.length;
-      tags.lastIndex = close + 3;
+      tags.lastIndex = close + end.length;
     } else if (t[3] !== undefined) {
       region.holdsForm = true;
     } else if (t[1] === undefined) {

@@ -160,6 +160,13 @@ Deno.test("parseRegions() excise gives what prune gives, whatever the markup aro
       '<form><div id="menu-1"><form></form></div><input></form>',
       // inside svg, a style's text is markup: here a comment that runs to the end
       '<svg><g id="menu-1"><style>"<!--"</style></g><b>x</b><!-- --></svg>',
+      '<div id="menu-1"><svg><style>"<!--"</style></svg></div><b>x</b><!-- -->',
+      '<div id="menu-1"><svg><title>icon</title></svg></div><b>x</b>',
+      '<svg id="menu-1"><style>"<!--"</style></svg><b>x</b><!-- -->',
+      // a CDATA section or a declaration hides what looks like a start tag
+      '<div id="menu-1"><![CDATA[<div>]]></div><b>x</b></div><i>y</i>',
+      '<div id="menu-1"><!x <div></div><b>x</b></div><i>y</i>',
+      '<div id="menu-1"><?x <div></div><b>x</b></div><i>y</i>',
     ]
   ) {
     // Whatever excise leaves in place, prune drops after tokenizing.
