@@ -13,7 +13,7 @@
  */
 import { Parser } from "htmlparser2";
 import { DomHandler } from "domhandler";
-import type { Element } from "./dom.ts";
+import { checkDepth, type Element, openElements } from "./dom.ts";
 import { type UnreadSpec, writeLeavingOut } from "./unread_regions.ts";
 
 export interface Captured {
@@ -88,6 +88,7 @@ export function captureSections(html: string, opts: CaptureOptions): Captured {
 
   const parser = new Parser({
     onopentagname(name) {
+      checkDepth(openElements(parser));
       flush();
       pendingName = name;
       pendingId = "";

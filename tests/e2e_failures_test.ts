@@ -89,3 +89,15 @@ Deno.test("a page that is no known page type is an uncharged 502, not a 500", as
   assert.equal(r.status, 502);
   await assertUncharged(rig, r);
 });
+
+Deno.test("a page nested deeper than any real one is an uncharged 502 at once, not minutes of parsing", async () => {
+  await using rig = await startRig(); // pages read inline, on the serving thread
+  const deep = "<html><head><script>ue_pty='Detail'</script></head><body>" +
+    "<div>".repeat(200_000) + "</body></html>";
+  rig.fake.page(PAGE, { html: deep });
+  const r = await rig.call(DETAILS);
+  assert.equal(r.status, 502);
+  assert.equal((r.body.error as { code: string }).code, "upstream_error");
+  assert.match((r.body.error as { message: string }).message, /nests elements more than 512 deep/);
+  await assertUncharged(rig, r);
+});

@@ -4,6 +4,7 @@ import {
   all,
   type AnyNode,
   firstOfEach,
+  MAX_DEPTH,
   one,
   parseHtml,
   parseRegions,
@@ -11,6 +12,9 @@ import {
   text,
 } from "../parsers/dom.ts";
 import { fixture } from "./fixture.ts";
+import { captureSections } from "../parsers/sections.ts";
+import { ParseError } from "../parsers/parse_error.ts";
+import { PARSERS } from "../parsers/mod.ts";
 
 const PAGE = `<html><head><script>var x = "<div id=a>";</script></head><body>
 <div id="nav"><a href="/n">nav</a></div>
@@ -186,4 +190,22 @@ Deno.test("firstOfEach() finds what one() finds for each selector, in one walk",
   const selectors = [".row .n", "#two", "a[href]", "i.none", "div.row > span, .n", "section .n"];
   assert.deepEqual(firstOfEach(section, selectors), selectors.map((s) => one(section, s)));
   assert.deepEqual(firstOfEach(doc, selectors), selectors.map((s) => one(doc, s)));
+});
+
+Deno.test("a page nested deeper than any real one is refused as it is read, by every DOM builder and parser", () => {
+  // htmlparser2 shifts an array of open elements at every tag: unrefused, this page costs
+  // seconds, and 8 MiB of it minutes.
+  const deep = "<html><body>" + "<div>".repeat(100_000) + "x";
+  const refused = (f: () => unknown) =>
+    assert.throws(f, (e) => e instanceof ParseError && /more than 512 deep/.test(e.message));
+  refused(() => parseHtml(deep));
+  refused(() => parseRegions(deep, () => "keep"));
+  refused(() => parseRegions(deep, () => undefined));
+  refused(() => captureSections(deep, { ids: new Set() }));
+  for (const type of ["search", "product", "offers", "reviews", "review", "deals"] as const) {
+    refused(() => PARSERS[type](deep, { marketplace: "US" }));
+  }
+  // As deep as allowed is read.
+  const doc = parseHtml("<div>".repeat(MAX_DEPTH - 2) + "x");
+  assert.equal(text(doc), "x");
 });
