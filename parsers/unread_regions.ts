@@ -5,10 +5,10 @@
  *
  * The scan proposes; the pass decides. A proposed element is bounded by counting same-named tags,
  * reading past comments, CDATA sections, declarations and the bodies of scripts, styles, titles
- * and textareas the way htmlparser2 does (in svg and math too, or not at all). The pass then cuts it only where `betweenTags` says the tokenizer stands between tags and
- * no open element could be closed implicitly by the cut element's start tag: there, leaving out a
- * well-formed element changes nothing but its own absence. What stays assumed is that the element
- * is well formed: no stray end tag inside it closes an element outside it.
+ * and textareas the way htmlparser2 does (in svg and math too, or not at all). The pass cuts it
+ * only where `safeToCut` says the tokenizer stands between tags, no open element would be closed
+ * implicitly by the element's start tag, and the element holds no end tag that could close an
+ * element open outside it: there, leaving it out changes nothing but its own absence.
  */
 import type { Parser } from "htmlparser2";
 
@@ -29,7 +29,7 @@ export interface UnreadRegion {
   end: number;
   /** Its tag name, lower-cased. */
   name: string;
-  /** Whether a form starts inside it. */
+  /** Whether a form starts or ends inside it. */
   holdsForm: boolean;
 }
 
@@ -78,14 +78,16 @@ function counter(name: string, needed: RegExp): RegExp {
   if (!re) {
     // Alternatives, in order (capture groups in brackets): a same-named start or end tag (1: "/"
     // on an end tag); a raw-text body's start tag (2: its name); a comment's start; a form's start
-    // tag (3); an svg or math start or end tag (4: "/", 5: its name); a CDATA section's start; any
-    // other "<!" or "<?" (a declaration or bogus comment, read up to ">"); what must be read. Tag
-    // names match in any case, `needed` as its own flags say.
+    // or end tag (3); an svg or math start or end tag (4: "/", 5: its name); a CDATA section's
+    // start; any other "<!" or "<?" (a declaration or bogus comment, read up to ">"); an html,
+    // head or body tag, which no widget holds and whose end tag would close what is outside; what
+    // must be read. Tag names match in any case, `needed` as its own flags say.
     const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
     const flags = needed.flags.includes("i") ? "i" : "";
     re = new RegExp(
-      `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<(?i:form))(?=[\\s/>])|` +
-        `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|(?${flags}:${needed.source})`,
+      `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<\\/?(?i:form))(?=[\\s/>])|` +
+        `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|<\\/?(?i:html|head|body)(?=[\\s/>])|` +
+        `(?${flags}:${needed.source})`,
       "g",
     );
     byName.set(name, re);
@@ -126,7 +128,7 @@ function bound(html: string, region: UnreadRegion, needed: RegExp): number {
     } else if (t[3] !== undefined) {
       region.holdsForm = true;
     } else if (t[1] === undefined) {
-      return t.index; // what must be read
+      return t.index; // what must be read, or an html, head or body tag
     } else {
       depth += t[1] ? -1 : 1;
       if (depth === 0) {
@@ -221,23 +223,45 @@ const TEXT_STATE = 1; // htmlparser2's Tokenizer State.Text: between tags, in pl
 const NO_FOREIGN_CONTEXT = 0; // ForeignContext.None: not inside svg or math
 
 /**
- * Whether `parser`, having read the text up to `region`, stands between tags in plain HTML
- * content, with no open element the region's start tag would close implicitly, and no form open
- * when the region holds one (whose end tag would close the open form): where cutting out a
- * well-formed element changes nothing but its absence.
+ * Whether `parser`, having read the text up to `region`, stands where cutting the well-formed
+ * element out changes nothing but its absence: between tags in plain HTML content, with no open
+ * element the region's start tag would close implicitly, no form open when the region holds a
+ * form tag, and no end tag in the region of another element open outside it (which would close
+ * that element: a stray `</span>`).
  */
-export function betweenTags(parser: Parser, region: UnreadRegion): boolean {
+function safeToCut(parser: Parser, region: UnreadRegion, html: string): boolean {
   const p = parser as unknown as ParserState;
   const open = p.stack[0];
   return p.tokenizer.state === TEXT_STATE &&
     (p.foreignContext[0] ?? NO_FOREIGN_CONTEXT) === NO_FOREIGN_CONTEXT &&
     !(CLOSES_ONLY_P.has(region.name) ? open === "p" : IMPLICITLY_CLOSED.has(open)) &&
-    !(region.holdsForm && p.stack.includes("form"));
+    !(region.holdsForm && p.stack.includes("form")) &&
+    !endTagOfAny(html, region, p.stack);
+}
+
+// Open elements whose end tags the bound already accounts for: its own name is counted, form
+// tags are noted, and html, head and body tags refuse the region.
+const ACCOUNTED = new Set(["form", "html", "head", "body"]);
+
+/**
+ * Whether the region holds an end tag of an element in `open` other than those the bound accounts
+ * for. At cut points outside other elements than divs, forms, body and html, which is nearly
+ * always, there is nothing to look for.
+ */
+function endTagOfAny(html: string, region: UnreadRegion, open: readonly string[]): boolean {
+  const names = new Set(open.filter((n) => n !== region.name && !ACCOUNTED.has(n)));
+  if (names.size === 0) return false;
+  const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  const end = new RegExp(`</(?:${alternatives})(?=[\\s/>])`, "gi");
+  end.lastIndex = region.start;
+  const m = end.exec(html);
+  return m !== null && m.index < region.end;
 }
 
 /**
  * Writes `html` from `from` on to `parser`, leaving out each element `spec` finds where the text
- * before it leaves the parser `betweenTags` and `mayCut` (asked only then) agrees. Writing stops
+ * before it leaves the parser where that is safe (`safeToCut`) and `mayCut` (asked only then)
+ * agrees. Writing stops
  * early once `stopped` says so; the caller ends the parser.
  */
 export function writeLeavingOut(
@@ -256,7 +280,7 @@ export function writeLeavingOut(
       at = region.start;
       if (stopped()) return;
       // Where it is not cut, elements nested in it may still be.
-      from = betweenTags(parser, region) && mayCut() ? at = region.end : region.start + 1;
+      from = safeToCut(parser, region, html) && mayCut() ? at = region.end : region.start + 1;
     }
   }
   parser.write(at === 0 ? html : html.slice(at));

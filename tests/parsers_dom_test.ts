@@ -160,8 +160,13 @@ Deno.test("parseRegions() excise gives what prune gives, whatever the markup aro
       '<div id="menu-1"><plaintext></plaintext></div><p>b</p>',
       // an open p that the element's start tag closes: cutting would leave it open
       '<div><p>a<div id="menu-1">x</div>b</p></div>',
-      // a second form's end tag closes the open one
+      // a second form's end tag, or a stray one, closes the open form; a stray body end tag closes
+      // everything up to the body
       '<form><div id="menu-1"><form></form></div><input></form>',
+      '<form><div id="menu-1"><b></form>x</b></div><input></form>',
+      '<body><div id="menu-1"></body></div><b>x</b></body>',
+      // a stray end tag of another element open outside closes it
+      '<span><div id="menu-1"></span>x</div><b>y</b></span><i>z</i>',
       // inside svg, a style's text is markup: here a comment that runs to the end
       '<svg><g id="menu-1"><style>"<!--"</style></g><b>x</b><!-- --></svg>',
       '<div id="menu-1"><svg><style>"<!--"</style></svg></div><b>x</b><!-- -->',
