@@ -1,0 +1,13 @@
+import { rssMiB } from "./process_stats.ts";
+const body = Deno.readFileSync("/work/shared/corpus/product/amazon.com__pricechecker-charmast-powerbank.html");
+console.log("start", rssMiB(Deno.pid).toFixed(0));
+const w = new Worker(new URL("../upstream/page_worker.ts", import.meta.url).href, { type: "module" });
+const job = { parser: "product", url: "https://www.amazon.com/dp/B0", marketplace: "US", status: 200, contentType: "text/html", wantLocation: false };
+const ask = (id: number) => new Promise((r) => { w.onmessage = r; const b = body.slice(); w.postMessage({ id, job, buffer: b.buffer }, [b.buffer]); });
+await ask(0);
+console.log("worker after 1 page", rssMiB(Deno.pid).toFixed(0));
+for (let i = 1; i < 50; i++) await ask(i);
+console.log("worker after 50 pages", rssMiB(Deno.pid).toFixed(0));
+await new Promise((r) => setTimeout(r, 1000));
+console.log("1 s later", rssMiB(Deno.pid).toFixed(0));
+w.terminate();
