@@ -19,32 +19,28 @@ export type { AnyNode, Document, Element };
  */
 export const MAX_DEPTH = 512;
 
-/** Throws the parse failure of a page nested deeper than MAX_DEPTH when `depth` exceeds it. */
-export function checkDepth(depth: number): void {
-  if (depth > MAX_DEPTH) {
-    throw new ParseError(
-      "unrecognised",
-      `The page nests elements more than ${MAX_DEPTH} deep, which no Amazon page does`,
-    );
+/**
+ * htmlparser2's parser, refusing a page nested deeper than MAX_DEPTH as it reads it: every DOM
+ * builder here parses with it.
+ */
+export class DepthLimitedParser extends Parser {
+  override onopentagname(start: number, endIndex: number): void {
+    super.onopentagname(start, endIndex);
+    if ((this as unknown as { stack: string[] }).stack.length > MAX_DEPTH) tooDeep();
   }
 }
 
-/** The number of elements `parser` holds open. */
-export function openElements(parser: Parser): number {
-  return (parser as unknown as { stack: string[] }).stack.length;
-}
-
-/** A DOM builder that refuses a page nested deeper than MAX_DEPTH as it goes. */
-class DepthCheckedHandler extends DomHandler {
-  override onopentag(name: string, attribs: Record<string, string>): void {
-    checkDepth(this.tagStack.length);
-    super.onopentag(name, attribs);
-  }
+// Apart from the override, which runs at every start tag and stays small.
+function tooDeep(): never {
+  throw new ParseError(
+    "unrecognised",
+    `The page nests elements more than ${MAX_DEPTH} deep, which no Amazon page does`,
+  );
 }
 
 export function parseHtml(html: string): Document {
-  const handler = new DepthCheckedHandler();
-  new Parser(handler, { decodeEntities: true }).end(html);
+  const handler = new DomHandler();
+  new DepthLimitedParser(handler, { decodeEntities: true }).end(html);
   return handler.root;
 }
 
@@ -147,9 +143,8 @@ export function parseRegions(
     keptDepth++;
     dom.onopentag(name, attribs);
   };
-  const parser: Parser = new Parser({
+  const parser: Parser = new DepthLimitedParser({
     onopentagname(name) {
-      checkDepth(openElements(parser));
       if (pending) flush();
       pending = name;
       if (keptDepth > 0 && skippedDepth === 0) pendingAttribs = {};

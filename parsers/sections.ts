@@ -11,9 +11,8 @@
  * costs a sixth of a tokenizer pass. This pass listens to attributes one by one instead and builds
  * objects only inside kept sections and for the tag names the caller wants to see.
  */
-import { Parser } from "htmlparser2";
 import { DomHandler } from "domhandler";
-import { checkDepth, type Element, openElements } from "./dom.ts";
+import { DepthLimitedParser, type Element } from "./dom.ts";
 import { type UnreadSpec, writeLeavingOut } from "./unread_regions.ts";
 
 export interface Captured {
@@ -86,9 +85,8 @@ export function captureSections(html: string, opts: CaptureOptions): Captured {
     dom.onopentag(name, attrs);
   }
 
-  const parser = new Parser({
+  const parser = new DepthLimitedParser({
     onopentagname(name) {
-      checkDepth(openElements(parser));
       flush();
       pendingName = name;
       pendingId = "";

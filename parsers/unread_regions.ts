@@ -24,7 +24,7 @@ export interface UnreadSpec {
 }
 
 /** An element a pass may leave unread: the [start, end) range of its text. */
-export interface UnreadRegion {
+interface UnreadRegion {
   start: number;
   end: number;
   /** Its tag name, lower-cased. */
@@ -34,7 +34,7 @@ export interface UnreadRegion {
 }
 
 /** The next element, at or after `from`, a pass may leave unread. */
-export type UnreadFinder = (from: number) => UnreadRegion | null;
+type UnreadFinder = (from: number) => UnreadRegion | null;
 
 const NEVER = /(?!)/;
 
@@ -44,7 +44,7 @@ const NEVER = /(?!)/;
 const SCAN_BUDGET = 3;
 
 /** Scans `html` for the elements `spec` lets a pass leave unread, lazily and in page order. */
-export function unreadRegions(html: string, spec: UnreadSpec): UnreadFinder {
+function unreadRegions(html: string, spec: UnreadSpec): UnreadFinder {
   // A start tag from its "<" up to a match of `starts`, neither "<" nor ">" in between: each part
   // of the text is tried once, however the page is made.
   const starts = new RegExp(
