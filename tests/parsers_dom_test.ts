@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { selectAll } from "css-select";
 import {
   all,
-  type AnyNode,
   firstOfEach,
   MAX_DEPTH,
   one,
@@ -12,6 +11,7 @@ import {
   text,
 } from "../parsers/dom.ts";
 import { fixture } from "./fixture.ts";
+import { shape } from "./dom_shape.ts";
 import { captureSections } from "../parsers/sections.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
@@ -110,17 +110,6 @@ Deno.test("splitSelectorList() splits on top-level commas only", () => {
     ":not(c, d)",
   ]);
 });
-
-// The element tree of a document as plain data, to compare two parses.
-function shape(nodes: AnyNode[]): unknown[] {
-  return nodes.map((n) =>
-    n.type === "text"
-      ? n.data
-      : "children" in n && "name" in n
-      ? [n.name, n.attribs, shape(n.children)]
-      : n.type
-  );
-}
 
 Deno.test("parseRegions() excise drops matched elements untokenized, as prune drops them", () => {
   const html = '<div id="keep"><p>a</p><div id="menu-1" class="m"><div><b>x</b></div><div>y</div>' +

@@ -1,19 +1,13 @@
 import assert from "node:assert/strict";
-import type { AnyNode } from "../parsers/dom.ts";
 import { type Captured, captureSections } from "../parsers/sections.ts";
 import { PRODUCT_UNREAD, readSections } from "../parsers/product.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
+import { shape } from "./dom_shape.ts";
 
 // A captured pass as plain data: every kept element with an id, its subtree, and the markers seen.
-function shape(c: Captured): unknown {
-  const tree = (n: AnyNode): unknown =>
-    n.type === "text"
-      ? n.data
-      : "children" in n && "name" in n
-      ? [n.name, n.attribs, n.children.map(tree)]
-      : n.type;
+function captured(c: Captured): unknown {
   return {
-    byId: [...c.byId].map(([id, els]) => [id, els.map(tree)]),
+    byId: [...c.byId].map(([id, els]) => [id, shape(els)]),
     seen: [...c.seen].sort(),
   };
 }
@@ -24,7 +18,7 @@ Deno.test("product pages: leaving the unread widgets out changes nothing the rea
     const html = await fixture(name);
     const cut = readSections(html);
     const whole = readSections(html, null);
-    assert.deepEqual(shape(cut.page), shape(whole.page), name);
+    assert.deepEqual(captured(cut.page), captured(whole.page), name);
     assert.deepEqual(cut.tags, whole.tags, name);
     // Tags inside an element left unread never reach onTag: fewer images means a cut was made.
     const images = (unread: boolean) => {
@@ -58,7 +52,7 @@ Deno.test("captureSections() leaves out only elements outside kept sections that
   // read, and kept whole. The "element" in the script's text is not markup.
   assert.deepEqual(seenImages, ["1", "3"]);
   const third = ["div", { id: "c_feature_div" }, [["b", {}, ["three"]], ["img", { src: "3" }, []]]];
-  assert.deepEqual(shape(c), {
+  assert.deepEqual(captured(c), {
     byId: [ // in the order elements end
       ["kept", [["span", { id: "kept" }, ["one"]]]],
       ["c_feature_div", [third]],
@@ -76,7 +70,7 @@ Deno.test("captureSections() reads a kept section whose start tag comes just bef
     unread: { starts: /_feature_div/ },
   });
   const inner = ["div", { id: "x_feature_div" }, [["i", {}, ["in"]]]];
-  assert.deepEqual(shape(c), {
+  assert.deepEqual(captured(c), {
     byId: [["x_feature_div", [inner]], ["kept", [["span", { id: "kept" }, [inner]]]]],
     seen: [],
   });
