@@ -252,17 +252,17 @@ function endTagOfAny(html: string, region: UnreadRegion, open: readonly string[]
   const names = new Set(open.filter((n) => n !== region.name && !ACCOUNTED.has(n)));
   if (names.size === 0) return false;
   const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-  const end = new RegExp(`</(?:${alternatives})(?=[\\s/>])`, "gi");
-  end.lastIndex = region.start;
-  const m = end.exec(html);
-  return m !== null && m.index < region.end;
+  // Searched for in the region's text only: a search that ran on past it could read the rest of
+  // the page for each region.
+  return new RegExp(`</(?:${alternatives})(?=[\\s/>])`, "i").test(
+    html.slice(region.start, region.end),
+  );
 }
 
 /**
- * Writes `html` from `from` on to `parser`, leaving out each element `spec` finds where the text
- * before it leaves the parser where that is safe (`safeToCut`) and `mayCut` (asked only then)
- * agrees. Writing stops
- * early once `stopped` says so; the caller ends the parser.
+ * Writes `html` from `from` on to `parser`, leaving out each element `spec` finds where, with the
+ * text before it written, cutting is safe (`safeToCut`) and `mayCut` (asked only then) agrees.
+ * Writing stops early once `stopped` says so; the caller ends the parser.
  */
 export function writeLeavingOut(
   parser: Parser,
