@@ -165,7 +165,7 @@ export class Accounts {
       const gone = over.map((k) => this.#moveOut(s, k, now));
       return {
         next: s,
-        result: Object.assign(s, { revoked: over.map((k) => k.id) }),
+        result: { ...s, revoked: over.map((k) => k.id) },
         extend: gone.length ? (op) => gone.forEach((g) => g(op)) : undefined,
       };
     });

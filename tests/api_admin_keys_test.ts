@@ -91,6 +91,11 @@ Deno.test("a downgrade keeps the newest keys up to the new limit and revokes the
     [keys[0].id, keys[1].id].sort(),
     "the two oldest go",
   );
+  const stored = (await s.kv.get<Record<string, unknown>>(KV.account(id))).value!;
+  assert.ok(
+    !("revoked" in stored),
+    "the answer's list of revoked keys is not stored in the record",
+  );
   for (const [i, k] of keys.entries()) {
     const r = await s.get("/v1/products/offers?asin=B07H57DNVV", k.key);
     await r.body?.cancel();
