@@ -59,21 +59,6 @@ export function alertSettings(a: AccountState): AlertSettings {
   return a.alerts ?? { at80: true, at100: true, email: null };
 }
 
-/** A copy that decisions may change freely (cheaper than structuredClone on the hot path). */
-export function cloneAccount(a: AccountState): AccountState {
-  const keys: Record<string, KeyState> = {};
-  for (const id in a.keys) keys[id] = { ...a.keys[id] };
-  return {
-    ...a,
-    keys,
-    recent_batches: [...(a.recent_batches ?? [])],
-    daily: { ...a.daily },
-    by_key: { ...a.by_key },
-    by_endpoint: { ...a.by_endpoint },
-    alerted: [...(a.alerted ?? [])],
-  };
-}
-
 /** The credit period containing `now`: 30-day steps from the plan's start. */
 export function periodAt(planStartedAt: number, now: number): { start: number; end: number } {
   const n = Math.max(0, Math.floor((now - planStartedAt) / PERIOD_MS));

@@ -5,7 +5,7 @@
  * retry or drop a reply) is recognised as landed instead of being applied twice.
  */
 import { KV } from "./kv_layout.ts";
-import { type AccountState, cloneAccount } from "./account_state.ts";
+import type { AccountState } from "./account_state.ts";
 import { randomHex } from "./api_key.ts";
 import type { GroupCommit } from "./group_commit.ts";
 
@@ -15,7 +15,10 @@ export interface Versioned {
 }
 
 export interface Decision<T> {
-  /** The record to write, or null when nothing changes. */
+  /**
+   * The record to write, or null when nothing changes. With null, the record handed to the
+   * decision must still mean what it meant: the caller may keep it as the current one.
+   */
   next: AccountState | null;
   result: T;
   /** Further mutations committed atomically with the record (indexes, outbox entries). */
@@ -58,7 +61,12 @@ export async function transact<T>(
     fresh = true;
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const d = decide(cur ? cloneAccount(cur.state) : null);
+    // `decide` may change the record in place, with no copy taken first: a record that was
+    // decided on is committed and becomes the current one, or kept because the decision changed
+    // nothing (see Decision.next), or never used again (every other path below re-reads before
+    // deciding anew, and the meter drops its cached record when this throws). A copy per decision cost a call spread over many accounts
+    // nearly as much as serializing the record (6% of the serving thread against 7%).
+    const d = decide(cur ? cur.state : null);
     if (!d.next) {
       if (fresh) return { result: d.result, current: cur };
       cur = await readAccount(kv, accountId);
