@@ -3,12 +3,13 @@
  * cost a fraction of tokenizing it, so a pass that finds such an element by scanning, and writes
  * the text around it to the tokenizer, saves most of the element's cost.
  *
- * The scan proposes; the pass decides. A proposed element is bounded by counting same-named tags,
+ * The scan proposes; the pass decides. A proposed element is considered only where the tokenizer,
+ * having read the text before it, stands between tags and no open element would be closed
+ * implicitly by the element's start tag. Only then is it bounded, by counting same-named tags,
  * reading past comments, CDATA sections, declarations and the bodies of scripts, styles, titles
- * and textareas the way htmlparser2 does (in svg and math too, or not at all). The pass cuts it
- * only where `safeToCut` says the tokenizer stands between tags, no open element would be closed
- * implicitly by the element's start tag, and the element holds no end tag that could close an
- * element open outside it: there, leaving it out changes nothing but its own absence.
+ * and textareas the way htmlparser2 does (in svg and math too, or not at all), and it is cut only
+ * if it holds no end tag that could close an element open outside it: there, leaving it out
+ * changes nothing but its own absence.
  */
 import type { Parser } from "htmlparser2";
 
@@ -33,78 +34,100 @@ interface UnreadRegion {
   holdsForm: boolean;
 }
 
-/** The next element, at or after `from`, a pass may leave unread. */
-type UnreadFinder = (from: number) => UnreadRegion | null;
+/** The start tag, at or after `from`, of the next element a pass may leave unread. */
+type CandidateFinder = (from: number) => { start: number; name: string } | null;
+
+/** How much more text the pass may read to find and bound elements (see SCAN_BUDGET). */
+interface Budget {
+  left: number;
+}
 
 const NEVER = /(?!)/;
 
-// How much text, in multiples of the page, bounding elements may read in all: elements that are
-// then not cut are read again from inside, and a hostile page of nested unclosed elements would
-// otherwise cost time quadratic in its size. Corpus product pages read 0.14–0.86×.
+// How much text, in multiples of the page, finding and bounding elements may read in all:
+// elements that are then not cut are read again from inside, and a hostile page of nested
+// unclosed elements would otherwise cost time quadratic in its size. Corpus product pages read
+// 0.14–0.86×.
 const SCAN_BUDGET = 3;
 
-/** Scans `html` for the elements `spec` lets a pass leave unread, lazily and in page order. */
-function unreadRegions(html: string, spec: UnreadSpec): UnreadFinder {
-  // A start tag from its "<" up to a match of `starts`, neither "<" nor ">" in between: each part
-  // of the text is tried once, however the page is made.
-  const starts = new RegExp(
-    `<([a-zA-Z][a-zA-Z0-9-]*)(?=[\\s/])[^<>]*?(?:${spec.starts.source})`,
-    spec.starts.flags.includes("i") ? "gi" : "g",
-  );
-  const needed = spec.needed ?? NEVER;
-  let budget = SCAN_BUDGET * html.length;
+/** Finds the start tags that hold a match of `spec.starts`, lazily and in page order. */
+function candidates(html: string, spec: UnreadSpec, budget: Budget): CandidateFinder {
+  // Each match is taken to the nearest "<" before it, which must open a start tag whose name ends
+  // before the match, with no ">" in between. Searching for the marker, rather than trying a
+  // pattern at every "<", lets the engine skip ahead on a literal one; each marker is tried once.
+  const marker = new RegExp(spec.starts.source, spec.starts.flags.includes("i") ? "gi" : "g");
+  const tagName = /<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/])/y;
   return (from) => {
-    starts.lastIndex = from;
-    for (let m = starts.exec(html); m && budget > 0; m = starts.exec(html)) {
-      const start = m.index;
-      const lower = m[1].toLowerCase();
-      const region = { start, end: -1, name: lower, holdsForm: lower === "form" };
-      budget -= bound(html, region, needed) - start;
-      if (region.end > 0) return region;
-      // Not bounded, or holding what must be read: elements nested in it may still qualify.
-      starts.lastIndex = start + 1;
+    marker.lastIndex = from;
+    for (let m = marker.exec(html); m && budget.left > 0; m = marker.exec(html)) {
+      if (m[0] === "") marker.lastIndex++;
+      const start = html.lastIndexOf("<", m.index - 1);
+      const gt = html.lastIndexOf(">", m.index - 1);
+      // Both searches read back from the marker: charged, so that markers in a long stretch of
+      // text without tags cost linear time too.
+      budget.left -= m.index - Math.max(0, Math.min(start, gt));
+      // A marker whose tag starts before `from` is in a tag already proposed, or in none.
+      if (start < from || gt > start) continue;
+      tagName.lastIndex = start;
+      const tag = tagName.exec(html);
+      if (tag && start + tag[0].length <= m.index) return { start, name: tag[1].toLowerCase() };
     }
     return null;
   };
 }
 
-// Tag counters by `needed` pattern and element name: compiled once, not per element.
+// Tag counters by `needed` pattern, element name and outer open elements: compiled once, not
+// per element. Names come from pages, so the compiled set is bounded.
 const counters = new WeakMap<RegExp, Map<string, RegExp>>();
+const MAX_COUNTERS = 64;
 
-function counter(name: string, needed: RegExp): RegExp {
-  let byName = counters.get(needed);
-  if (!byName) counters.set(needed, byName = new Map());
-  let re = byName.get(name);
+function counter(name: string, needed: RegExp, outer: readonly string[]): RegExp {
+  let byKey = counters.get(needed);
+  if (!byKey) counters.set(needed, byKey = new Map());
+  const key = outer.length ? `${name} ${outer.join(" ")}` : name;
+  let re = byKey.get(key);
   if (!re) {
     // Alternatives, in order (capture groups in brackets): a same-named start or end tag (1: "/"
     // on an end tag); a raw-text body's start tag (2: its name); a comment's start; a form's start
     // or end tag (3); an svg or math start or end tag (4: "/", 5: its name); a CDATA section's
     // start; any other "<!" or "<?" (a declaration or bogus comment, read up to ">"); an html,
-    // head or body tag, which no widget holds and whose end tag would close what is outside; what
-    // must be read. Tag names match in any case, `needed` as its own flags say.
+    // head or body tag, which no widget holds and whose end tag would close what is outside; an
+    // end tag of an element open outside, which would close it (a stray `</span>`); what must be
+    // read. Tag names match in any case, `needed` as its own flags say.
     const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
     const flags = needed.flags.includes("i") ? "i" : "";
+    const strays = outer.length
+      ? `<\\/(?i:${
+        outer.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")
+      })(?=[\\s/>])|`
+      : "";
     re = new RegExp(
       `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<\\/?(?i:form))(?=[\\s/>])|` +
         `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|<\\/?(?i:html|head|body)(?=[\\s/>])|` +
-        `(?${flags}:${needed.source})`,
+        `${strays}(?${flags}:${needed.source})`,
       "g",
     );
-    byName.set(name, re);
+    if (byKey.size >= MAX_COUNTERS) byKey.clear();
+    byKey.set(key, re);
   }
   return re;
 }
 
 /**
  * Sets `region.end` just past the end tag matching its start tag, counting nested same-named
- * tags, and notes a form inside; leaves it -1 when the element never ends or holds a match of
- * `needed`. Answers where the reading stopped.
+ * tags, and notes a form inside; leaves it -1 when the element never ends, holds a match of
+ * `needed` or an end tag of an element in `outer`. Answers where the reading stopped.
  */
-function bound(html: string, region: UnreadRegion, needed: RegExp): number {
+function bound(
+  html: string,
+  region: UnreadRegion,
+  needed: RegExp,
+  outer: readonly string[],
+): number {
   // Inside svg or math, htmlparser2 reads a script, style or title body as markup: bounding the
   // element itself would need the foreign rules throughout, so it is left to be read.
   if (region.name === "svg" || region.name === "math") return region.start;
-  const tags = counter(region.name, needed);
+  const tags = counter(region.name, needed, outer);
   tags.lastIndex = region.start;
   let depth = 0;
   let foreign = 0;
@@ -128,7 +151,7 @@ function bound(html: string, region: UnreadRegion, needed: RegExp): number {
     } else if (t[3] !== undefined) {
       region.holdsForm = true;
     } else if (t[1] === undefined) {
-      return t.index; // what must be read, or an html, head or body tag
+      return t.index; // what must be read, an html, head or body tag, or a stray end tag
     } else {
       depth += t[1] ? -1 : 1;
       if (depth === 0) {
@@ -223,46 +246,36 @@ const TEXT_STATE = 1; // htmlparser2's Tokenizer State.Text: between tags, in pl
 const NO_FOREIGN_CONTEXT = 0; // ForeignContext.None: not inside svg or math
 
 /**
- * Whether `parser`, having read the text up to `region`, stands where cutting the well-formed
- * element out changes nothing but its absence: between tags in plain HTML content, with no open
- * element the region's start tag would close implicitly, no form open when the region holds a
- * form tag, and no end tag in the region of another element open outside it (which would close
- * that element: a stray `</span>`).
+ * Whether `parser`, having read the text up to an element named `name`, stands where leaving out
+ * a well-formed element could change nothing but its absence: between tags in plain HTML content,
+ * with no open element the element's start tag would close implicitly.
  */
-function safeToCut(parser: Parser, region: UnreadRegion, html: string): boolean {
-  const p = parser as unknown as ParserState;
+function standsBetweenTags(p: ParserState, name: string): boolean {
   const open = p.stack[0];
   return p.tokenizer.state === TEXT_STATE &&
     (p.foreignContext[0] ?? NO_FOREIGN_CONTEXT) === NO_FOREIGN_CONTEXT &&
-    !(CLOSES_ONLY_P.has(region.name) ? open === "p" : IMPLICITLY_CLOSED.has(open)) &&
-    !(region.holdsForm && p.stack.includes("form")) &&
-    !endTagOfAny(html, region, p.stack);
+    !(CLOSES_ONLY_P.has(name) ? open === "p" : IMPLICITLY_CLOSED.has(open));
 }
 
 // Open elements whose end tags the bound already accounts for: its own name is counted, form
 // tags are noted, and html, head and body tags refuse the region.
 const ACCOUNTED = new Set(["form", "html", "head", "body"]);
 
-/**
- * Whether the region holds an end tag of an element in `open` other than those the bound accounts
- * for. At cut points outside other elements than divs, forms, body and html, which is nearly
- * always, there is nothing to look for.
- */
-function endTagOfAny(html: string, region: UnreadRegion, open: readonly string[]): boolean {
-  const names = new Set(open.filter((n) => n !== region.name && !ACCOUNTED.has(n)));
-  if (names.size === 0) return false;
-  const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-  // Searched for in the region's text only: a search that ran on past it could read the rest of
-  // the page for each region.
-  return new RegExp(`</(?:${alternatives})(?=[\\s/>])`, "i").test(
-    html.slice(region.start, region.end),
-  );
+/** The open elements, other than those the bound accounts for, whose end tags refuse a cut. */
+function outerOpen(p: ParserState, name: string): string[] {
+  const names = new Set(p.stack);
+  names.delete(name);
+  for (const n of ACCOUNTED) names.delete(n);
+  return [...names];
 }
 
 /**
  * Writes `html` from `from` on to `parser`, leaving out each element `spec` finds where, with the
- * text before it written, cutting is safe (`safeToCut`) and `mayCut` (asked only then) agrees.
- * Writing stops early once `stopped` says so; the caller ends the parser.
+ * text before it written, the parser stands between tags (`standsBetweenTags`), `mayCut` agrees
+ * (asked then, before the element is bounded: a yes does not promise a cut), and the element is
+ * bounded without meeting an end tag of another element open outside it (a stray `</span>` would
+ * close that element) nor, with a form open, a form tag. Writing stops early once `stopped` says
+ * so; the caller ends the parser.
  */
 export function writeLeavingOut(
   parser: Parser,
@@ -274,13 +287,22 @@ export function writeLeavingOut(
 ): void {
   let at = from;
   if (spec) {
-    const next = unreadRegions(html, spec);
-    for (let region = next(at); region; region = next(from)) {
-      if (region.start > at) parser.write(html.slice(at, region.start));
-      at = region.start;
+    const p = parser as unknown as ParserState;
+    const budget = { left: SCAN_BUDGET * html.length };
+    const needed = spec.needed ?? NEVER;
+    const next = candidates(html, spec, budget);
+    for (let c = next(at); c; c = next(from)) {
+      if (c.start > at) parser.write(html.slice(at, c.start));
+      at = c.start;
       if (stopped()) return;
       // Where it is not cut, elements nested in it may still be.
-      from = safeToCut(parser, region, html) && mayCut() ? at = region.end : region.start + 1;
+      from = c.start + 1;
+      if (!standsBetweenTags(p, c.name) || !mayCut()) continue;
+      const region = { start: c.start, end: -1, name: c.name, holdsForm: c.name === "form" };
+      budget.left -= bound(html, region, needed, outerOpen(p, c.name)) - c.start;
+      if (region.end > 0 && !(region.holdsForm && p.stack.includes("form"))) {
+        from = at = region.end;
+      }
     }
   }
   parser.write(at === 0 ? html : html.slice(at));

@@ -154,8 +154,18 @@ Deno.test("parseRegions() excise gives what prune gives, whatever the markup aro
       '<form><div id="menu-1"><form></form></div><input></form>',
       '<form><div id="menu-1"><b></form>x</b></div><input></form>',
       '<body><div id="menu-1"></body></div><b>x</b></body>',
-      // a stray end tag of another element open outside closes it
+      // a stray end tag of another element open outside closes it; one in a comment does not,
+      // and neither do balanced ones
       '<span><div id="menu-1"></span>x</div><b>y</b></span><i>z</i>',
+      '<span><div id="menu-1"><!-- </span> --></div><b>y</b></span><i>z</i>',
+      '<span><div id="menu-1"><span>a</span></div><b>y</b></span><i>z</i>',
+      '<span><i><div id="menu-1"><b></I>x</b></div></i><b>y</b></span>',
+      // the match follows a ">" in its tag, or lies in the tag's name, or in the text after it
+      '<div data-x="a>b" id="menu-1">x</div><b>y</b>',
+      '<menu-1 id="menu-2"><b>x</b></menu-1><i>y</i>',
+      '<menu-1 class="m"><b>x</b></menu-1><i>y</i>',
+      '<div class="t">a > menu-1 <b>x</b></div><i>y</i>',
+      '<div id="menu-1" class="menu-2"><p>a<div id="menu-3">x</div>b</p></div>',
       // inside svg, a style's text is markup: here a comment that runs to the end
       '<svg><g id="menu-1"><style>"<!--"</style></g><b>x</b><!-- --></svg>',
       '<div id="menu-1"><svg><style>"<!--"</style></svg></div><b>x</b><!-- -->',
