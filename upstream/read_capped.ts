@@ -18,6 +18,11 @@ export class BodyTooLarge extends ApiError {
   }
 }
 
+/**
+ * The body's bytes, refused past `cap`. They view a resizable ArrayBuffer: decoding, hashing,
+ * writing to files and transferring to a worker take it as it is, but an op that wants a fixed
+ * slice (Deno KV's values) refuses one, so copy (`bytes.slice()`) before storing the bytes there.
+ */
 export async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   cap = MAX_UPSTREAM_BYTES,
