@@ -35,7 +35,7 @@ Deno.test("sha256Hex() agrees with node:crypto at every padding boundary and on 
     const wide = "€".repeat(units);
     assert.equal(sha256Hex(wide), reference(wide), `${units} three-byte units`);
   }
-  // A long input grows the reused buffer; a short one after it must not see its leftovers.
+  // A long input takes a buffer of its own; a short one after it must not see leftovers.
   assert.equal(sha256Hex("abc"), reference("abc"));
 });
 
