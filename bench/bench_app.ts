@@ -6,6 +6,7 @@ import { createApp } from "../app.ts";
 import { systemClock } from "../metering/clock.ts";
 import { Plans } from "../metering/plans.ts";
 import { BENCH_BODY } from "./bench_body.ts";
+import { removeKvFilesSync } from "../core/kv_files.ts";
 
 export async function benchApp(maxKeys: number) {
   const kvPath = Deno.env.get("BENCH_KV") ?? await Deno.makeTempFile({ suffix: ".kv" });
@@ -17,7 +18,7 @@ export async function benchApp(maxKeys: number) {
     max_keys: maxKeys,
     groups: ["products"],
   }]);
-  globalThis.addEventListener("unload", () => kvPath !== ":memory:" && Deno.removeSync(kvPath));
+  globalThis.addEventListener("unload", () => kvPath !== ":memory:" && removeKvFilesSync(kvPath));
   return createApp({
     kv,
     plans,

@@ -11,6 +11,7 @@ import { parseProduct } from "../parsers/product.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { fixture } from "../tests/fixture.ts";
 import { median } from "./median.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const CALLS = 4_000;
 const CONCURRENCY = 64;
@@ -50,7 +51,7 @@ export async function benchHistory(rounds = 5): Promise<void> {
     }
   } finally {
     kv.close();
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
   const b = median(bare), h = median(withHistory);
   console.log(

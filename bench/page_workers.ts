@@ -15,6 +15,7 @@ import { plansFile } from "../tests/proof/plans_file.ts";
 import { createAccount } from "../tests/proof/admin_client.ts";
 import { median } from "./median.ts";
 import { cpuMs, peakRssMiB, rssMiB } from "./process_stats.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /** The corpus's median-size product page (780 KB, 2017) and a 2026 one (1.5 MB). */
 const PAGES = [
@@ -112,7 +113,7 @@ async function oneRun(
     };
   } finally {
     await Deno.remove(plans).catch(() => {});
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 }
 

@@ -16,6 +16,7 @@ import { Hono } from "hono";
 import { BENCH_BODY, referenceSnapshot } from "./bench_body.ts";
 import { meterHeaders } from "../routes/meter_headers.ts";
 import { setImmediate } from "node:timers";
+import { removeKvFilesSync } from "../core/kv_files.ts";
 
 const durable = Deno.args[0] === "durable";
 const kvPath = durable ? await Deno.makeTempFile({ suffix: ".kv" }) : ":memory:";
@@ -68,5 +69,5 @@ console.log(
     url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV`,
   }),
 );
-globalThis.addEventListener("unload", () => durable && Deno.removeSync(kvPath));
+globalThis.addEventListener("unload", () => durable && removeKvFilesSync(kvPath));
 for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));

@@ -11,6 +11,7 @@ import { BENCH_BODY, referenceSnapshot } from "./bench_body.ts";
 import { meterHeaders } from "../routes/meter_headers.ts";
 import { GroupCommit } from "../metering/group_commit.ts";
 import { setImmediate } from "node:timers";
+import { removeKvFilesSync } from "../core/kv_files.ts";
 
 const ACCOUNTS = Number(Deno.env.get("BENCH_ACCOUNTS") ?? 10_000);
 const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
@@ -73,5 +74,5 @@ console.log(JSON.stringify({
   url: `http://127.0.0.1:${server.addr.port}/v1/products/offers?asin=B07H57DNVV`,
   keys,
 }));
-globalThis.addEventListener("unload", () => Deno.removeSync(kvPath));
+globalThis.addEventListener("unload", () => removeKvFilesSync(kvPath));
 for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));

@@ -4,6 +4,7 @@ import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { ApiError } from "../core/api_error.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
@@ -114,7 +115,7 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
       "delivered",
     ]);
   } finally {
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
 
@@ -138,7 +139,7 @@ Deno.test("alerts: two processes on one store send each alert once", async () =>
     await settle();
     assert.equal(smtp.received.length, 2);
   } finally {
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
 

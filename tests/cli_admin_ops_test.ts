@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const TOKEN = "cli-ops-test-admin-token-0123456789";
 
@@ -121,7 +122,7 @@ Deno.test("admin CLI: --help for every command, account list, and errors as one 
       assert.doesNotMatch(r.stderr, /at file:|TypeError/);
     }
   } finally {
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { KEY_PATTERN } from "../metering/api_key.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 async function admin(kvPath: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -55,6 +56,6 @@ Deno.test("deno task admin: create, show, set, key create/list/revoke on the sam
     const usage = await admin(kvPath, "frobnicate");
     assert.notEqual(usage.code, 0);
   } finally {
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });

@@ -11,6 +11,7 @@ import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -276,7 +277,7 @@ Deno.test("a parallel burst of guesses gets at most the limit through, and insta
     429,
     "the other instance refuses too",
   );
-  await Deno.remove(kvPath).catch(() => {});
+  await removeKvFiles(kvPath);
 });
 
 Deno.test("Secure follows PUBLIC_URL and, with TRUST_PROXY, X-Forwarded-Proto; never the Host header", async () => {

@@ -12,6 +12,7 @@ import { systemClock } from "../metering/clock.ts";
 import { parseProduct } from "../parsers/product.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -116,6 +117,6 @@ Deno.test("history keeps the newest 1,000 observations of a product", async () =
     assert.equal(answer.points.at(-1)!.price.amount, 101, "the oldest kept");
   } finally {
     kv.close();
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });

@@ -15,6 +15,7 @@ import type { DataRequest } from "../upstream/data_source.ts";
 import { WatchCreated, WatchList } from "../schemas/watches.ts";
 import { browser } from "./dashboard_client.ts";
 import { receiver, until, verify } from "./webhook_receiver.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -245,5 +246,5 @@ Deno.test("watches: two instances over one KV file refresh each due watch once",
   }
   const usage = await (await one.get("/v1/usage", key)).json();
   assert.equal(usage.requests_used, calls.length);
-  await Deno.remove(kvPath).catch(() => {});
+  await removeKvFiles(kvPath);
 });

@@ -10,6 +10,7 @@ import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { startServer } from "./test_server.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts } from "../metering/alerts.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 type Behaviour = "silent" | "greet-then-silent" | "endless-line" | "drip";
 
@@ -133,5 +134,5 @@ Deno.test("an alert raised while the mail server stalls stays in the outbox with
     15_000,
   );
   assert.ok((await listAlerts(later.kv, accountId)).every((a) => a.status === "delivered"));
-  await Deno.remove(kvPath).catch(() => {});
+  await removeKvFiles(kvPath);
 });

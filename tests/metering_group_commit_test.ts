@@ -9,6 +9,7 @@ import { Accounts } from "../metering/accounts.ts";
 import { Meter } from "../metering/meter.ts";
 import { Plans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const plans = (credits: number) =>
   new Plans([{
@@ -50,7 +51,7 @@ async function setup(credits: number, n: number) {
     atomics: () => atomics,
     async [Symbol.asyncDispose]() {
       kv.close();
-      await Deno.remove(path);
+      await removeKvFiles(path);
     },
   };
 }

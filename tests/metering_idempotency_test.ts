@@ -3,6 +3,7 @@ import { Accounts } from "../metering/accounts.ts";
 import { Meter } from "../metering/meter.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /**
  * A store whose commits land but whose replies are lost, as a KV Connect client may see when a
@@ -46,7 +47,7 @@ Deno.test("a charge whose commit reply is lost is not applied twice", async () =
     assert.equal((await accounts.get(a.id)).used, 10);
   } finally {
     kv.close();
-    await Deno.remove(path).catch(() => {});
+    await removeKvFiles(path);
   }
 });
 
@@ -79,6 +80,6 @@ Deno.test("two meters on one KV file (two instances) never admit past the allowa
   } finally {
     kv1.close();
     kv2.close();
-    await Deno.remove(path).catch(() => {});
+    await removeKvFiles(path);
   }
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { burst, count, ManualClock, startServer } from "./test_server.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 
@@ -82,7 +83,7 @@ Deno.test("a lagging clock cannot reopen the window: two instances 1.5 s apart o
   await late.body?.cancel();
   ahead.advance(1_000); // the newest second moves on: a fresh window
   assert.equal(count(await burst(8, () => a.get(OFFERS, key)), 200), 5);
-  await Deno.remove(kvPath).catch(() => {});
+  await removeKvFiles(kvPath);
 });
 
 Deno.test("one instance whose clock steps back does not reset its window", async () => {

@@ -11,6 +11,7 @@ import { FakeMarketplace } from "./fake_marketplace.ts";
 import { fixture } from "./fixture.ts";
 import { receiver, verify } from "./webhook_receiver.ts";
 import { loadConfig } from "../config.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
@@ -84,7 +85,7 @@ Deno.test("watches in a spawned main.ts: settings from the environment, a signed
     assert.deepEqual((await slow.json()).detail[0].loc, ["body", "every_seconds"]);
   } finally {
     await strict.stop("SIGTERM");
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
 

@@ -10,7 +10,8 @@ import { FakeMarketplace } from "./fake_marketplace.ts";
 import { type ShelfProcess, spawnShelf } from "./proof/shelf_process.ts";
 import { plansFile } from "./proof/plans_file.ts";
 import { createAccount, usedCredits } from "./proof/admin_client.ts";
-import { type Answer, hit, removeKv, tally, tallyText, tempKv } from "./proof/http.ts";
+import { type Answer, hit, tally, tallyText, tempKv } from "./proof/http.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 import { kvText, scanForSecrets } from "./proof/secrets.ts";
 import { report } from "./proof/figures.ts";
 
@@ -99,7 +100,7 @@ Deno.test("proof: kill -9 under load loses no charge of a 200 and charges at mos
     report("4. crash (kill -9 under load)", figures);
   } finally {
     await restarted?.[Symbol.asyncDispose]();
-    await removeKv(kvPath);
+    await removeKvFiles(kvPath);
     await Deno.remove(plans).catch(() => {});
   }
 });

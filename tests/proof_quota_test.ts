@@ -8,7 +8,8 @@ import { FakeMarketplace } from "./fake_marketplace.ts";
 import { type ShelfProcess, spawnShelf } from "./proof/shelf_process.ts";
 import { plansFile } from "./proof/plans_file.ts";
 import { createAccount, usedCredits } from "./proof/admin_client.ts";
-import { type Answer, hit, json, removeKv, tally, tallyText, tempKv } from "./proof/http.ts";
+import { type Answer, hit, json, tally, tallyText, tempKv } from "./proof/http.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 import { errorShapeProblem } from "./proof/error_shape.ts";
 import { scanForSecrets } from "./proof/secrets.ts";
 import { report } from "./proof/figures.ts";
@@ -77,7 +78,7 @@ async function quotaRun(processes: number) {
     report(`1. quota, ${processes} process${processes > 1 ? "es" : ""}`, figures);
   } finally {
     for (const s of servers) await s[Symbol.asyncDispose]();
-    await removeKv(kvPath);
+    await removeKvFiles(kvPath);
     await Deno.remove(plans).catch(() => {});
   }
 }

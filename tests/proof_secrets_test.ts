@@ -11,7 +11,8 @@ import { type ShelfProcess, spawnShelf } from "./proof/shelf_process.ts";
 import { plansFile } from "./proof/plans_file.ts";
 import { createAccount, usedCredits } from "./proof/admin_client.ts";
 import { adminCli } from "./proof/admin_cli.ts";
-import { type Answer, hit, json, removeKv, tempKv } from "./proof/http.ts";
+import { type Answer, hit, json, tempKv } from "./proof/http.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 import { errorShapeProblem } from "./proof/error_shape.ts";
 import { scanForSecrets } from "./proof/secrets.ts";
 import { report } from "./proof/figures.ts";
@@ -244,7 +245,7 @@ async function secretsRun() {
     report("6. secrets and SSRF", figures);
   } finally {
     for (const s of servers) await s[Symbol.asyncDispose]();
-    await removeKv(kvPath);
+    await removeKvFiles(kvPath);
     await Deno.remove(plans).catch(() => {});
   }
 }

@@ -10,6 +10,7 @@ import { builtinPlans, type Plans } from "../metering/plans.ts";
 import type { DataRequest, DataSource } from "../upstream/data_source.ts";
 import { ApiError } from "../core/api_error.ts";
 import type { Accounts } from "../metering/accounts.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /** Answers every endpoint with a small valid body; `failWith` makes the next calls fail. */
 export class ControlledSource implements DataSource {
@@ -141,7 +142,7 @@ export async function startServer(opts: {
       try {
         kv.close();
       } catch { /* a test closed it already */ }
-      if (!opts.kvPath) await Deno.remove(kvPath).catch(() => {});
+      if (!opts.kvPath) await removeKvFiles(kvPath);
     },
   };
 }

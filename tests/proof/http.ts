@@ -48,8 +48,3 @@ export function tallyText(m: Map<string, number>): string {
 export async function tempKv(): Promise<string> {
   return await Deno.makeTempFile({ suffix: ".kv" });
 }
-
-/** Removes a KV file and the SQLite side files next to it. */
-export async function removeKv(path: string): Promise<void> {
-  for (const p of [path, `${path}-wal`, `${path}-shm`]) await Deno.remove(p).catch(() => {});
-}

@@ -7,7 +7,8 @@ import { FakeMarketplace } from "../fake_marketplace.ts";
 import { type ShelfProcess, spawnShelf } from "./shelf_process.ts";
 import { plansFile } from "./plans_file.ts";
 import { createAccount } from "./admin_client.ts";
-import { removeKv, tempKv } from "./http.ts";
+import { tempKv } from "./http.ts";
+import { removeKvFiles } from "../../core/kv_files.ts";
 
 export const PRODUCT_PATH = "/v1/products/details?asin=B07H57DNVV";
 
@@ -26,7 +27,7 @@ export async function productShelf(credits: number, ratePerSec: number): Promise
   const dispose = async (server?: ShelfProcess) => {
     await server?.[Symbol.asyncDispose]();
     await fake[Symbol.asyncDispose]();
-    await removeKv(kvPath);
+    await removeKvFiles(kvPath);
     await Deno.remove(plans).catch(() => {});
   };
   let server: ShelfProcess | undefined;
