@@ -93,7 +93,10 @@ function counter(name: string, needed: RegExp, outer: readonly string[]): RegExp
     // start; any other "<!" or "<?" (a declaration or bogus comment, read up to ">"); an html,
     // head or body tag, which no widget holds and whose end tag would close what is outside; an
     // end tag of an element open outside, which would close it (a stray `</span>`); what must be
-    // read. Tag names match in any case, `needed` as its own flags say.
+    // read; a "=" that may start an attribute value holding a "<" (`value`), where what looks like
+    // a tag is none. Tag names match in any case, `needed` as its own flags say. Neither a quoted
+    // nor an unquoted stretch after a "=" reaches past the next "=" or quote, so the stretches
+    // tried do not overlap and a page of "=" costs linear time.
     const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
     const flags = needed.flags.includes("i") ? "i" : "";
     const strays = outer.length
@@ -104,7 +107,8 @@ function counter(name: string, needed: RegExp, outer: readonly string[]): RegExp
     re = new RegExp(
       `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<\\/?(?i:form))(?=[\\s/>])|` +
         `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|<\\/?(?i:html|head|body)(?=[\\s/>])|` +
-        `${strays}(?${flags}:${needed.source})`,
+        `${strays}(?${flags}:${needed.source})|(?<value>=)[\\t\\n\\f\\r ]*` +
+        `(?:"[^"<]*|'[^'<]*|[^\\t\\n\\f\\r >"'=][^\\t\\n\\f\\r >=]*)?<`,
       "g",
     );
     if (byKey.size >= MAX_COUNTERS) byKey.clear();
@@ -133,12 +137,20 @@ function bound(
   let foreign = 0;
   for (let t = tags.exec(html); t; t = tags.exec(html)) {
     const text = t[0];
-    if (t[2] !== undefined) {
+    if (t.groups?.value !== undefined) {
+      // A "<" in a tag is no tag: read past the tag the "=" is in, or on from the "=" in text.
+      const end = tagAround(html, t.index);
+      if (end < 0) return html.length;
+      tags.lastIndex = end > t.index ? end : t.index + 1;
+    } else if (t[2] !== undefined) {
       // A raw-text body ends at its own end tag only (plaintext never does); nothing inside it is
       // markup, except in svg or math, where it is: there only a body without "<" reads the same.
-      const close = rawTextEnd(html, tags.lastIndex, t[2]);
+      // It starts past its start tag, whose values may hold what looks like its end tag.
+      const body = startTagEnd(html, t.index);
+      if (body < 0) return html.length;
+      const close = rawTextEnd(html, body, t[2]);
       if (close < 0) return html.length;
-      if (foreign > 0 && html.indexOf("<", tags.lastIndex) < close) return close;
+      if (foreign > 0 && html.indexOf("<", body) < close) return close;
       tags.lastIndex = close;
     } else if (t[5] !== undefined) {
       foreign = Math.max(0, foreign + (t[4] ? -1 : 1));
@@ -162,6 +174,66 @@ function bound(
     }
   }
   return html.length;
+}
+
+/**
+ * Where the tag holding the "=" at `eq` ends (just past its ">"), as htmlparser2 reads it; at or
+ * before `eq` when the "=" is in text; -1 when the tag never ends. The tag is taken to start at
+ * the nearest "<" before the "=": a "<" inside an earlier value of the same tag would have been
+ * met first (at that value's own "=", where its tag was read past), so the search back stops at
+ * a "<" of this tag, or of an unquoted value in it, which reads the same from there on.
+ */
+function tagAround(html: string, eq: number): number {
+  const lt = html.lastIndexOf("<", eq);
+  const c = html.charCodeAt(lt + 1);
+  // An end tag ignores everything up to its ">", quotes included.
+  if (c === SLASH && isAsciiAlpha(html.charCodeAt(lt + 2))) return html.indexOf(">", lt) + 1 || -1;
+  return isAsciiAlpha(c) ? startTagEnd(html, lt) : eq;
+}
+
+/**
+ * Just past the ">" ending the start tag at `lt`, read as htmlparser2's tokenizer reads it (its
+ * states named below); -1 when the page ends first.
+ */
+function startTagEnd(html: string, lt: number): number {
+  const n = html.length;
+  let i = lt + 1;
+  while (i < n && !endsTagSection(html.charCodeAt(i))) i++; // InTagName
+  while (i < n) {
+    let c = html.charCodeAt(i);
+    if (c === GT) return i + 1;
+    if (c === SLASH || isSpace(c)) { // BeforeAttributeName, InSelfClosingTag
+      i++;
+      continue;
+    }
+    // InAttributeName: its first character may be anything, "=" included.
+    for (i++; i < n && !endsTagSection(c = html.charCodeAt(i)) && c !== EQ;) i++;
+    while (i < n && isSpace(c = html.charCodeAt(i))) i++; // AfterAttributeName
+    if (c !== EQ) continue;
+    for (i++; i < n && isSpace(c = html.charCodeAt(i));) i++; // BeforeAttributeValue
+    if (c === DQUOTE || c === SQUOTE) {
+      const close = html.indexOf(c === DQUOTE ? '"' : "'", i + 1);
+      if (close < 0) return -1;
+      i = close + 1;
+    } else {
+      while (i < n && !isSpace(c = html.charCodeAt(i)) && c !== GT) i++; // InAttributeValueNq
+    }
+  }
+  return -1;
+}
+
+const [GT, SLASH, EQ, DQUOTE, SQUOTE] = [62, 47, 61, 34, 39];
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 12 || c === 13;
+}
+
+function endsTagSection(c: number): boolean {
+  return c === SLASH || c === GT || isSpace(c);
+}
+
+function isAsciiAlpha(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 }
 
 const rawTextEnds = new Map<string, RegExp>();

@@ -175,6 +175,23 @@ Deno.test("parseRegions() excise gives what prune gives, whatever the markup aro
       '<div id="menu-1"><![CDATA[<div>]]></div><b>x</b></div><i>y</i>',
       '<div id="menu-1"><!x <div></div><b>x</b></div><i>y</i>',
       '<div id="menu-1"><?x <div></div><b>x</b></div><i>y</i>',
+      // an attribute value, quoted or not, holds what looks like a tag: it is no tag
+      '<div id="menu-1"><span title="</div>">x</span></div><b>y</b>',
+      "<div id=\"menu-1\"><span title='<div>'>x</span></div><b>y</b></div><i>z</i>",
+      '<div id="menu-1" data-x="</div>">x</div><b>y</b>',
+      '<div id="menu-1"><span title=</div>x</span></div><b>y</b>',
+      '<div id="menu-1"><span title = "<!--">x</span></div><b>y</b><!-- --></div><i>z</i>',
+      '<div id="menu-1"><span title="<script>">x</span></div><b>y</b></script></div><i>z</i>',
+      '<div id="menu-1"><span a=x</div>y</span></div><b>z</b>',
+      '<div id="menu-1"><span a="1" b=\'<div>\' c=<div>x</span></div><b>y</b></div><i>z</i>',
+      '<div id="menu-1"><script data-x="</script>">"</div>"</script></div><b>y</b>',
+      '<div id="menu-1"><b></b a="<div>"></div><i>y</i></div><i>z</i>',
+      '<div id="menu-1"><span =a="x>y <div>">z</span></div><b>y</b></div><i>w</i>',
+      // ... and a "=" in a value, or in text, starts no value
+      '<div><div id="menu-1"><input value="YQ=="><div class="a">x</div></div><b>y</b></div><i>z</i>',
+      '<div id="menu-1">a="<b>x</b>"</div><i>y</i>',
+      '<div><div id="menu-1">a="<div>"x</div></div><b>y</b></div><i>z</i>',
+      '<div id="menu-1"><i>a="</i><div>x</div></div><b>y</b>',
     ]
   ) {
     // Whatever excise leaves in place, prune drops after tokenizing.
