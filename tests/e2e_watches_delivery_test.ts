@@ -2,10 +2,13 @@
  * Watch refreshes and webhook deliveries at their edges, over real HTTP with the loopback fake
  * marketplace: a refresh that fails upstream is refunded and sends nothing; an event nobody
  * accepts is given up after the day (shortened here) and leaves the outbox; the events of a
- * deleted watch are dropped; and a webhook host that turns private after the watch was created
- * is refused at delivery.
+ * deleted watch are dropped; a webhook host that turns private after the watch was created
+ * is refused at delivery; the connection goes only to the addresses the check allowed (a name
+ * that a second lookup would point at loopback is not followed there); and a receiver that never
+ * answers is a timeout.
  */
 import assert from "node:assert/strict";
+import { lookup } from "node:dns/promises";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { receiver, until } from "./webhook_receiver.ts";
@@ -46,6 +49,19 @@ async function outbox(kv: Deno.Kv): Promise<number> {
   let n = 0;
   for await (const _ of kv.list({ prefix: KV.webhookSchedule })) n++;
   return n;
+}
+
+/** The watch's first delivery attempt, once noted; the watch is deleted then, so no more follow. */
+async function firstAttempt(rig: Rig, id: string) {
+  const note = await until(
+    "a delivery attempt",
+    async () => (await watchOf(rig, id))?.deliveries[0],
+  );
+  await fetch(`${rig.server.url}/v1/watches/${id}`, {
+    method: "DELETE",
+    headers: { "x-api-key": rig.key },
+  }).then((r) => r.body?.cancel());
+  return note;
 }
 
 /** A watch whose first refresh is recorded, then a price change: one event is on its way. */
@@ -131,14 +147,65 @@ Deno.test("webhook delivery: a host that turns private after creation is refused
   await using rig = await startRig({ watches, plan: "scale" });
   const w = await changedWatch(rig, "http://flip.example.com/hook");
   dns["flip.example.com"] = ["127.0.0.1"];
-  const note = await until(
-    "a delivery attempt",
-    async () => (await watchOf(rig, w.id))?.deliveries[0],
-  );
-  await fetch(`${rig.server.url}/v1/watches/${w.id}`, {
-    method: "DELETE",
-    headers: { "x-api-key": rig.key },
-  }).then((r) => r.body?.cancel());
+  const note = await firstAttempt(rig, w.id);
   assert.equal(note.delivered, false);
   assert.equal(note.result, "refused: the host resolves to a private address (127.0.0.1)");
+});
+
+// A name the machine itself resolves to loopback (its own host name, through /etc/hosts), while
+// the service's resolver says it is public: a DNS rebinding in one step. The connection must go
+// where the check looked, never where a second lookup points.
+const ownName = Deno.hostname().toLowerCase();
+const ownNameIsLoopback = await lookup(ownName, { all: true }).then(
+  (found) => found.some((a) => a.address === "127.0.0.1"),
+  () => false,
+);
+
+Deno.test({
+  name: "webhook delivery: the connection goes only to the addresses the check allowed",
+  // Without such a name the request could not reach the receiver whatever the code did.
+  ignore: !ownNameIsLoopback || ownName.endsWith("localhost"),
+  async fn() {
+    await using hook = receiver();
+    const checked: string[] = [];
+    const watches = {
+      ...FAST,
+      allowPrivate: false,
+      webhooks: { ...FAST.webhooks, timeoutMs: 500 },
+      resolve: (host: string) => {
+        checked.push(host);
+        return Promise.resolve(["93.184.216.34"]);
+      },
+    };
+    await using rig = await startRig({ watches, plan: "scale" });
+    const port = new URL(hook.url).port;
+    const w = await changedWatch(rig, `http://${ownName}:${port}/hook`);
+    const note = await firstAttempt(rig, w.id);
+    assert.equal(hook.got.length, 0, "the loopback receiver was reached");
+    assert.equal(note.delivered, false);
+    assert.ok(checked.filter((h) => h === ownName).length >= 2, "checked at creation and delivery");
+  },
+});
+
+Deno.test("webhook delivery: a receiver that never answers is a timeout, noted on the watch", async () => {
+  // Accepts connections and reads them, never writing a byte back.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of listener) conns.push(c);
+  })();
+  try {
+    const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 300 } };
+    await using rig = await startRig({ watches, plan: "scale" });
+    const port = (listener.addr as Deno.NetAddr).port;
+    const w = await changedWatch(rig, `http://127.0.0.1:${port}/hook`);
+    const note = await firstAttempt(rig, w.id);
+    assert.ok(conns.length >= 1, "the receiver was connected to");
+    assert.equal(note.delivered, false);
+    assert.equal(note.result, "timeout");
+  } finally {
+    listener.close();
+    conns.forEach((c) => c.close());
+    await accepting.catch(() => {});
+  }
 });

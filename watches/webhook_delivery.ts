@@ -17,7 +17,16 @@ import {
   type Watch,
 } from "./store.ts";
 import { signatureHeader } from "./signature.ts";
-import { type Resolve, resolveHost, webhookHost, webhookRefusal } from "./webhook_target.ts";
+import {
+  checkedLookup,
+  RefusedTarget,
+  type Resolve,
+  webhookHost,
+  webhookUrlRefusal,
+} from "./webhook_target.ts";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
 
 export interface WebhookTiming {
   pollMs: number;
@@ -53,7 +62,7 @@ export interface WebhookOptions {
 export class WebhookDelivery extends PollLoop {
   readonly #kv: Deno.Kv;
   readonly #allowPrivate: boolean;
-  readonly #resolve: Resolve;
+  readonly #lookup: LookupFunction;
   readonly timing: WebhookTiming;
 
   constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
@@ -61,7 +70,7 @@ export class WebhookDelivery extends PollLoop {
     super("webhook delivery", timing.pollMs, log);
     this.#kv = kv;
     this.#allowPrivate = opts.allowPrivate;
-    this.#resolve = opts.resolve ?? resolveHost;
+    this.#lookup = checkedLookup(opts.resolve);
     this.timing = timing;
   }
 
@@ -105,29 +114,37 @@ export class WebhookDelivery extends PollLoop {
 
   /** "delivered (HTTP 2xx)" or what went wrong, in a few words. */
   async #send(watch: Watch, d: Delivery): Promise<string> {
-    const refusal = await webhookRefusal(watch.webhook_url, this.#allowPrivate, this.#resolve);
-    if (refusal) return `refused: ${refusal}`;
-    try {
-      const res = await fetch(watch.webhook_url, {
+    const shape = webhookUrlRefusal(watch.webhook_url, this.#allowPrivate);
+    if (shape) return `refused: ${shape}`;
+    const url = new URL(watch.webhook_url);
+    // node:http(s) rather than fetch: fetch resolves the name itself, so a check made before it
+    // could be answered differently at the connection (DNS rebinding); node's `lookup` option
+    // makes the check the connection's own lookup. Named hosts only: a literal needs none.
+    const lookup = shape === undefined ? this.#lookup : undefined;
+    const signal = AbortSignal.timeout(this.timing.timeoutMs);
+    const status = await new Promise<number | Error>((done) => {
+      const req = (url.protocol === "https:" ? https : http).request(url, {
         method: "POST",
-        body: d.body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.timing.timeoutMs),
+        lookup,
+        signal,
         headers: {
           "content-type": "application/json",
+          "content-length": String(new TextEncoder().encode(d.body).length),
           "user-agent": "Shelf-Webhooks/1",
           "shelf-event-id": d.id,
           "shelf-signature": signatureHeader(watch.secret, d.body, Math.floor(Date.now() / 1000)),
         },
+      }, (res) => {
+        done(res.statusCode ?? 0);
+        res.destroy(); // the answer's body is not read
       });
-      await res.body?.cancel();
-      return res.status >= 200 && res.status < 300
-        ? `delivered (HTTP ${res.status})`
-        : `HTTP ${res.status}`;
-    } catch (e) {
-      return e instanceof DOMException && e.name === "TimeoutError"
-        ? "timeout"
-        : `connection failed (${e instanceof Error ? e.name : "error"})`;
+      req.on("error", (e) => done(e));
+      req.end(d.body);
+    });
+    if (typeof status === "number") {
+      return status >= 200 && status < 300 ? `delivered (HTTP ${status})` : `HTTP ${status}`;
     }
+    if (status instanceof RefusedTarget) return `refused: ${status.message}`;
+    return signal.aborted ? "timeout" : `connection failed (${status.name})`;
   }
 }

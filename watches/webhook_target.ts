@@ -4,11 +4,12 @@
  * let any client make the server POST into the operator's own network (cloud metadata at
  * 169.254.169.254, admin ports on localhost, the office LAN).
  *
- * Checked when the watch is created and again before every delivery, since a name's addresses
- * can change. The host is resolved here and every address it has must be public; the request
- * itself resolves the name again, so a DNS server that answers differently within seconds (DNS
- * rebinding) is not stopped by this check alone (README: Security).
+ * Checked when the watch is created, for an early answer, and again at every delivery, where the
+ * connection's own name lookup (`checkedLookup`) resolves the host once, refuses a private
+ * answer, and connects only to the addresses it checked: a DNS server that answers differently
+ * between a check and the connection (DNS rebinding) has no second lookup to change.
  */
+import type { LookupFunction } from "node:net";
 
 export type Resolve = (host: string) => Promise<string[]>;
 
@@ -27,6 +28,16 @@ export async function webhookRefusal(
   allowPrivate: boolean,
   resolve: Resolve = resolveHost,
 ): Promise<string | null> {
+  const shape = webhookUrlRefusal(raw, allowPrivate);
+  if (shape !== undefined) return shape;
+  return addressRefusal(await resolve(hostOf(new URL(raw))));
+}
+
+/**
+ * What can be told of `raw` without resolving it: why it may not be called, null when it may
+ * (an IP literal, or any host with `allowPrivate`), undefined when its name must be resolved.
+ */
+export function webhookUrlRefusal(raw: string, allowPrivate: boolean): string | null | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -36,14 +47,51 @@ export async function webhookRefusal(
   if (url.protocol !== "https:" && url.protocol !== "http:") return "only http and https URLs";
   if (url.username || url.password) return "credentials in the URL are not allowed";
   if (allowPrivate) return null;
-  // The URL parser has already normalised IPv4 in any notation (2130706433, 0x7f.1) to dotted form.
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const host = hostOf(url);
   if (host === "localhost" || host.endsWith(".localhost")) return "a loopback host";
-  const literal = isIpLiteral(host);
-  const addresses = literal ? [host] : await resolve(host);
+  return isIpLiteral(host) ? addressRefusal([host]) : undefined;
+}
+
+/** Why a host with these addresses may not be called, or null: every one must be public. */
+function addressRefusal(addresses: string[]): string | null {
   if (!addresses.length) return "the host does not resolve";
   const bad = addresses.find((a) => !isPublicAddress(a));
   return bad === undefined ? null : `the host resolves to a private address (${bad})`;
+}
+
+// The URL parser has already normalised IPv4 in any notation (2130706433, 0x7f.1) to dotted form.
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+}
+
+/** A webhook host that the connection's lookup refused; the message says why. */
+export class RefusedTarget extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = "RefusedTarget";
+  }
+}
+
+/**
+ * A name lookup for node:http(s) requests that resolves with `resolve`, refuses (RefusedTarget)
+ * unless every address is public, and hands the connection exactly the addresses it checked.
+ * Node's connection code asks for one address or for all (`all: true`); both are answered.
+ */
+export function checkedLookup(resolve: Resolve = resolveHost): LookupFunction {
+  return (host, options, callback) => {
+    const all = typeof options === "object" && options !== null &&
+      (options as { all?: boolean }).all === true;
+    resolve(host.toLowerCase()).then((addresses) => {
+      const refusal = addressRefusal(addresses);
+      if (refusal) return callback(new RefusedTarget(refusal), "");
+      const found = addresses.map((address) => ({
+        address,
+        family: address.includes(":") ? 6 : 4,
+      }));
+      if (all) callback(null, found);
+      else callback(null, found[0].address, found[0].family);
+    }, (e) => callback(e instanceof Error ? e : new Error(String(e)), ""));
+  };
 }
 
 function isIpLiteral(host: string): boolean {
