@@ -92,11 +92,12 @@ function counter(name: string, needed: RegExp, outer: readonly string[]): RegExp
     // or end tag (3); an svg or math start or end tag (4: "/", 5: its name); a CDATA section's
     // start; any other "<!" or "<?" (a declaration or bogus comment, read up to ">"); an html,
     // head or body tag, which no widget holds and whose end tag would close what is outside; an
-    // end tag of an element open outside, which would close it (a stray `</span>`); what must be
-    // read; a "=" that may start an attribute value holding a "<" (`value`), where what looks like
-    // a tag is none. Tag names match in any case, `needed` as its own flags say. Neither a quoted
-    // nor an unquoted stretch after a "=" reaches past the next "=" or quote, so the stretches
-    // tried do not overlap and a page of "=" costs linear time.
+    // "=" that may start an attribute value holding a "<" (6), where what looks like a tag is
+    // none; an end tag of an element open outside, which would close it (a stray `</span>`); what
+    // must be read. Tag names match in any case, `needed` as its own flags say (its own groups
+    // come last, so the numbers above hold). Neither a quoted nor an unquoted stretch after a "="
+    // reaches past the next "=" or quote, so the stretches tried do not overlap and a page of "="
+    // costs linear time.
     const raw = "script|style|title|textarea|xmp|iframe|noembed|noframes|plaintext";
     const flags = needed.flags.includes("i") ? "i" : "";
     const strays = outer.length
@@ -107,8 +108,8 @@ function counter(name: string, needed: RegExp, outer: readonly string[]): RegExp
     re = new RegExp(
       `<(\\/?)(?i:${name})(?=[\\s/>])|<(?i:(${raw}))(?=[\\s/>])|<!--|(<\\/?(?i:form))(?=[\\s/>])|` +
         `<(\\/?)((?i:svg|math))(?=[\\s/>])|<!\\[CDATA\\[|<[!?]|<\\/?(?i:html|head|body)(?=[\\s/>])|` +
-        `${strays}(?${flags}:${needed.source})|(?<value>=)[\\t\\n\\f\\r ]*` +
-        `(?:"[^"<]*|'[^'<]*|[^\\t\\n\\f\\r >"'=][^\\t\\n\\f\\r >=]*)?<`,
+        `(=)[\\t\\n\\f\\r ]*(?:"[^"<]*|'[^'<]*|[^\\t\\n\\f\\r >"'=][^\\t\\n\\f\\r >=]*)?<|` +
+        `${strays}(?${flags}:${needed.source})`,
       "g",
     );
     if (byKey.size >= MAX_COUNTERS) byKey.clear();
@@ -137,17 +138,22 @@ function bound(
   let foreign = 0;
   for (let t = tags.exec(html); t; t = tags.exec(html)) {
     const text = t[0];
-    if (t.groups?.value !== undefined) {
-      // A "<" in a tag is no tag: read past the tag the "=" is in, or on from the "=" in text.
+    if (t[6] !== undefined) {
+      // A "<" in a tag is no tag: read past the tag the "=" is in, or on from the "=" in text;
+      // what must be read in the rest of the tag is looked for there, since it is read past.
       const end = tagAround(html, t.index);
       if (end < 0) return html.length;
-      tags.lastIndex = end > t.index ? end : t.index + 1;
+      if (end <= t.index) tags.lastIndex = t.index + 1;
+      else if (holds(html, needed, t.index, end)) return t.index;
+      else tags.lastIndex = end;
     } else if (t[2] !== undefined) {
       // A raw-text body ends at its own end tag only (plaintext never does); nothing inside it is
       // markup, except in svg or math, where it is: there only a body without "<" reads the same.
-      // It starts past its start tag, whose values may hold what looks like its end tag.
+      // It starts past its start tag, whose values may hold what looks like its end tag, and
+      // what must be read.
       const body = startTagEnd(html, t.index);
       if (body < 0) return html.length;
+      if (holds(html, needed, t.index, body)) return t.index;
       const close = rawTextEnd(html, body, t[2]);
       if (close < 0) return html.length;
       if (foreign > 0 && html.indexOf("<", body) < close) return close;
@@ -174,6 +180,24 @@ function bound(
     }
   }
   return html.length;
+}
+
+const globalCopies = new WeakMap<RegExp, RegExp>();
+
+/**
+ * Whether `needed` matches in html[from, to). The text after `to` is hidden from it, so a match
+ * that a lookahead past `to` would refuse counts: it only keeps an element from being cut.
+ */
+function holds(html: string, needed: RegExp, from: number, to: number): boolean {
+  let re = globalCopies.get(needed);
+  if (!re) {
+    globalCopies.set(
+      needed,
+      re = new RegExp(needed.source, needed.flags.replace(/[gy]/g, "") + "g"),
+    );
+  }
+  re.lastIndex = from;
+  return re.test(html.slice(0, to));
 }
 
 /**

@@ -42,18 +42,24 @@ Deno.test("product pages: leaving the unread widgets out changes nothing the rea
   assert.ok(cutSomewhere >= 30, `cuts were made on only ${cutSomewhere} pages`);
 });
 
+/** A pass keeping `ids`, leaving out feature divs unless they hold an id starting "kept". */
+function featureDivPass(html: string, ids: string[]) {
+  const seenImages: string[] = [];
+  const c = captureSections(html, {
+    ids: new Set(ids),
+    tags: new Set(["img"]),
+    onTag: (_, a) => seenImages.push(a.src),
+    unread: { starts: /_feature_div/, needed: /id="kept/ },
+  });
+  return { seenImages, c };
+}
+
 Deno.test("captureSections() leaves out only elements outside kept sections that hold nothing needed", () => {
   const html = '<div id="a_feature_div"><span id="kept">one</span><img src="1"></div>' +
     '<div id="b_feature_div"><i>two</i><img src="2"></div>' +
     '<div id="kept2"><div id="c_feature_div"><b>three</b><img src="3"></div></div>' +
     "<script>'<div id=\"d_feature_div\"><img src=4></div>'</script>";
-  const seenImages: string[] = [];
-  const c = captureSections(html, {
-    ids: new Set(["kept", "kept2"]),
-    tags: new Set(["img"]),
-    onTag: (_, a) => seenImages.push(a.src),
-    unread: { starts: /_feature_div/, needed: /id="kept/ },
-  });
+  const { seenImages, c } = featureDivPass(html, ["kept", "kept2"]);
   // a holds a kept section: read. b holds nothing needed: left out. c is inside a kept section:
   // read, and kept whole. The "element" in the script's text is not markup.
   assert.deepEqual(seenImages, ["1", "3"]);
@@ -64,6 +70,21 @@ Deno.test("captureSections() leaves out only elements outside kept sections that
       ["c_feature_div", [third]],
       ["kept2", [["div", { id: "kept2" }, [third]]]],
     ],
+    seen: [],
+  });
+});
+
+Deno.test("captureSections() finds what is needed in the rest of a tag it reads past", () => {
+  // The bound reads past a tag whose value holds a "<" (no tag there), and past a script's start
+  // tag: a needed id later in the same tag must still keep its element from being cut.
+  const html = '<div id="a_feature_div"><span title="<b>" id="kept">one</span><img src="1"></div>' +
+    '<div id="b_feature_div"><span title="<b>">two</span><img src="2"></div>' +
+    '<div id="c_feature_div"><script data-x="<" id="kept3"></script><img src="3"></div>' +
+    '<div id="d_feature_div"><script data-x="<"></script><img src="4"></div>';
+  const { seenImages, c } = featureDivPass(html, ["kept"]);
+  assert.deepEqual(seenImages, ["1", "3"]);
+  assert.deepEqual(captured(c), {
+    byId: [["kept", [["span", { id: "kept" }, ["one"]]]]],
     seen: [],
   });
 });
