@@ -17,7 +17,11 @@
 import { KV } from "../metering/kv_layout.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
-const DISPOSABLE = [KV.resultCache("", "")[0], KV.signinAttempts("")[0]];
+const DISPOSABLE = [
+  KV.resultCache("", "")[0],
+  KV.signinAttempts("")[0],
+  KV.accountMails("")[0],
+];
 const FORMAT = "shelf-backup/1";
 
 type Encoded =

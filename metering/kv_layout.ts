@@ -62,6 +62,11 @@ export const KV = {
    */
   signinAttempts: (emailHash: string): Deno.KvKey => ["signin_attempts", emailHash],
   /**
+   * SHA-256 of a lower-cased email → { count, since }: account mails (sign-up, reset) asked for
+   * that address in the current hour, shared by every instance, written with expireIn.
+   */
+  accountMails: (emailHash: string): Deno.KvKey => ["account_mails", emailHash],
+  /**
    * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
    * the key out of the account record, which therefore holds only active keys (at most the plan's
    * max_keys) and stays far below KV's 64 KiB value limit however many keys come and go.

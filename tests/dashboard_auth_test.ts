@@ -11,6 +11,7 @@ import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
+import { ACCOUNT_MAIL_LIMIT, ACCOUNT_MAIL_WINDOW_MS } from "../metering/account_mail_limit.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
 const PASSWORD = "correct horse battery";
@@ -377,4 +378,58 @@ Deno.test("SIGNUP=verify: a flood of sign-ups without confirmation creates no ac
     "credits granted": 0,
     "mails sent": smtp.received.length,
   });
+});
+
+Deno.test("account mails: at most the documented number an hour per address, across instances, with the same answers", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  await using smtp = await startSmtpSink();
+  const opts = { signup: "verify" as const, smtp: { url: smtp.url }, kvPath, clock };
+  await using one = await startServer(opts);
+  await using two = await startServer(opts);
+  await one.accounts.create("member@example.com");
+  const post = async (url: string, path: string, fields: Record<string, string>) => {
+    const b = browser(url);
+    const page = await b.send(path);
+    const r = await b.send(path, { form: { _csrf: page.csrf, ...fields } });
+    return `${r.status} ${r.text}`;
+  };
+  const to = (addr: string) => smtp.received.filter((m) => m.to.includes(addr)).length;
+  const settled = async (what: string, n: () => number, expected: number) => {
+    await eventually(what, () => n() >= expected);
+    await new Promise((r) => setTimeout(r, 300)); // none beyond it arrives late
+    assert.equal(n(), expected, what);
+  };
+
+  // A burst of sign-ups for one address, on both instances at once: the same answer every time.
+  const signups = await Promise.all(
+    Array.from(
+      { length: 8 },
+      (_, i) =>
+        post(i % 2 ? one.url : two.url, "/dashboard/signup", {
+          email: "victim@example.com",
+          password: PASSWORD,
+        }),
+    ),
+  );
+  assert.equal(new Set(signups).size, 1, "every answer the same");
+  await settled("the victim's mails", () => to("victim@example.com"), ACCOUNT_MAIL_LIMIT);
+  // Password resets for an account's address, and sign-ups naming it, share its count.
+  for (let i = 0; i < 3; i++) {
+    await post(one.url, "/dashboard/forgot", { email: "member@example.com" });
+    await post(two.url, "/dashboard/signup", { email: "member@example.com", password: PASSWORD });
+  }
+  await settled("the member's mails", () => to("member@example.com"), ACCOUNT_MAIL_LIMIT);
+  // Another address is not held back by them; the next hour gives the address its mails again.
+  await post(one.url, "/dashboard/forgot", { email: "nobody@example.com" });
+  clock.advance(ACCOUNT_MAIL_WINDOW_MS);
+  await post(two.url, "/dashboard/signup", { email: "victim@example.com", password: PASSWORD });
+  await settled("the next hour's mail", () => to("victim@example.com"), ACCOUNT_MAIL_LIMIT + 1);
+  report("10. account mails per address (two instances)", {
+    "forms posted for one address": 8,
+    "mails it got": ACCOUNT_MAIL_LIMIT,
+    limit: `${ACCOUNT_MAIL_LIMIT} an hour`,
+    "after the hour": to("victim@example.com"),
+  });
+  await removeKvFiles(kvPath);
 });

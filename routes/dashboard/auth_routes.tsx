@@ -18,6 +18,7 @@ import {
 } from "../../metering/passwords.ts";
 import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
+import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
@@ -60,6 +61,16 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     sendMail(deps.mailer, m).catch((e) =>
       deps.log.error("account mail failed", e instanceof Error ? e.message : e)
     );
+  };
+
+  /**
+   * Whether `email` may be sent one more account mail this hour. Asked for every well-formed
+   * address, whether it has an account or not, so that the answer's time tells neither.
+   */
+  const mayMail = async (email: string) => {
+    if (await reserveAccountMail(kv, email, clock.now())) return true;
+    deps.log.error("account mail not sent: the address has had its mails for this hour");
+    return false;
   };
 
   const startSession = async (
@@ -158,17 +169,21 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       return again(BUSY, 503);
     }
     if (deps.signup === "verify") {
-      // No account before the address is confirmed: no credits, no keys, no squatting.
-      if (await accounts.idByEmail(email)) {
-        mail(alreadyRegisteredMail(email, deps.publicUrl));
-      } else {
-        const token = await issueToken<PendingSignup>(
-          kv,
-          "signup",
-          { email, credential },
-          clock.now(),
-        );
-        mail(signupMail(email, deps.publicUrl, token));
+      // No account before the address is confirmed: no credits, no keys, no squatting. Past the
+      // address's mails for the hour, nothing is sent, and the answer is the same.
+      const known = await accounts.idByEmail(email);
+      if (await mayMail(email)) {
+        if (known) {
+          mail(alreadyRegisteredMail(email, deps.publicUrl));
+        } else {
+          const token = await issueToken<PendingSignup>(
+            kv,
+            "signup",
+            { email, credential },
+            clock.now(),
+          );
+          mail(signupMail(email, deps.publicUrl, token));
+        }
       }
       return c.html(<CheckMailPage title="Check your mail" message={CHECK_SIGNUP} />);
     }
@@ -218,7 +233,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if (!deps.mailer) return c.html(<ForgotPage csrf={form(c)} mail={false} />);
     const email = normalizeEmail((await c.req.parseBody()).email);
     const id = email ? await accounts.idByEmail(email) : null;
-    if (email && id) {
+    if (email && (await mayMail(email)) && id) {
       const token = await issueToken<PendingReset>(
         kv,
         "reset",

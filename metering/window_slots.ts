@@ -1,0 +1,39 @@
+/**
+ * A fixed window of slots in KV, shared by every instance on the store: at most `limit` slots per
+ * key within `windowMs` of the window's first one. A slot is taken by an atomic check-and-increment
+ * before the work it guards, so a parallel burst cannot take more than the limit.
+ */
+
+interface Window {
+  count: number;
+  since: number;
+}
+
+/** Takes one slot under `key`; false when the window's slots are all taken. */
+export async function reserveSlot(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  limit: number,
+  windowMs: number,
+  now: number,
+): Promise<boolean> {
+  for (let tries = 0; tries < 50; tries++) {
+    const cur = await kv.get<Window>(key);
+    const live = cur.value && now - cur.value.since < windowMs ? cur.value : null;
+    if (live && live.count >= limit) return false;
+    const next: Window = live
+      ? { count: live.count + 1, since: live.since }
+      : { count: 1, since: now };
+    const left = next.since + windowMs - now;
+    try {
+      const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) })
+        .commit();
+      if (r.ok) return true;
+    } catch {
+      // "database is locked" under contention: if the write landed after all, the re-read counts
+      // it and this caller takes one more slot, which errs on the refusing side.
+    }
+    await new Promise((r) => setTimeout(r, Math.random() * 2 * Math.min(tries, 10)));
+  }
+  return false; // too contended: refusing is the safe answer
+}
