@@ -21,6 +21,7 @@ const DISPOSABLE = [
   KV.resultCache("", "")[0],
   KV.signinAttempts("")[0],
   KV.accountMails("")[0],
+  KV.clientMails("")[0],
 ];
 const FORMAT = "shelf-backup/1";
 

@@ -1,23 +1,33 @@
 /**
  * At most ACCOUNT_MAIL_LIMIT account mails (sign-up confirmation, "already registered", password
- * reset) per address an hour, shared by every instance on the store. Without it, anyone could
- * make the operator's mail server send an address as many mails as they can post forms: a mail
- * bomb for its owner, and a spam complaint against the operator's sender.
+ * reset) per address an hour, and CLIENT_MAIL_LIMIT per client (see routes/client_address.ts),
+ * shared by every instance on the store. Without the first, anyone could make the operator's mail
+ * server send an address as many mails as they can post forms: a mail bomb for its owner. Without
+ * the second, one client could send a confirmation to every address on a list: spam under the
+ * operator's name, and a pending sign-up stored for each.
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey } from "./api_key.ts";
 import { reserveSlot } from "./window_slots.ts";
 
 export const ACCOUNT_MAIL_LIMIT = 3;
+export const CLIENT_MAIL_LIMIT = 20;
 export const ACCOUNT_MAIL_WINDOW_MS = 60 * 60 * 1000;
 
-/** Takes one of the address's mails for this hour; false when it has had them all. */
-export function reserveAccountMail(kv: Deno.Kv, email: string, now: number): Promise<boolean> {
-  return reserveSlot(
-    kv,
-    KV.accountMails(hashKey(email)),
-    ACCOUNT_MAIL_LIMIT,
-    ACCOUNT_MAIL_WINDOW_MS,
-    now,
-  );
+/**
+ * Takes one of the client's and one of the address's mails for this hour; false when either has
+ * had them all (a refused client takes none of the address's). `client` null: the address only.
+ */
+export async function reserveAccountMail(
+  kv: Deno.Kv,
+  email: string,
+  client: string | null,
+  now: number,
+): Promise<boolean> {
+  const take = (key: Deno.KvKey, limit: number) =>
+    reserveSlot(kv, key, limit, ACCOUNT_MAIL_WINDOW_MS, now);
+  if (client !== null && !(await take(KV.clientMails(hashKey(client)), CLIENT_MAIL_LIMIT))) {
+    return false;
+  }
+  return take(KV.accountMails(hashKey(email)), ACCOUNT_MAIL_LIMIT);
 }

@@ -66,6 +66,8 @@ export const KV = {
    * that address in the current hour, shared by every instance, written with expireIn.
    */
   accountMails: (emailHash: string): Deno.KvKey => ["account_mails", emailHash],
+  /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its account mails this hour. */
+  clientMails: (clientHash: string): Deno.KvKey => ["client_mails", clientHash],
   /**
    * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
    * the key out of the account record, which therefore holds only active keys (at most the plan's

@@ -11,7 +11,11 @@ import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
-import { ACCOUNT_MAIL_LIMIT, ACCOUNT_MAIL_WINDOW_MS } from "../metering/account_mail_limit.ts";
+import {
+  ACCOUNT_MAIL_LIMIT,
+  ACCOUNT_MAIL_WINDOW_MS,
+  CLIENT_MAIL_LIMIT,
+} from "../metering/account_mail_limit.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
 const PASSWORD = "correct horse battery";
@@ -371,12 +375,18 @@ Deno.test("SIGNUP=verify: a flood of sign-ups without confirmation creates no ac
   let accounts = 0;
   for await (const _ of s.kv.list({ prefix: ["account"] })) accounts++;
   assert.equal(accounts, 0);
-  await eventually("the confirmation mails", () => smtp.received.length === n);
+  // One client (loopback) posted them all: it gets its hour's mails, no more.
+  await eventually("the confirmation mails", () => smtp.received.length >= CLIENT_MAIL_LIMIT);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(smtp.received.length, CLIENT_MAIL_LIMIT);
+  let pending = 0;
+  for await (const _ of s.kv.list({ prefix: ["email_token"] })) pending++;
+  assert.equal(pending, CLIENT_MAIL_LIMIT, "a pending sign-up only where a mail went");
   report("10. free credits (SIGNUP=verify)", {
     "sign-ups without confirmation": n,
     "accounts created": accounts,
     "credits granted": 0,
-    "mails sent": smtp.received.length,
+    "mails sent (one client)": smtp.received.length,
   });
 });
 
@@ -432,4 +442,49 @@ Deno.test("account mails: at most the documented number an hour per address, acr
     "after the hour": to("victim@example.com"),
   });
   await removeKvFiles(kvPath);
+});
+
+Deno.test("account mails: at most the documented number an hour per client; X-Forwarded-For counts only behind TRUST_PROXY", async () => {
+  await using smtp = await startSmtpSink();
+  await using proxied = await startServer({
+    signup: "verify",
+    smtp: { url: smtp.url },
+    trustProxy: true,
+  });
+  await using direct = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  let sent = 0;
+  const signUp = async (url: string, i: number, forwardedFor?: string) => {
+    const b = browser(url);
+    const page = await b.send("/dashboard/signup");
+    const headers = forwardedFor ? { "x-forwarded-for": forwardedFor } : undefined;
+    const r = await b.send("/dashboard/signup", {
+      headers,
+      form: { _csrf: page.csrf, email: `list${i}@example.com`, password: PASSWORD },
+    });
+    assert.equal(r.status, 200);
+  };
+  const expect = async (what: string, more: number) => {
+    sent += more;
+    await eventually(what, () => smtp.received.length >= sent);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(smtp.received.length, sent, what);
+  };
+  // Behind the proxy, the last X-Forwarded-For entry is the client; what precedes it is the
+  // client's own word and changes nothing.
+  for (let i = 0; i < CLIENT_MAIL_LIMIT + 3; i++) {
+    await signUp(proxied.url, i, `10.9.${i}.1, 198.51.100.7`);
+  }
+  await expect("one proxied client's mails", CLIENT_MAIL_LIMIT);
+  // An IPv6 client is its /64, whatever the interface part.
+  for (let i = 0; i < CLIENT_MAIL_LIMIT + 3; i++) {
+    await signUp(proxied.url, 100 + i, `2001:db8:7:7:${(i + 1).toString(16)}::1`);
+  }
+  await expect("one /64's mails", CLIENT_MAIL_LIMIT);
+  await signUp(proxied.url, 150, "198.51.100.8");
+  await expect("another client's mail", 1);
+  // Without TRUST_PROXY the header is the client's word: every post is the loopback peer's.
+  for (let i = 0; i < CLIENT_MAIL_LIMIT + 2; i++) {
+    await signUp(direct.url, 200 + i, `203.0.113.${i}`);
+  }
+  await expect("the direct client's mails", CLIENT_MAIL_LIMIT);
 });

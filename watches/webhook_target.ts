@@ -10,6 +10,7 @@
  * between a check and the connection (DNS rebinding) has no second lookup to change.
  */
 import type { LookupFunction } from "node:net";
+import { parseV4, parseV6 } from "../core/ip_address.ts";
 
 export type Resolve = (host: string) => Promise<string[]>;
 
@@ -106,13 +107,6 @@ export function isPublicAddress(address: string): boolean {
   return v6 ? isPublicV6(v6) : false;
 }
 
-function parseV4(s: string): number[] | null {
-  const parts = s.split(".");
-  if (parts.length !== 4) return null;
-  const bytes = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : NaN));
-  return bytes.every((b) => b >= 0 && b <= 255) ? bytes : null;
-}
-
 function isPublicV4([a, b, c]: number[]): boolean {
   return !(
     a === 0 || a === 10 || a === 127 || a >= 224 || // this network, private, loopback, multicast+
@@ -124,27 +118,6 @@ function isPublicV4([a, b, c]: number[]): boolean {
     (a === 198 && (b === 18 || b === 19)) || // benchmarking
     (a === 198 && b === 51 && c === 100) || (a === 203 && b === 0 && c === 113) // TEST-NET-2/3
   );
-}
-
-/** Eight 16-bit groups, or null. Accepts "::" shortening and a dotted IPv4 tail. */
-function parseV6(s: string): number[] | null {
-  let text = s.split("%")[0];
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const v4 = parseV4(tail[1]);
-    if (!v4) return null;
-    text = text.slice(0, -tail[1].length) +
-      `${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
-  }
-  const halves = text.split("::");
-  if (halves.length > 2) return null;
-  const groups = (h: string) => (h ? h.split(":") : []);
-  const head = groups(halves[0]), rest = halves.length === 2 ? groups(halves[1]) : [];
-  const missing = 8 - head.length - rest.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...rest];
-  const out = all.map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
-  return out.every((n) => !Number.isNaN(n)) ? out : null;
 }
 
 function isPublicV6(g: number[]): boolean {

@@ -19,6 +19,7 @@ import {
 import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
 import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
+import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
@@ -64,12 +65,14 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   };
 
   /**
-   * Whether `email` may be sent one more account mail this hour. Asked for every well-formed
-   * address, whether it has an account or not, so that the answer's time tells neither.
+   * Whether this client may have `email` sent one more account mail this hour. Asked for every
+   * well-formed address, whether it has an account or not, so that the answer's time tells
+   * neither.
    */
-  const mayMail = async (email: string) => {
-    if (await reserveAccountMail(kv, email, clock.now())) return true;
-    deps.log.error("account mail not sent: the address has had its mails for this hour");
+  const mayMail = async (c: Context, email: string) => {
+    const client = clientAddress(c, deps.trustProxy);
+    if (await reserveAccountMail(kv, email, client, clock.now())) return true;
+    deps.log.error("account mail not sent: the address or client has had its mails for this hour");
     return false;
   };
 
@@ -170,9 +173,9 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     }
     if (deps.signup === "verify") {
       // No account before the address is confirmed: no credits, no keys, no squatting. Past the
-      // address's mails for the hour, nothing is sent, and the answer is the same.
+      // address's or the client's mails for the hour, nothing is sent, and the answer is the same.
       const known = await accounts.idByEmail(email);
-      if (await mayMail(email)) {
+      if (await mayMail(c, email)) {
         if (known) {
           mail(alreadyRegisteredMail(email, deps.publicUrl));
         } else {
@@ -233,7 +236,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if (!deps.mailer) return c.html(<ForgotPage csrf={form(c)} mail={false} />);
     const email = normalizeEmail((await c.req.parseBody()).email);
     const id = email ? await accounts.idByEmail(email) : null;
-    if (email && (await mayMail(email)) && id) {
+    if (email && (await mayMail(c, email)) && id) {
       const token = await issueToken<PendingReset>(
         kv,
         "reset",

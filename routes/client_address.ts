@@ -1,0 +1,36 @@
+/**
+ * Who a request came from, for limits kept per client: the connection's peer, or, with
+ * TRUST_PROXY, the address the proxy put last in X-Forwarded-For (entries before it are whatever
+ * the client sent). An IPv6 client counts per /64, the block one subscriber is commonly given
+ * whole; an IPv4-mapped IPv6 peer counts as its IPv4 address.
+ */
+import type { Context } from "hono";
+import { getConnInfo } from "hono/deno";
+import { parseV4, parseV6 } from "../core/ip_address.ts";
+
+/** The client's address or /64 block as text, or null when the request carries none. */
+export function clientAddress(c: Context, trustProxy: boolean): string | null {
+  const forwarded = trustProxy ? c.req.header("x-forwarded-for") : undefined;
+  let raw: string | undefined;
+  if (forwarded) raw = forwarded.split(",").at(-1)!.trim();
+  else {
+    try {
+      raw = getConnInfo(c).remote.address;
+    } catch {
+      raw = undefined; // not served by Deno.serve (app.request in a script)
+    }
+  }
+  return raw ? clientKey(raw) : null;
+}
+
+function clientKey(raw: string): string | null {
+  const text = raw.replace(/^\[|\]$/g, "");
+  const v4 = parseV4(text);
+  if (v4) return v4.join(".");
+  const v6 = parseV6(text);
+  if (!v6) return null;
+  if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff) {
+    return [v6[6] >> 8, v6[6] & 255, v6[7] >> 8, v6[7] & 255].join(".");
+  }
+  return v6.slice(0, 4).map((g) => g.toString(16)).join(":") + "::/64";
+}
