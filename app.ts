@@ -39,7 +39,8 @@ export interface AppOptions {
   smtp?: { url: string; from?: string; timing?: Partial<DeliveryTiming>; timeoutMs?: number };
   /** SIGNUP (config.ts decides the default; here unset means closed). */
   signup?: SignupMode;
-  trustProxy?: boolean;
+  /** TRUST_PROXY: proxies in front (true: one). */
+  trustProxy?: boolean | number;
   publicUrl?: string;
   /** CORS_ORIGINS: browsers from these origins may call /v1. */
   corsOrigins?: CorsOrigins;
@@ -76,7 +77,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     delivery,
     mailer,
     signup: opts.signup ?? "closed",
-    trustProxy: opts.trustProxy ?? false,
+    trustProxy: Number(opts.trustProxy ?? 0),
     publicUrl: opts.publicUrl ?? "http://localhost:8000",
     stopping,
     metrics: opts.metrics ?? processMetrics,

@@ -17,8 +17,11 @@ export interface Config {
   plans: Plans;
   smtp: { url: string; from?: string } | undefined;
   signup: SignupMode;
-  /** TRUST_PROXY=1: X-Forwarded-Proto/-Host/-For come from a proxy of the operator's. */
-  trustProxy: boolean;
+  /**
+   * TRUST_PROXY: how many proxies of the operator's stand in front (0: none). Behind any, their
+   * X-Forwarded-Proto/-Host are believed, and the X-Forwarded-For entry the outermost one added.
+   */
+  trustProxy: number;
   /** PUBLIC_URL: the origin users reach, for links in mails and the Secure cookie flag. */
   publicUrl: string;
   corsOrigins: CorsOrigins;
@@ -147,8 +150,16 @@ function signupFrom(value: string | undefined, mail: boolean): SignupMode {
   );
 }
 
-function trustProxyFrom(value: string | undefined): boolean {
-  return flagFrom("TRUST_PROXY", value);
+/** TRUST_PROXY: unset, "" or 0 is none; 1 (INTERFACE.md) or up to 10 proxies in a chain. */
+function trustProxyFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return 0;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 10) {
+    throw new RangeError(
+      `Cannot start as 'TRUST_PROXY' must be 1 (one proxy in front), a number of proxies up to 10, or unset: current value is ${value}`,
+    );
+  }
+  return n;
 }
 
 /** A 0/1 setting: unset, "" or 0 is off, 1 is on, anything else a start-up error. */

@@ -1,19 +1,22 @@
 /**
- * Who a request came from, for limits kept per client: the connection's peer, or, with
- * TRUST_PROXY, the address the proxy put last in X-Forwarded-For (entries before it are whatever
- * the client sent). An IPv6 client counts per /64, the block one subscriber is commonly given
- * whole; an IPv4-mapped IPv6 peer counts as its IPv4 address.
+ * Who a request came from, for limits kept per client: the connection's peer, or, behind
+ * TRUST_PROXY=N proxies, the X-Forwarded-For entry N from the end, the one the outermost proxy
+ * added (each proxy appends the address it was reached from; entries before are whatever the
+ * client sent). An IPv6 client counts per /64, the block one subscriber is commonly given whole;
+ * an IPv4-mapped IPv6 peer counts as its IPv4 address.
  */
 import type { Context } from "hono";
 import { getConnInfo } from "hono/deno";
 import { parseV4, parseV6 } from "../core/ip_address.ts";
 
 /** The client's address or /64 block as text, or null when the request carries none. */
-export function clientAddress(c: Context, trustProxy: boolean): string | null {
-  const forwarded = trustProxy ? c.req.header("x-forwarded-for") : undefined;
+export function clientAddress(c: Context, proxies: number): string | null {
+  const forwarded = proxies > 0 ? c.req.header("x-forwarded-for") : undefined;
   let raw: string | undefined;
-  if (forwarded) raw = forwarded.split(",").at(-1)!.trim();
-  else {
+  if (forwarded) {
+    const entries = forwarded.split(",");
+    raw = entries[Math.max(0, entries.length - proxies)].trim();
+  } else {
     try {
       raw = getConnInfo(c).remote.address;
     } catch {

@@ -29,7 +29,8 @@ export interface Deps {
   /** SMTP settings for the dashboard's own mails (sign-up confirmation, password reset). */
   mailer: SmtpConfig | null;
   signup: SignupMode;
-  trustProxy: boolean;
+  /** Proxies of the operator's in front (TRUST_PROXY); 0: X-Forwarded-* are the client's word. */
+  trustProxy: number;
   /** The origin users reach (PUBLIC_URL): links in mails, and https there means Secure cookies. */
   publicUrl: string;
   /** Aborted when a drain runs out of time: calls still waiting upstream give up, uncharged. */

@@ -40,6 +40,17 @@ function linkIn(raw: string, path: string): string {
   return m[1];
 }
 
+Deno.test("TRUST_PROXY: unset or 0 trusts no proxy, 1 one, a number up to 10 a chain; anything else stops start-up", () => {
+  const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+  assert.equal(loadConfig(env({})).trustProxy, 0);
+  assert.equal(loadConfig(env({ TRUST_PROXY: "0" })).trustProxy, 0);
+  assert.equal(loadConfig(env({ TRUST_PROXY: "1" })).trustProxy, 1);
+  assert.equal(loadConfig(env({ TRUST_PROXY: "3" })).trustProxy, 3);
+  for (const v of ["yes", "true", "-1", "1.5", "11", " 1"]) {
+    assert.throws(() => loadConfig(env({ TRUST_PROXY: v })), /'TRUST_PROXY'/, v);
+  }
+});
+
 Deno.test("SIGNUP defaults: closed without SMTP_URL, verify with it; verify without a mail server refuses to start", () => {
   const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
   assert.equal(loadConfig(env({})).signup, "closed");
@@ -482,6 +493,17 @@ Deno.test("account mails: at most the documented number an hour per client; X-Fo
   await expect("one /64's mails", CLIENT_MAIL_LIMIT);
   await signUp(proxied.url, 150, "198.51.100.8");
   await expect("another client's mail", 1);
+  // Behind two proxies (a CDN, then a load balancer) the client is the entry the outer one added,
+  // whichever edge the load balancer saw.
+  await using chained = await startServer({
+    signup: "verify",
+    smtp: { url: smtp.url },
+    trustProxy: 2,
+  });
+  for (let i = 0; i < CLIENT_MAIL_LIMIT + 2; i++) {
+    await signUp(chained.url, 300 + i, `10.1.${i}.1, 198.51.100.9, 192.0.2.${i + 1}`);
+  }
+  await expect("a client behind two proxies", CLIENT_MAIL_LIMIT);
   // Without TRUST_PROXY the header is the client's word: every post is the loopback peer's.
   for (let i = 0; i < CLIENT_MAIL_LIMIT + 2; i++) {
     await signUp(direct.url, 200 + i, `203.0.113.${i}`);

@@ -85,7 +85,7 @@ export async function startServer(opts: {
   source?: ControlledSource;
   smtp?: Parameters<typeof createApp>[0]["smtp"];
   signup?: "open" | "closed" | "verify";
-  trustProxy?: boolean;
+  trustProxy?: boolean | number;
   publicUrl?: string;
   corsOrigins?: null | "*" | string[];
   accessLog?: (line: Record<string, unknown>) => void;
