@@ -140,7 +140,7 @@ export class WebhookDelivery extends PollLoop {
       });
       req.on("error", (e) => done(e));
       req.end(d.body);
-    });
+    }).catch((e) => (e instanceof Error ? e : new Error(String(e)))); // a request refused outright
     if (typeof status === "number") {
       return status >= 200 && status < 300 ? `delivered (HTTP ${status})` : `HTTP ${status}`;
     }
