@@ -15,6 +15,7 @@ import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
+import { supervisedServe } from "./core/supervised_serve.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -72,11 +73,18 @@ async function main(): Promise<void> {
     });
   }
 
-  const server = Deno.serve({
-    port: config.port,
-    hostname: config.host,
-    onListen: ({ hostname, port }) => console.log(startupLine(config, hostname, port)),
-  }, app.fetch);
+  const server = supervisedServe({ port: config.port, hostname: config.host }, app.fetch, {
+    listening: ({ hostname, port }, restarts) => {
+      if (restarts === 0) console.log(startupLine(config, hostname, port));
+      else opsLog({ event: "listening", restarts });
+    },
+    failed: (e, retryMs) =>
+      opsLog({
+        event: "listener_failed",
+        error: e instanceof Error ? e.message : String(e),
+        retry_ms: retryMs,
+      }),
+  });
 
   let draining = false;
   const drain = async (signal: string) => {

@@ -1,0 +1,73 @@
+/**
+ * Deno.serve, started again when its listener fails. Deno.serve ends for good when accepting a
+ * connection fails (EMFILE once clients hold every file descriptor the process may open, which
+ * anyone can do with idle connections, since Deno.serve times none of them out): its `finished`
+ * rejects, which left unhandled ended the process, and its listener is closed. Here a failed
+ * server is reported and a new one listens on the same address after a back-off (0.1 s doubling
+ * to 5 s, back to 0.1 s after a minute of health), so the service answers again as soon as
+ * descriptors are free, and only a shutdown stops it.
+ */
+
+const FIRST_DELAY_MS = 100;
+const MAX_DELAY_MS = 5_000;
+const HEALTHY_MS = 60_000;
+
+export interface ServeEvents {
+  /** The server is listening; `restarts` is 0 the first time. */
+  listening(addr: Deno.NetAddr, restarts: number): void;
+  /** The server failed (or could not start again); another try follows in `retryMs`. */
+  failed(error: unknown, retryMs: number): void;
+}
+
+export interface SupervisedServer {
+  /** Stops accepting, lets requests under way finish, and ends the restarts. */
+  shutdown(): Promise<void>;
+}
+
+export function supervisedServe(
+  options: { port: number; hostname: string },
+  handler: Deno.ServeHandler<Deno.NetAddr>,
+  events: ServeEvents,
+): SupervisedServer {
+  let server: Deno.HttpServer<Deno.NetAddr> | null = null;
+  let stopping = false;
+  let restarts = 0;
+  let delay = FIRST_DELAY_MS;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+
+  const fail = (error: unknown, startedAt: number) => {
+    server = null;
+    if (stopping) return;
+    if (Date.now() - startedAt >= HEALTHY_MS) delay = FIRST_DELAY_MS;
+    events.failed(error, delay);
+    retry = setTimeout(() => {
+      restarts++;
+      start();
+    }, delay);
+    delay = Math.min(delay * 2, MAX_DELAY_MS);
+  };
+
+  const start = () => {
+    if (stopping) return;
+    const startedAt = Date.now();
+    const n = restarts;
+    try {
+      const s = Deno.serve({ ...options, onListen: (addr) => events.listening(addr, n) }, handler);
+      server = s;
+      s.finished.then(() => {
+        if (server === s) server = null;
+      }, (e) => fail(e, startedAt));
+    } catch (e) {
+      fail(e, startedAt); // the address cannot be bound yet (no descriptor free, still in use)
+    }
+  };
+
+  start();
+  return {
+    async shutdown() {
+      stopping = true;
+      clearTimeout(retry);
+      await server?.shutdown();
+    },
+  };
+}
