@@ -22,6 +22,7 @@ const DISPOSABLE = [
   KV.signinAttempts("")[0],
   KV.accountMails("")[0],
   KV.clientMails("")[0],
+  KV.clientSignins("")[0],
 ];
 const FORMAT = "shelf-backup/1";
 

@@ -68,6 +68,8 @@ export const KV = {
   accountMails: (emailHash: string): Deno.KvKey => ["account_mails", emailHash],
   /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its account mails this hour. */
   clientMails: (clientHash: string): Deno.KvKey => ["client_mails", clientHash],
+  /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its sign-ins this window. */
+  clientSignins: (clientHash: string): Deno.KvKey => ["client_signins", clientHash],
   /**
    * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
    * the key out of the account record, which therefore holds only active keys (at most the plan's

@@ -25,6 +25,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     await kv.set(KV.signinAttempts("def"), { count: 3, since: 1 });
     await kv.set(KV.accountMails("ghi"), { count: 2, since: 1 });
     await kv.set(KV.clientMails("jkl"), { count: 2, since: 1 });
+    await kv.set(KV.clientSignins("mno"), { count: 2, since: 1 });
     const file = `${dir}/backup.jsonl`;
     await backup(kv, file);
     const text = await Deno.readTextFile(file);
@@ -32,6 +33,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     assert.ok(!text.includes('"signin_attempts"'), "no sign-in counter");
     assert.ok(!text.includes('"account_mails"'), "no account-mail counter");
     assert.ok(!text.includes('"client_mails"'), "no client-mail counter");
+    assert.ok(!text.includes('"client_signins"'), "no client sign-in counter");
     assert.ok(text.includes(`"${a.id}"`), "the account is there");
     assert.ok(text.includes('"key_hash"'), "the key digest is there");
     for (const part of ['"watch"', '"watch_of"', '"watch_due"', '"watch_count"', w.secret]) {

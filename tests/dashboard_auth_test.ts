@@ -9,7 +9,7 @@ import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
-import { SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
+import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
 import {
   ACCOUNT_MAIL_LIMIT,
@@ -509,4 +509,30 @@ Deno.test("account mails: at most the documented number an hour per client; X-Fo
     await signUp(direct.url, 200 + i, `203.0.113.${i}`);
   }
   await expect("the direct client's mails", CLIENT_MAIL_LIMIT);
+});
+
+Deno.test("sign-in: one client makes at most the documented number of attempts a window, whatever the emails", async () => {
+  await using s = await startServer({ signup: "open", trustProxy: true });
+  const attempt = async (i: number, client: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signin");
+    const r = await b.send("/dashboard/signin", {
+      headers: { "x-forwarded-for": client },
+      form: { _csrf: page.csrf, email: `made-up-${i}@example.com`, password: "wrong password!" },
+    });
+    return { status: r.status, text: r.text };
+  };
+  for (let i = 0; i < CLIENT_SIGNIN_LIMIT; i += 10) {
+    const batch = await Promise.all(
+      Array.from({ length: 10 }, (_, j) => attempt(i + j, "198.51.100.20")),
+    );
+    assert.deepEqual(batch.map((r) => r.status), Array(10).fill(401));
+  }
+  const over = await attempt(1_000, "198.51.100.20");
+  assert.equal(over.status, 429);
+  assert.match(over.text, /from your network/);
+  let counters = 0;
+  for await (const _ of s.kv.list({ prefix: ["signin_attempts"] })) counters++;
+  assert.equal(counters, CLIENT_SIGNIN_LIMIT, "no counter for the refused attempt");
+  assert.equal((await attempt(1_001, "198.51.100.21")).status, 401, "another client tries");
 });

@@ -111,15 +111,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       c.html(<SignInPage csrf={form(c)} email={email} error="Wrong email or password." />, 401);
     if (!email) return wrong();
     // The attempt takes its slot before the password is checked, so a burst cannot outrun the count.
-    if (!(await reserveAttempt(kv, email, clock.now()))) {
-      return c.html(
-        <SignInPage
-          csrf={form(c)}
-          email={email}
-          error="Too many failed attempts. Wait 15 minutes and try again."
-        />,
-        429,
-      );
+    const slot = await reserveAttempt(kv, email, clientAddress(c, deps.trustProxy), clock.now());
+    if (slot !== "ok") {
+      const error = slot === "email"
+        ? "Too many failed attempts. Wait 15 minutes and try again."
+        : "Too many sign-in attempts from your network. Wait 15 minutes and try again.";
+      return c.html(<SignInPage csrf={form(c)} email={email} error={error} />, 429);
     }
     const id = await accounts.idByEmail(email);
     const credential = id ? await readCredential(kv, id) : null;
@@ -299,7 +296,8 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
         c.html(<PasswordPage viewer={s.viewer} error={error} />, status);
       const problem = passwordProblem(password);
       if (problem) return again(problem, 422);
-      if (!(await reserveAttempt(kv, s.account.email, clock.now()))) {
+      // Signed in already: only the account's own count applies.
+      if ((await reserveAttempt(kv, s.account.email, null, clock.now())) !== "ok") {
         return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
       }
       const old = await readCredential(kv, s.account.id);
