@@ -8,6 +8,11 @@ export function parseV4(s: string): number[] | null {
   return bytes.every((b) => b >= 0 && b <= 255) ? bytes : null;
 }
 
+/** The four bytes an IPv6 address carries in two 16-bit groups (mapped, NAT64, 6to4 forms). */
+export function v4FromGroups(high: number, low: number): number[] {
+  return [high >> 8, high & 255, low >> 8, low & 255];
+}
+
 /** The eight 16-bit groups of an IPv6 address, or null; "::" and a dotted IPv4 tail are read. */
 export function parseV6(s: string): number[] | null {
   let text = s.split("%")[0];

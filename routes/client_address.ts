@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import { getConnInfo } from "hono/deno";
-import { parseV4, parseV6 } from "../core/ip_address.ts";
+import { parseV4, parseV6, v4FromGroups } from "../core/ip_address.ts";
 
 /** The client's address or /64 block as text, or null when the request carries none. */
 export function clientAddress(c: Context, proxies: number): string | null {
@@ -33,7 +33,7 @@ function clientKey(raw: string): string | null {
   const v6 = parseV6(text);
   if (!v6) return null;
   if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff) {
-    return [v6[6] >> 8, v6[6] & 255, v6[7] >> 8, v6[7] & 255].join(".");
+    return v4FromGroups(v6[6], v6[7]).join(".");
   }
   return v6.slice(0, 4).map((g) => g.toString(16)).join(":") + "::/64";
 }

@@ -10,7 +10,7 @@
  * between a check and the connection (DNS rebinding) has no second lookup to change.
  */
 import type { LookupFunction } from "node:net";
-import { parseV4, parseV6 } from "../core/ip_address.ts";
+import { parseV4, parseV6, v4FromGroups } from "../core/ip_address.ts";
 
 export type Resolve = (host: string) => Promise<string[]>;
 
@@ -125,13 +125,13 @@ function isPublicV6(g: number[]): boolean {
   if (zeroTo(8) || (zeroTo(7) && g[7] === 1)) return false; // :: and ::1
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry
   // an IPv4 address that decides.
-  const embedded = [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255];
+  const embedded = v4FromGroups(g[6], g[7]);
   if (zeroTo(5) && (g[5] === 0xffff || g[5] === 0)) return isPublicV4(embedded);
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
     return isPublicV4(embedded);
   }
   // 6to4 (2002::/16) carries its IPv4 address in the next 32 bits; Teredo (2001::/32) hides one.
-  if (g[0] === 0x2002) return isPublicV4([g[1] >> 8, g[1] & 255, g[2] >> 8, g[2] & 255]);
+  if (g[0] === 0x2002) return isPublicV4(v4FromGroups(g[1], g[2]));
   if (g[0] === 0x2001 && g[1] === 0) return false;
   if ((g[0] & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
   if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
