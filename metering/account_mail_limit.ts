@@ -8,7 +8,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey } from "./api_key.ts";
-import { reserveSlot } from "./window_slots.ts";
+import { reserveSlots } from "./window_slots.ts";
 
 export const ACCOUNT_MAIL_LIMIT = 3;
 export const CLIENT_MAIL_LIMIT = 20;
@@ -24,10 +24,9 @@ export async function reserveAccountMail(
   client: string | null,
   now: number,
 ): Promise<boolean> {
-  const take = (key: Deno.KvKey, limit: number) =>
-    reserveSlot(kv, key, limit, ACCOUNT_MAIL_WINDOW_MS, now);
-  if (client !== null && !(await take(KV.clientMails(hashKey(client)), CLIENT_MAIL_LIMIT))) {
-    return false;
-  }
-  return take(KV.accountMails(hashKey(email)), ACCOUNT_MAIL_LIMIT);
+  const byAddress = { key: KV.accountMails(hashKey(email)), limit: ACCOUNT_MAIL_LIMIT };
+  const byClient = client === null
+    ? null
+    : { key: KV.clientMails(hashKey(client)), limit: CLIENT_MAIL_LIMIT };
+  return (await reserveSlots(kv, [byClient, byAddress], ACCOUNT_MAIL_WINDOW_MS, now)) === null;
 }

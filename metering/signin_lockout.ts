@@ -9,7 +9,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey } from "./api_key.ts";
-import { reserveSlot } from "./window_slots.ts";
+import { reserveSlots } from "./window_slots.ts";
 
 export const SIGNIN_LIMIT = 10;
 export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
@@ -26,18 +26,12 @@ export async function reserveAttempt(
   client: string | null,
   now: number,
 ): Promise<"ok" | "client" | "email"> {
-  if (
-    client !== null &&
-    !(await reserveSlot(
-      kv,
-      KV.clientSignins(hashKey(client)),
-      CLIENT_SIGNIN_LIMIT,
-      SIGNIN_WINDOW_MS,
-      now,
-    ))
-  ) return "client";
-  const key = KV.signinAttempts(hashKey(email));
-  return (await reserveSlot(kv, key, SIGNIN_LIMIT, SIGNIN_WINDOW_MS, now)) ? "ok" : "email";
+  const byEmail = { key: KV.signinAttempts(hashKey(email)), limit: SIGNIN_LIMIT };
+  const byClient = client === null
+    ? null
+    : { key: KV.clientSignins(hashKey(client)), limit: CLIENT_SIGNIN_LIMIT };
+  const refused = await reserveSlots(kv, [byClient, byEmail], SIGNIN_WINDOW_MS, now);
+  return refused === null ? "ok" : refused === byEmail ? "email" : "client";
 }
 
 export async function clearAttempts(kv: Deno.Kv, email: string): Promise<void> {

@@ -10,7 +10,7 @@ interface Window {
 }
 
 /** Takes one slot under `key`; false when the window's slots are all taken. */
-export async function reserveSlot(
+async function reserveSlot(
   kv: Deno.Kv,
   key: Deno.KvKey,
   limit: number,
@@ -36,4 +36,28 @@ export async function reserveSlot(
     await new Promise((r) => setTimeout(r, Math.random() * 2 * Math.min(tries, 10)));
   }
   return false; // too contended: refusing is the safe answer
+}
+
+/** One window a caller takes a slot of: its key and how many slots it has. */
+export interface Slots {
+  key: Deno.KvKey;
+  limit: number;
+}
+
+/**
+ * Takes a slot of each window in turn (a client's before an address's, say), all of the same
+ * length; the first that had none left, or null when every one gave a slot. A window that refuses
+ * stops the turn, so the windows after it are not charged for a refused caller. A null window
+ * (no client known) is passed over.
+ */
+export async function reserveSlots(
+  kv: Deno.Kv,
+  windows: readonly (Slots | null)[],
+  windowMs: number,
+  now: number,
+): Promise<Slots | null> {
+  for (const w of windows) {
+    if (w && !(await reserveSlot(kv, w.key, w.limit, windowMs, now))) return w;
+  }
+  return null;
 }
