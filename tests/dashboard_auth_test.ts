@@ -535,4 +535,13 @@ Deno.test("sign-in: one client makes at most the documented number of attempts a
   for await (const _ of s.kv.list({ prefix: ["signin_attempts"] })) counters++;
   assert.equal(counters, CLIENT_SIGNIN_LIMIT, "no counter for the refused attempt");
   assert.equal((await attempt(1_001, "198.51.100.21")).status, 401, "another client tries");
+  // A proxy that appends the client's port names the same client on every connection.
+  assert.equal((await attempt(1_002, "198.51.100.20:51234")).status, 429, "ip:port");
+  assert.equal((await attempt(1_003, "[2001:db8:5::1]:443")).status, 401, "[v6]:port reads");
+  // An entry that is no address is not "no client": such requests share the proxy's own bucket.
+  for (let i = 0; i < CLIENT_SIGNIN_LIMIT; i += 10) {
+    await Promise.all(Array.from({ length: 10 }, (_, j) => attempt(2_000 + i + j, "unknown")));
+  }
+  const unreadable = await attempt(3_000, "not-an-address");
+  assert.equal(unreadable.status, 429, "an unreadable client counts as the proxy");
 });
