@@ -35,13 +35,32 @@ export interface KeyLookup {
   key_id: string;
 }
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+// A plain address only: a dot-atom local part (RFC 5322's atext) and a host name whose last label
+// holds a letter. Mail libraries read more into a looser string ("x<a@b.example>", "l:a@b.example;",
+// "a@b.example,c", comments, quoted parts, "[127.0.0.1]"), delivering to an address other than
+// the one the per-address mail limit counts, or to a host of the sender's choosing.
+const LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9-]*[a-z][a-z0-9-]*$/;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/** The address as accounts store it (trimmed, lower case), or null when it is not one. */
+/** The address as accounts store it (trimmed, lower case), or null when it is not a plain one. */
 export function normalizeEmail(email: unknown): string | null {
-  const normalized = String(email ?? "").trim().toLowerCase();
-  return EMAIL.test(normalized) ? normalized : null;
+  if (typeof email !== "string") return null;
+  const normalized = email.trim().toLowerCase();
+  const at = normalized.lastIndexOf("@");
+  const local = normalized.slice(0, at), domain = normalized.slice(at + 1);
+  const plain = at > 0 && normalized.length <= 254 && local.length <= 64 && LOCAL.test(local) &&
+    DOMAIN.test(domain) && domain.split(".").every((l) => LABEL.test(l));
+  return plain ? normalized : null;
 }
+
+/**
+ * Addresses accounts may hold: earlier versions stored looser ones, which must still sign in.
+ * Longer text names no account, and would not fit in a store key.
+ */
+const MAX_STORED_EMAIL = 320;
+/** The ids this module makes are short; a longer one (from a URL) names nothing. */
+const MAX_ID = 64;
 
 export class Accounts {
   readonly #kv: Deno.Kv;
@@ -94,7 +113,7 @@ export class Accounts {
   }
 
   async get(accountId: string): Promise<AccountState> {
-    const v = await readAccount(this.#kv, accountId);
+    const v = accountId.length <= MAX_ID ? await readAccount(this.#kv, accountId) : null;
     if (!v) throw notFound("account", accountId);
     rollPeriod(v.state, this.#clock.now());
     return v.state;
@@ -131,7 +150,9 @@ export class Accounts {
   }
 
   async idByEmail(email: string): Promise<string | null> {
-    return (await this.#kv.get<string>(KV.accountByEmail(email.trim().toLowerCase()))).value;
+    const normalized = email.trim().toLowerCase();
+    if (normalized.length > MAX_STORED_EMAIL) return null;
+    return (await this.#kv.get<string>(KV.accountByEmail(normalized))).value;
   }
 
   /**
@@ -147,6 +168,7 @@ export class Accounts {
     if (change.status !== undefined && change.status !== "active" && change.status !== "inactive") {
       throw new AccountError(422, "invalid_status", "status must be 'active' or 'inactive'");
     }
+    if (accountId.length > MAX_ID) throw notFound("account", accountId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
       const now = this.#clock.now();
@@ -203,12 +225,12 @@ export class Accounts {
   async updateAlerts(accountId: string, change: Partial<AlertSettings>): Promise<AccountState> {
     let email = change.email;
     if (email !== undefined && email !== null) {
-      email = String(email).trim().toLowerCase();
-      if (email === "") email = null;
-      else if (!EMAIL.test(email)) {
+      if (String(email).trim() === "") email = null;
+      else if (!(email = normalizeEmail(email))) {
         throw new AccountError(422, "invalid_email", "the alert address must be an email address");
       }
     }
+    if (accountId.length > MAX_ID) throw notFound("account", accountId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
       const cur = alertSettings(s);
@@ -232,10 +254,14 @@ export class Accounts {
     if (mode !== "live" && mode !== "test") {
       throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
     }
-    const name = String(opts.name ?? "").slice(0, 80);
+    if (opts.name !== undefined && typeof opts.name !== "string") {
+      throw new AccountError(422, "invalid_name", "name must be a string");
+    }
+    const name = (opts.name ?? "").slice(0, 80);
     const value = generateKey(mode);
     const hash = hashKey(value);
     const keyId = `key_${randomHex(8)}`;
+    if (accountId.length > MAX_ID) throw notFound("account", accountId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
       const plan = this.#plans.get(s.plan);
@@ -275,6 +301,7 @@ export class Accounts {
   }
 
   async revokeKey(keyId: string): Promise<KeyState> {
+    if (keyId.length > MAX_ID) throw notFound("key", keyId);
     const accountId = (await this.#kv.get<string>(KV.keyById(keyId))).value;
     if (!accountId) throw notFound("key", keyId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
@@ -325,5 +352,6 @@ export class Accounts {
 }
 
 function notFound(what: string, id: string): AccountError {
-  return new AccountError(404, "not_found", `no ${what} with id ${id}`);
+  const shown = id.length > MAX_ID ? `${id.slice(0, MAX_ID)}…` : id;
+  return new AccountError(404, "not_found", `no ${what} with id ${shown}`);
 }

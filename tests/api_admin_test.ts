@@ -86,6 +86,41 @@ Deno.test("admin API refuses bad input with clear errors", async () => {
   assert.equal((await admin(s, "POST", "/admin/accounts", { email: "A@b.c" })).status, 409);
   assert.equal((await admin(s, "GET", "/admin/accounts/acc_missing")).status, 404);
   assert.equal((await admin(s, "DELETE", "/admin/keys/key_missing")).status, 404);
+  // Ids and emails too long for a store key name nothing: a 404 or an empty list, not a 503.
+  const long = "x".repeat(3000);
+  assert.equal((await admin(s, "GET", `/admin/accounts/${long}`)).status, 404);
+  assert.equal((await admin(s, "PATCH", `/admin/accounts/${long}`, { plan: "free" })).status, 404);
+  assert.equal((await admin(s, "POST", `/admin/accounts/${long}/keys`, {})).status, 404);
+  assert.equal((await admin(s, "GET", `/admin/accounts/${long}/keys`)).status, 404);
+  assert.equal((await admin(s, "DELETE", `/admin/keys/${long}`)).status, 404);
+  const byEmail = await admin(s, "GET", `/admin/accounts?email=${long}@example.com`);
+  assert.deepEqual([byEmail.status, byEmail.body.accounts], [200, []]);
+  // Only a plain address, as a string: what a mail library would read as another address, a
+  // list or an IP literal is refused, and so is anything but text.
+  for (
+    const email of [
+      ["a@example.com"],
+      "x<victim@example.com>",
+      "list:victim@example.com;",
+      "victim@example.com,root",
+      "a@example.com(comment)",
+      "<a@example.com",
+      "nul\x01x@example.com",
+      "a@[127.0.0.1]",
+      "a@127.0.0.1",
+      '"q"@example.com',
+      "a..b@example.com",
+      "a@-example.com",
+      "ü@example.com",
+    ]
+  ) {
+    const r = await admin(s, "POST", "/admin/accounts", { email });
+    assert.equal(r.status, 422, JSON.stringify(email));
+  }
+  const plain = await admin(s, "POST", "/admin/accounts", { email: "o'Neil+tag@mail.example.org" });
+  assert.equal(plain.status, 201);
+  const named = await admin(s, "POST", `/admin/accounts/${plain.body.id}/keys`, { name: { a: 1 } });
+  assert.equal(named.status, 422, "a key name must be text");
   const bad = await fetch(s.url + "/admin/accounts", {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}` },

@@ -229,3 +229,37 @@ Deno.test("dashboard: the key limit is refused with a clear message; a key of an
   await call.body?.cancel();
   assert.equal(call.status, 200, "the other account's key still works");
 });
+
+Deno.test("dashboard: odd input is a clear refusal, never an unhandled error", async () => {
+  await using s = await startServer();
+  const b = browser(s.url);
+  await signUp(b);
+  const keys = await b.send("/dashboard/keys");
+  // A form that cannot be read (multipart without its boundary) is a 400 page, before any token.
+  for (const path of ["/dashboard/signin", "/dashboard/keys", "/dashboard/signout"]) {
+    const r = await b.send(path, {
+      method: "POST",
+      headers: { "content-type": "multipart/form-data" },
+      body: "abc",
+    });
+    assert.equal(r.status, 400, path);
+    assert.match(r.headers.get("content-type") ?? "", /text\/html/);
+    assert.match(r.text, /The form could not be read/);
+  }
+  // An email too long to be anyone's is a wrong sign-in, not a failed store read.
+  const anon = browser(s.url);
+  const form = await anon.send("/dashboard/signin");
+  const long = await anon.send("/dashboard/signin", {
+    form: { _csrf: form.csrf, email: "a".repeat(3000) + "@example.com", password: "whatever1234" },
+  });
+  assert.equal(long.status, 401);
+  // Key ids named like Object's own properties are no keys of the account.
+  for (const id of ["hasOwnProperty", "constructor", "__proto__", "toString"]) {
+    const shown = await b.send(`/dashboard/keys/${id}/revoke`);
+    assert.equal(shown.status, 404, `GET ${id}`);
+    const posted = await b.send(`/dashboard/keys/${id}/revoke`, { form: { _csrf: keys.csrf } });
+    assert.equal(posted.status, 404, `POST ${id}`);
+    assert.match(posted.text, /No such key on this account/);
+  }
+  assert.deepEqual(s.errors, [], "no unhandled error was logged");
+});

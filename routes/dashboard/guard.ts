@@ -112,10 +112,14 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
-/** Refuses (403) a POST from another origin or without the right CSRF token. */
+/**
+ * Refuses (403) a POST from another origin or without the right CSRF token, and (400) one whose
+ * body is no form that can be read (a multipart type without its boundary, say), which the
+ * handlers would otherwise meet as an exception.
+ */
 export function csrfCheck(
   deps: Deps,
-  refuse: (c: Context, why: string) => Response | Promise<Response>,
+  refuse: (c: Context, why: string, status?: 400 | 403) => Response | Promise<Response>,
 ): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== "POST") return await next();
@@ -123,7 +127,12 @@ export function csrfCheck(
     if (origin && origin !== "null" && !sameOrigin(origin, servedHost(c, deps))) {
       return refuse(c, "The form came from another site.");
     }
-    const form = await c.req.parseBody();
+    let form: Awaited<ReturnType<typeof c.req.parseBody>>;
+    try {
+      form = await c.req.parseBody(); // kept by Hono: the handler reads this same parse
+    } catch {
+      return refuse(c, "The form could not be read. Go back, reload the page and try again.", 400);
+    }
     const given = typeof form[CSRF_FIELD] === "string" ? form[CSRF_FIELD] as string : "";
     const signedIn = await currentSession(c, deps);
     const expected = signedIn ? signedIn.session.csrf : getCookie(c, FORM_COOKIE) ?? "";

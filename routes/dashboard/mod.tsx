@@ -26,7 +26,8 @@ import type { SignedInHandler } from "./signed_in.ts";
 
 export function dashboardRoutes(app: Hono, deps: Deps): void {
   const { accounts, plans, kv, clock } = deps;
-  const refuse = (c: Context, message: string) => c.html(<RefusedPage message={message} />, 403);
+  const refuse = (c: Context, message: string, status: 400 | 403 = 403) =>
+    c.html(<RefusedPage message={message} />, status);
 
   app.use("/dashboard", securityHeaders());
   app.use("/dashboard/*", securityHeaders());
@@ -120,7 +121,8 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.get(
     "/dashboard/keys/:id/revoke",
     signedIn((c, s) => {
-      const key = s.account.keys[c.req.param("id") ?? ""];
+      const id = c.req.param("id") ?? "";
+      const key = Object.hasOwn(s.account.keys, id) ? s.account.keys[id] : undefined;
       if (!key) return c.html(<RefusedPage message="No such key on this account." />, 404);
       if (key.status !== "active") return c.redirect("/dashboard/keys", 303);
       return c.html(<RevokePage viewer={s.viewer} apiKey={key} />);
@@ -131,7 +133,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     "/dashboard/keys/:id/revoke",
     signedIn(async (c, s) => {
       const id = c.req.param("id") ?? "";
-      if (!s.account.keys[id]) {
+      if (!Object.hasOwn(s.account.keys, id)) {
         return c.html(<RefusedPage message="No such key on this account." />, 404);
       }
       await accounts.revokeKey(id);
