@@ -23,6 +23,7 @@ const DISPOSABLE = [
   KV.accountMails("")[0],
   KV.clientMails("")[0],
   KV.clientSignins("")[0],
+  KV.clientSignups("")[0],
 ];
 const FORMAT = "shelf-backup/1";
 

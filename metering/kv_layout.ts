@@ -52,8 +52,10 @@ export const KV = {
   outbox: ["alert_outbox"] as Deno.KvKey,
   /**
    * SHA-256 of a mailed token → { payload, expires_at }, written with expireIn: a sign-up waiting
-   * for its address to be confirmed (email and password digest; no account exists before), or a
-   * password reset (account id). Spent by the commit that acts on it.
+   * for its address to be confirmed (the email; the password is chosen on confirming, and no
+   * account exists before; links mailed by earlier versions also hold a password digest), or a
+   * password reset (account id, and the password epoch it was issued under: a reset or password
+   * change since makes it void). Spent by the commit that acts on it.
    */
   emailToken: (kind: string, tokenHash: string): Deno.KvKey => ["email_token", kind, tokenHash],
   /**
@@ -70,6 +72,8 @@ export const KV = {
   clientMails: (clientHash: string): Deno.KvKey => ["client_mails", clientHash],
   /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its sign-ins this window. */
   clientSignins: (clientHash: string): Deno.KvKey => ["client_signins", clientHash],
+  /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its open sign-ups this hour. */
+  clientSignups: (clientHash: string): Deno.KvKey => ["client_signups", clientHash],
   /**
    * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
    * the key out of the account record, which therefore holds only active keys (at most the plan's

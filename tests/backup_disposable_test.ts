@@ -1,6 +1,6 @@
 /**
  * A backup holds what must survive and leaves out what refills itself (README, "Backup and
- * restore"): the result cache and the sign-in and mail counters are not in the file; accounts,
+ * restore"): the result cache and the sign-in, sign-up and mail counters are not in the file; accounts,
  * key digests, watches (with their secrets and schedule) and everything else are. Real KV file, the backup function the CLI runs.
  */
 import assert from "node:assert/strict";
@@ -26,6 +26,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     await kv.set(KV.accountMails("ghi"), { count: 2, since: 1 });
     await kv.set(KV.clientMails("jkl"), { count: 2, since: 1 });
     await kv.set(KV.clientSignins("mno"), { count: 2, since: 1 });
+    await kv.set(KV.clientSignups("pqr"), { count: 2, since: 1 });
     const file = `${dir}/backup.jsonl`;
     await backup(kv, file);
     const text = await Deno.readTextFile(file);
@@ -34,6 +35,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     assert.ok(!text.includes('"account_mails"'), "no account-mail counter");
     assert.ok(!text.includes('"client_mails"'), "no client-mail counter");
     assert.ok(!text.includes('"client_signins"'), "no client sign-in counter");
+    assert.ok(!text.includes('"client_signups"'), "no client sign-up counter");
     assert.ok(text.includes(`"${a.id}"`), "the account is there");
     assert.ok(text.includes('"key_hash"'), "the key digest is there");
     for (const part of ['"watch"', '"watch_of"', '"watch_due"', '"watch_count"', w.secret]) {

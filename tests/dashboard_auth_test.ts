@@ -17,6 +17,7 @@ import {
   CLIENT_MAIL_LIMIT,
 } from "../metering/account_mail_limit.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -94,8 +95,16 @@ Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link
   );
   const v = await b.send(`/dashboard/verify?token=${token}`);
   assert.equal(v.status, 200, "opening the link (a mail scanner may) creates nothing");
+  assert.match(v.text, /name="password"/, "the password is chosen on confirming");
   assert.equal(await s.accounts.idByEmail(email), null);
-  const done = await b.send("/dashboard/verify", { form: { _csrf: v.csrf, token } });
+  const short = await b.send("/dashboard/verify", {
+    form: { _csrf: v.csrf, token, password: "short" },
+  });
+  assert.equal(short.status, 422, "a too short password is refused, the link kept");
+  assert.equal(await s.accounts.idByEmail(email), null);
+  const done = await b.send("/dashboard/verify", {
+    form: { _csrf: v.csrf, token, password: "chosen on confirming" },
+  });
   assert.equal(done.status, 303);
   assert.equal(done.headers.get("location"), "/dashboard/keys");
   const id = await s.accounts.idByEmail(email);
@@ -106,8 +115,13 @@ Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link
   assert.equal(again.status, 400, "the link works once");
   assert.equal(
     (await signIn(browser(s.url), email)).status,
+    401,
+    "a password typed into the sign-up form is not the account's",
+  );
+  assert.equal(
+    (await signIn(browser(s.url), email, "chosen on confirming")).status,
     303,
-    "the password given at sign-up works",
+    "the password chosen on confirming works",
   );
 
   // A second sign-up's link, used after 24 hours.
@@ -121,6 +135,52 @@ Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link
   clock.advance(24 * 3600 * 1000 + 1);
   assert.equal((await late.send(`/dashboard/verify?token=${lateToken}`)).status, 400, "expired");
   assert.equal(await s.accounts.idByEmail("late@example.com"), null);
+});
+
+Deno.test("SIGNUP=verify: whoever signs up someone else's address gets no say in its password", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  const email = "owner@example.com";
+  // Someone else asks for an account for the owner's address, with a password of their own.
+  const other = browser(s.url);
+  const page = await other.send("/dashboard/signup");
+  await other.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email, password: "the other one's pick" },
+  });
+  await eventually("the confirmation mail", () => smtp.received.length === 1);
+  // The owner, finding the mail, confirms it with a password of their own.
+  const owner = browser(s.url);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/verify");
+  const v = await owner.send(`/dashboard/verify?token=${token}`);
+  const done = await owner.send("/dashboard/verify", {
+    form: { _csrf: v.csrf, token, password: "the owner's own pick" },
+  });
+  assert.equal(done.status, 303);
+  assert.equal((await signIn(browser(s.url), email, "the other one's pick")).status, 401);
+  assert.equal((await signIn(browser(s.url), email, "the owner's own pick")).status, 303);
+});
+
+Deno.test("SIGNUP=open: one client starts at most the documented number of sign-ups an hour", async () => {
+  const clock = new ManualClock();
+  await using s = await startServer({ signup: "open", trustProxy: true, clock });
+  const signUp = async (i: number, client: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    return await b.send("/dashboard/signup", {
+      headers: { "x-forwarded-for": client },
+      form: { _csrf: page.csrf, email: `many${i}@example.com`, password: PASSWORD },
+    });
+  };
+  for (let i = 0; i < CLIENT_SIGNUP_LIMIT; i++) {
+    assert.equal((await signUp(i, "198.51.100.30")).status, 303, `sign-up ${i}`);
+  }
+  const over = await signUp(100, "198.51.100.30");
+  assert.equal(over.status, 429);
+  assert.match(over.text, /Too many sign-ups from your network/);
+  assert.equal(await s.accounts.idByEmail("many100@example.com"), null, "no account past it");
+  assert.equal((await signUp(101, "198.51.100.31")).status, 303, "another client signs up");
+  clock.advance(SIGNUP_WINDOW_MS);
+  assert.equal((await signUp(102, "198.51.100.30")).status, 303, "the next hour");
 });
 
 Deno.test("sign-up and forgot-password answer the same whether or not the address has an account", async () => {
@@ -188,6 +248,45 @@ Deno.test("a reset link sets a new password once, and ends every session of the 
     form: { _csrf: form.csrf, token, password: "yet another password" },
   });
   assert.equal(reuse.status, 400, "the link works once");
+});
+
+Deno.test("a reset link dies with the password it was asked for: a reset or a change since voids it", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const email = "twice@example.com";
+  const owner = browser(s.url);
+  await signUpOpen(owner, email);
+  const askReset = async (n: number) => {
+    const b = browser(s.url);
+    const f = await b.send("/dashboard/forgot");
+    await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+    await eventually(`reset mail ${n}`, () => smtp.received.length === n);
+    return linkIn(smtp.received[n - 1].raw, "/dashboard/reset");
+  };
+  const reset = async (token: string, password: string) => {
+    const b = browser(s.url);
+    const page = await b.send(`/dashboard/reset?token=${token}`);
+    if (page.status !== 200) return page.status;
+    return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
+      .status;
+  };
+  // Two links asked for; the first one used; the second, older than that reset, no longer works.
+  const first = await askReset(1);
+  const second = await askReset(2);
+  assert.equal(await reset(first, "reset by the first link"), 303);
+  assert.equal(await reset(second, "reset by a stale link"), 400);
+  assert.equal((await signIn(browser(s.url), email, "reset by the first link")).status, 303);
+  // A link asked for, then the password changed while signed in: the link is void too.
+  const third = await askReset(3);
+  const b = browser(s.url);
+  await signIn(b, email, "reset by the first link");
+  const page = await b.send("/dashboard/password");
+  const changed = await b.send("/dashboard/password", {
+    form: { _csrf: page.csrf, current: "reset by the first link", password: "changed meanwhile" },
+  });
+  assert.equal(changed.status, 303);
+  assert.equal(await reset(third, "reset after the change"), 400);
+  assert.equal((await signIn(browser(s.url), email, "changed meanwhile")).status, 303);
 });
 
 Deno.test("changing the password needs the current one and signs every other browser out", async () => {

@@ -72,23 +72,17 @@ export function SignUpPage(
                   required
                   value={props.email ?? ""}
                 />
-                <label for="password">Password (at least {MIN_PASSWORD} characters)</label>
-                <input
-                  id="password"
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                  minlength={MIN_PASSWORD}
-                  required
-                />
+                {props.verify ? null : <NewPassword label="Password" />}
                 <p>
-                  <button type="submit">Create account</button>
+                  <button type="submit">
+                    {props.verify ? "Mail me a link" : "Create account"}
+                  </button>
                 </p>
               </form>
               <p class="muted">
                 The account starts on the free plan: 50 credits per 30 days, one key.
                 {props.verify
-                  ? " We mail you a link first: the account exists once you confirm it."
+                  ? " We mail you a link first: you choose the password when you open it, and the account exists once you do."
                   : ""}
               </p>
             </>
@@ -144,18 +138,40 @@ export function LinkInvalidPage() {
   );
 }
 
-/** The confirmation link opens this page; only its button (a POST) creates the account. */
-export function VerifyPage(props: { csrf: string; token: string; email: string }) {
+/** A new password's field, with its minimum length. */
+function NewPassword(props: { label: string }) {
+  return (
+    <>
+      <label for="password">{props.label} (at least {MIN_PASSWORD} characters)</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        autocomplete="new-password"
+        minlength={MIN_PASSWORD}
+        required
+      />
+    </>
+  );
+}
+
+/**
+ * The confirmation link opens this page; only its form (a POST, with the password chosen here)
+ * creates the account.
+ */
+export function VerifyPage(props: { csrf: string; token: string; email: string; error?: string }) {
   return (
     <Layout title="Confirm your address">
       <div class="card narrow">
         <h1>Confirm your address</h1>
+        {props.error ? <Notice kind="error">{props.error}</Notice> : null}
         <p>
-          Create the Shelf account for <strong>{props.email}</strong>?
+          Create the Shelf account for <strong>{props.email}</strong>: choose its password.
         </p>
         <form method="post" action="/dashboard/verify">
           <Csrf token={props.csrf} />
           <input type="hidden" name="token" value={props.token} />
+          <NewPassword label="Password" />
           <p>
             <button type="submit">Create my account</button>
           </p>
@@ -200,15 +216,7 @@ export function ResetPage(props: { csrf: string; token: string; error?: string }
         <form method="post" action="/dashboard/reset">
           <Csrf token={props.csrf} />
           <input type="hidden" name="token" value={props.token} />
-          <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            minlength={MIN_PASSWORD}
-            required
-          />
+          <NewPassword label="New password" />
           <p>
             <button type="submit">Set password</button>
           </p>
@@ -235,15 +243,7 @@ export function PasswordPage(props: { viewer: Viewer; error?: string }) {
             autocomplete="current-password"
             required
           />
-          <label for="password">New password (at least {MIN_PASSWORD} characters)</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            minlength={MIN_PASSWORD}
-            required
-          />
+          <NewPassword label="New password" />
           <p>
             <button type="submit">Change password</button>
           </p>

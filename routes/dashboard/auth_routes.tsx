@@ -1,8 +1,12 @@
 /**
  * Signing in and out, sign-up (SIGNUP: closed, verify, open), the confirmation link, "forgot
  * password", the reset link and the password change. Sign-up in verify mode and "forgot
- * password" answer the same page whether or not the address has an account; the mail (sent in
- * the background, so its time shows in no answer) is what differs.
+ * password" answer the same page, after the same work, whether or not the address has an
+ * account: what differs (a link stored, a mail sent) happens after the answer.
+ *
+ * In verify mode the password is chosen on the confirmation page, by whoever holds the mailed
+ * link, not on the sign-up form: otherwise anyone could sign up someone else's address with a
+ * password of their own, and if its owner confirmed, sign in to the owner's new account.
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
@@ -19,6 +23,7 @@ import {
 import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
 import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
+import { reserveSignup } from "../../metering/signup_limit.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
@@ -38,12 +43,13 @@ import type { SignedInHandler } from "./signed_in.ts";
 
 interface PendingSignup {
   email: string;
-  credential: Credential;
 }
 
 interface PendingReset {
   account_id: string;
   email: string;
+  /** The password epoch the link was issued under; links of earlier versions have none. */
+  epoch?: number;
 }
 
 const CHECK_SIGNUP =
@@ -56,11 +62,21 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   const { accounts, kv, clock } = deps;
   const form = (c: Context) => formToken(c, deps);
 
-  /** Mails in the background: an answer must not wait for (or reveal) the mail server. */
-  const mail = (m: Mail) => {
-    if (!deps.mailer) return;
-    sendMail(deps.mailer, m).catch((e) =>
-      deps.log.error("account mail failed", e instanceof Error ? e.message : e)
+  /**
+   * Stores what a mail needs and sends it, after the answer: neither the store write nor the
+   * mail server may show in the answer's time, which would tell whether the address has an account.
+   */
+  const mailLater = (what: string, make: () => Promise<Mail>) => {
+    const send = async () => {
+      const m = await make();
+      if (deps.mailer) await sendMail(deps.mailer, m);
+    };
+    // Started after a timer, once the answer is on its way: even opening the mail connection
+    // costs time before the answer otherwise.
+    setTimeout(
+      () =>
+        send().catch((e) => deps.log.error(`${what} failed`, e instanceof Error ? e.message : e)),
+      0,
     );
   };
 
@@ -146,47 +162,35 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const body = await c.req.parseBody();
     const given = String(body.email ?? "");
     const password = String(body.password ?? "");
-    const again = (error: string, status: 409 | 422 | 503) =>
+    const verify = deps.signup === "verify";
+    const again = (error: string, status: 409 | 422 | 429 | 503) =>
       c.html(
-        <SignUpPage
-          csrf={form(c)}
-          open
-          verify={deps.signup === "verify"}
-          email={given}
-          error={error}
-        />,
+        <SignUpPage csrf={form(c)} open verify={verify} email={given} error={error} />,
         status,
       );
     const email = normalizeEmail(given);
     if (!email) return again("Enter a valid email address.", 422);
-    const problem = passwordProblem(password);
-    if (problem) return again(problem, 422);
-    let credential: Credential;
-    try {
-      credential = await hashPassword(password, clock.now());
-    } catch (e) {
-      if (!(e instanceof PasswordWorkBusy)) throw e;
-      return again(BUSY, 503);
-    }
-    if (deps.signup === "verify") {
+    if (verify) {
       // No account before the address is confirmed: no credits, no keys, no squatting. Past the
       // address's or the client's mails for the hour, nothing is sent, and the answer is the same.
       const known = await accounts.idByEmail(email);
       if (await mayMail(c, email)) {
-        if (known) {
-          mail(alreadyRegisteredMail(email, deps.publicUrl));
-        } else {
-          const token = await issueToken<PendingSignup>(
-            kv,
-            "signup",
-            { email, credential },
-            clock.now(),
-          );
-          mail(signupMail(email, deps.publicUrl, token));
-        }
+        mailLater("sign-up mail", async () => {
+          if (known) return alreadyRegisteredMail(email, deps.publicUrl);
+          const token = await issueToken<PendingSignup>(kv, "signup", { email }, clock.now());
+          return signupMail(email, deps.publicUrl, token);
+        });
       }
       return c.html(<CheckMailPage title="Check your mail" message={CHECK_SIGNUP} />);
     }
+    const problem = passwordProblem(password);
+    if (problem) return again(problem, 422);
+    // The client's sign-up is counted before its password is hashed (see signup_limit.ts).
+    if (!(await reserveSignup(kv, clientAddress(c, deps.trustProxy), clock.now()))) {
+      return again("Too many sign-ups from your network. Try again in an hour.", 429);
+    }
+    const credential = await newCredential(password, clock.now());
+    if (!credential) return again(BUSY, 503);
     try {
       const account = await accounts.create(
         email,
@@ -211,16 +215,25 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   });
 
   app.post("/dashboard/verify", async (c) => {
-    const token = String((await c.req.parseBody()).token ?? "");
+    const body = await c.req.parseBody();
+    const token = String(body.token ?? "");
+    const password = String(body.password ?? "");
     const pending = await readToken<PendingSignup>(kv, "signup", token, clock.now());
     if (!pending) return c.html(<LinkInvalidPage />, 400);
+    const { email } = pending.payload;
+    const again = (error: string, status: 422 | 503) =>
+      c.html(<VerifyPage csrf={form(c)} token={token} email={email} error={error} />, status);
+    const problem = passwordProblem(password);
+    if (problem) return again(problem, 422);
+    const credential = await newCredential(password, clock.now());
+    if (!credential) return again(BUSY, 503);
     try {
       // One commit creates the account, stores its password and spends the link.
-      const account = await accounts.create(pending.payload.email, "free", (op, a) => {
-        op.set(KV.credential(a.id), pending.payload.credential);
+      const account = await accounts.create(email, "free", (op, a) => {
+        op.set(KV.credential(a.id), credential);
         pending.spend(op);
       });
-      return await startSession(c, account.id, pending.payload.credential.epoch ?? 0);
+      return await startSession(c, account.id, credential.epoch ?? 0);
     } catch (e) {
       if (!(e instanceof AccountError)) throw e;
       return c.html(<LinkInvalidPage />, 400); // spent meanwhile, or the address got an account
@@ -234,13 +247,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const email = normalizeEmail((await c.req.parseBody()).email);
     const id = email ? await accounts.idByEmail(email) : null;
     if (email && (await mayMail(c, email)) && id) {
-      const token = await issueToken<PendingReset>(
-        kv,
-        "reset",
-        { account_id: id, email },
-        clock.now(),
-      );
-      mail(resetMail(email, deps.publicUrl, token));
+      mailLater("reset mail", async () => {
+        const epoch = (await readCredential(kv, id))?.epoch ?? 0;
+        const payload: PendingReset = { account_id: id, email, epoch };
+        const token = await issueToken(kv, "reset", payload, clock.now());
+        return resetMail(email, deps.publicUrl, token);
+      });
     }
     return c.html(<CheckMailPage title="Check your mail" message={CHECK_RESET} />);
   });
@@ -259,18 +271,19 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const password = String(body.password ?? "");
     const pending = await readToken<PendingReset>(kv, "reset", token, clock.now());
     if (!pending) return c.html(<LinkInvalidPage />, 400);
+    const { account_id, email, epoch } = pending.payload;
+    // A reset or password change since the link was issued voids it: a link left in a mailbox
+    // must not outlive the password it was asked for.
+    const current = await kv.get<Credential>(KV.credential(account_id));
+    if ((current.value?.epoch ?? 0) !== epoch) return c.html(<LinkInvalidPage />, 400);
     const problem = passwordProblem(password);
     if (problem) return c.html(<ResetPage csrf={form(c)} token={token} error={problem} />, 422);
-    const { account_id, email } = pending.payload;
-    let credential: Credential;
-    try {
-      credential = await hashPassword(password, clock.now(), await readCredential(kv, account_id));
-    } catch (e) {
-      if (!(e instanceof PasswordWorkBusy)) throw e;
-      return c.html(<ResetPage csrf={form(c)} token={token} error={BUSY} />, 503);
-    }
-    // The new epoch ends every session of the account; the link is spent in the same commit.
-    const r = await pending.spend(kv.atomic()).set(KV.credential(account_id), credential).commit();
+    const credential = await newCredential(password, clock.now(), current.value);
+    if (!credential) return c.html(<ResetPage csrf={form(c)} token={token} error={BUSY} />, 503);
+    // The new epoch ends every session of the account; the link is spent in the same commit,
+    // which fails if the password changed meanwhile.
+    const r = await pending.spend(kv.atomic()).check(current)
+      .set(KV.credential(account_id), credential).commit();
     if (!r.ok) return c.html(<LinkInvalidPage />, 400);
     await clearAttempts(kv, email);
     clearSessionCookie(c, deps);
@@ -292,7 +305,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       const body = await c.req.parseBody();
       const current = String(body.current ?? "");
       const password = String(body.password ?? "");
-      const again = (error: string, status: 401 | 422 | 429 | 503) =>
+      const again = (error: string, status: 401 | 409 | 422 | 429 | 503) =>
         c.html(<PasswordPage viewer={s.viewer} error={error} />, status);
       const problem = passwordProblem(password);
       if (problem) return again(problem, 422);
@@ -300,13 +313,17 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       if ((await reserveAttempt(kv, s.account.email, null, clock.now())) !== "ok") {
         return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
       }
-      const old = await readCredential(kv, s.account.id);
+      const stored = await kv.get<Credential>(KV.credential(s.account.id));
+      const old = stored.value;
       try {
         if (!old || !(await verifyPassword(current, old))) {
           return again("The current password is wrong.", 401);
         }
         const credential = await hashPassword(password, clock.now(), old);
-        await kv.set(KV.credential(s.account.id), credential);
+        // Checked: a reset landing meanwhile must not be overwritten by a change decided before it.
+        const r = await kv.atomic().check(stored).set(KV.credential(s.account.id), credential)
+          .commit();
+        if (!r.ok) return again("The password changed meanwhile. Sign in again.", 409);
         await clearAttempts(kv, s.account.email);
         await deleteSession(kv, s.token);
         // Every other browser is signed out by the new epoch; this one gets a fresh session.
@@ -324,4 +341,18 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       }
     }),
   );
+}
+
+/** A new credential, or null when too much password work is waiting (the caller answers 503). */
+async function newCredential(
+  password: string,
+  now: number,
+  previous?: Credential | null,
+): Promise<Credential | null> {
+  try {
+    return await hashPassword(password, now, previous);
+  } catch (e) {
+    if (e instanceof PasswordWorkBusy) return null;
+    throw e;
+  }
 }
