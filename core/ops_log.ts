@@ -43,7 +43,35 @@ export function flushOpsLog(): void {
   flush();
 }
 
-/** `api_key=…` in a logged path or URL, masked: the query way of sending a key must not leak it. */
+const SECRET_PARAMS = new Set(["api_key", "token"]);
+// The shape of an API key (metering/api_key.ts), wherever it appears in a logged line.
+const KEY_TEXT = /shelf_(?:live|test)_[0-9a-f]{48}/gi;
+
+/**
+ * A logged path or URL with the values of `api_key` and `token` masked, however the parameter's
+ * name is written: the query parser decodes names, so `api%5Fkey=` authenticates like `api_key=`
+ * and must be masked like it. Anything shaped like a key is masked wherever it is.
+ */
 export function maskSecrets(pathAndQuery: string): string {
-  return pathAndQuery.replace(/([?&](?:api_key|token)=)[^&#]*/gi, "$1***");
+  const q = pathAndQuery.indexOf("?");
+  let out = pathAndQuery;
+  if (q >= 0) {
+    const fragment = out.indexOf("#", q);
+    const end = fragment < 0 ? out.length : fragment;
+    const query = out.slice(q + 1, end).split("&").map((part) => {
+      const eq = part.indexOf("=");
+      if (eq < 0) return part;
+      return SECRET_PARAMS.has(decodedName(part.slice(0, eq))) ? `${part.slice(0, eq)}=***` : part;
+    });
+    out = out.slice(0, q + 1) + query.join("&") + out.slice(end);
+  }
+  return out.replace(KEY_TEXT, "***");
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " ")).toLowerCase();
+  } catch {
+    return name.toLowerCase();
+  }
 }

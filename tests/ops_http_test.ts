@@ -95,6 +95,11 @@ Deno.test("the access log has one line per request, with credits and account, an
   await (await fetch(`${s.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).body
     ?.cancel();
   await (await fetch(`${s.url}/nowhere`)).body?.cancel();
+  // The query parser decodes names: an encoded `api_key` authenticates, and is masked all the same.
+  const encoded = await fetch(`${s.url}/v1/usage?x=1&api%5Fkey=${key}`);
+  assert.equal(encoded.status, 200, "the encoded name authenticates");
+  await encoded.body?.cancel();
+  await (await fetch(`${s.url}/v1/products/offers?asin=${key}&%61pi_key=${key}`)).body?.cancel();
   const page = await fetch(`${s.url}/dashboard/signup`);
   const cookie = page.headers.getSetCookie()[0].split(";")[0];
   const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(await page.text())![1];
@@ -114,7 +119,7 @@ Deno.test("the access log has one line per request, with credits and account, an
       "=",
     )[1];
 
-  assert.equal(lines.length, 6, JSON.stringify(lines));
+  assert.equal(lines.length, 8, JSON.stringify(lines));
   for (const l of lines) {
     for (
       const field of ["ts", "request_id", "method", "path", "status", "ms", "credits", "account"]
@@ -130,6 +135,8 @@ Deno.test("the access log has one line per request, with credits and account, an
   assert.equal(viaQuery.path, "/v1/products/offers?asin=B07H57DNVV&api_key=***");
   assert.deepEqual([usage.credits, usage.account], [0, id]);
   assert.deepEqual([missing.status, missing.account], [404, null]);
+  assert.equal(lines[4].path, "/v1/usage?x=1&api%5Fkey=***");
+  assert.equal(lines[5].path, "/v1/products/offers?asin=***&%61pi_key=***");
   const text = JSON.stringify(lines);
   for (const secret of [key, key.slice(11), "secret password 123", session, csrf]) {
     assert.ok(!text.includes(secret), "no secret in the log");
