@@ -34,8 +34,11 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
   }
   if (url.username || url.password) throw new NotMarketplaceUrl(url.href, "credentials in the URL");
   if (url.port) throw new NotMarketplaceUrl(url.href, "a port other than the default");
+  // The marketplace's own host or its bare domain only: other names under amazon.com (aws., a
+  // client's made-up one that resolves inside a network) are other sites.
   const marketplace = marketplaceForHost(url.hostname);
-  if (!marketplace) {
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  if (!marketplace || (host !== marketplace.host && host !== marketplace.host.slice(4))) {
     throw new NotMarketplaceUrl(url.href, `host ${url.hostname} is not a marketplace host`);
   }
   // Setting the scheme keeps host, path and query as parsed; nothing is re-read from the path.

@@ -44,6 +44,11 @@ Deno.test("upstreamUrl() judges the parsed URL: hostile paths stay paths of the 
       "https://0x7f.1/",
       "http://www.amazon.com:8080/",
       "https://www.amazon.com.evil.example/",
+      // Other names under a marketplace's domain are other sites, or whatever they resolve to.
+      "https://evil.amazon.com/x",
+      "https://aws.amazon.com/",
+      "https://127.0.0.1.nip.io.amazon.com/",
+      "https://smile.amazon.co.uk/",
     ]
   ) {
     assert.throws(() => upstreamUrl(raw), raw);
@@ -59,6 +64,45 @@ Deno.test("upstreamUrl() judges the parsed URL: hostile paths stay paths of the 
     upstreamUrl("/gp/x", "https://www.amazon.de/dp/B000000001").url.href,
     "https://www.amazon.de/gp/x",
   );
+  assert.equal(
+    upstreamUrl("https://amazon.de/dp/B000000001").marketplace.code,
+    "DE",
+    "bare domain",
+  );
+  assert.equal(upstreamUrl("https://WWW.Amazon.de./dp/B000000001").url.host, "www.amazon.de.");
+});
+
+Deno.test("scrape: the operator's session goes only to the pages Shelf reads, never to an account page", async () => {
+  const fake = new FakeMarketplace();
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_COOKIES_US: "session-token=OPERATOR_SESSION; at-main=OPERATOR_AUTH" },
+  });
+  for (
+    const path of [
+      "/gp/flex/sign-out.html?action=sign-out",
+      "/gp/css/order-history",
+      "/ap/signin",
+      "/a/addresses",
+    ]
+  ) {
+    const r = await rig.call(
+      `/v1/scrape?url=${encodeURIComponent(`https://www.amazon.com${path}`)}`,
+    );
+    assert.equal(r.headers.get("x-credits-cost"), "0", path);
+  }
+  await rig.call("/v1/products/details?asin=B07H57DNVV");
+  const sent = (part: string) => fake.requests.filter((r) => r.path.startsWith(part));
+  for (const part of ["/gp/flex/", "/gp/css/", "/ap/", "/a/"]) {
+    assert.ok(sent(part).length > 0, `${part} was fetched`);
+    for (const r of sent(part)) {
+      assert.doesNotMatch(r.cookie, /OPERATOR_/, `no operator session to ${r.path}`);
+    }
+  }
+  assert.ok(sent("/dp/").length > 0);
+  for (const r of sent("/dp/")) {
+    assert.match(r.cookie, /session-token=OPERATOR_SESSION/, "the session goes to a product page");
+  }
 });
 
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
@@ -253,6 +297,13 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
   const seeded = new CookieJar();
   seeded.seed("session-token=abc; ubid=1", "www.amazon.de");
   assert.equal(seeded.header(at("https://www.amazon.de/dp/X")), "session-token=abc; ubid=1");
+  assert.equal(seeded.header(at("https://www.amazon.de/-/en/dp/X")), "session-token=abc; ubid=1");
+  assert.equal(seeded.header(at("https://amazon.de/dp/X")), "", "host-only: the marketplace host");
+  assert.equal(
+    seeded.header(at("https://www.amazon.de/gp/flex/sign-out.html")),
+    "",
+    "no operator session outside the pages Shelf reads",
+  );
   assert.equal(
     seeded.header(at("https://www.amazon.com/dp/X")),
     "",
@@ -263,4 +314,11 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
     "",
     "operator cookies only over https",
   );
+  // The marketplace renews its session cookies; renewed, they keep to the same paths.
+  const renewed = new Headers();
+  renewed.append("set-cookie", "session-token=new; Domain=.amazon.de; Path=/; Secure");
+  renewed.append("set-cookie", "i18n-prefs=EUR; Domain=.amazon.de; Path=/");
+  seeded.store(renewed, at("https://www.amazon.de/dp/X"));
+  assert.equal(seeded.header(at("https://www.amazon.de/gp/css/order-history")), "i18n-prefs=EUR");
+  assert.match(seeded.header(at("https://www.amazon.de/dp/X")), /session-token=new/);
 });

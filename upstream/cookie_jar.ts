@@ -6,6 +6,7 @@
  * public suffix or another site is ignored, and a request to any other host gets no cookies.
  */
 import { marketplaceForHost } from "../schemas/marketplaces.ts";
+import { sessionPath } from "./session_paths.ts";
 
 interface Cookie {
   name: string;
@@ -50,26 +51,38 @@ function defaultPath(requestPath: string): string {
 export class CookieJar {
   private readonly cookies = new Map<string, Cookie>();
 
+  /** Names of the operator's session cookies: sent only to session paths (session_paths.ts). */
+  private readonly operatorNames = new Set<string>();
+
   /**
-   * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as domain
-   * cookies of the marketplace host's registrable domain, for every path, https only.
+   * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as host-only
+   * cookies of the marketplace host, https only. Cookies of these names, whether seeded or set by
+   * the marketplace later (it renews its session cookies), go only to requests for the pages Shelf
+   * reads (`sessionPath`): any other request is made as a visitor who is not signed in.
    */
   seed(cookieHeader: string, marketplaceHost: string): void {
-    const domain = registrableDomain(canonicalHost(marketplaceHost));
-    if (!domain) return;
+    const host = canonicalHost(marketplaceHost);
+    if (!registrableDomain(host)) return;
     for (const part of cookieHeader.split(";")) {
       const eq = part.indexOf("=");
       if (eq <= 0) continue;
+      const name = part.slice(0, eq).trim();
+      this.operatorNames.add(name);
       this.put({
-        name: part.slice(0, eq).trim(),
+        name,
         value: part.slice(eq + 1).trim(),
-        domain,
-        hostOnly: false,
+        domain: host,
+        hostOnly: true,
         path: "/",
         secure: true,
         expires: Infinity,
       });
     }
+  }
+
+  /** Whether a request to `url` carries the operator's session (see seed). */
+  signedIn(url: URL): boolean {
+    return this.operatorNames.size > 0 && sessionPath(url.pathname);
   }
 
   /** Takes the `Set-Cookie` fields of a response to `requestUrl` (RFC 6265 5.2 and 5.3). */
@@ -135,8 +148,10 @@ export class CookieJar {
     if (!url) return all;
     const host = canonicalHost(url.hostname);
     if (!registrableDomain(host)) return [];
+    const session = sessionPath(url.pathname);
     return all
       .filter((c) =>
+        (session || !this.operatorNames.has(c.name)) &&
         (c.hostOnly ? host === c.domain : domainMatches(host, c.domain)) &&
         pathMatches(url.pathname || "/", c.path) &&
         (!c.secure || url.protocol === "https:")
