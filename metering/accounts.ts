@@ -39,7 +39,8 @@ export interface KeyLookup {
 // holds a letter. Mail libraries read more into a looser string ("x<a@b.example>", "l:a@b.example;",
 // "a@b.example,c", comments, quoted parts, "[127.0.0.1]"), delivering to an address other than
 // the one the per-address mail limit counts, or to a host of the sender's choosing.
-const LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+// (\x27 and \x60 are the quote and the backquote of atext.)
+const LOCAL = /^[a-z0-9!#$%&\x27*+/=?^_\x60{|}~-]+(?:\.[a-z0-9!#$%&\x27*+/=?^_\x60{|}~-]+)*$/;
 const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9-]*[a-z][a-z0-9-]*$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
