@@ -49,6 +49,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       endpoint: ep,
       params: input.value,
       signal: deps.stopping,
+      owner: caller.accountId,
       chargePage: async () => {
         const r = await deps.meter.charge(caller.accountId, 1, tag);
         if (r.ok) {
@@ -56,6 +57,20 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           snapshot = r.snapshot;
         }
         return r.ok;
+      },
+      // Pages paid for ahead and not in the answer: the call costs the pages its answer spans.
+      // (A refund that fails leaves the call charged as it was, and says so in its headers.)
+      refundPages: async (n) => {
+        const amount = Math.min(n, charged - admitted.charged);
+        if (amount <= 0) return;
+        try {
+          await deps.meter.refund(caller.accountId, periodStart, amount, tag);
+        } catch (e) {
+          deps.log.error(`refund of ${amount} unused page(s) to ${caller.accountId} failed`, e);
+          return;
+        }
+        charged -= amount;
+        if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
       },
     });
     const checked = ep.response.safeParse(body);

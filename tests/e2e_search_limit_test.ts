@@ -1,10 +1,13 @@
 /**
- * Search `limit` over real HTTP: items collected over successive pages, one credit per page used,
- * and a stop with `has_next_page` true when the credits run out.
+ * Search `limit` over real HTTP: items collected over successive pages, one credit per page used
+ * (pages fetched ahead past the last page are refunded), and a stop with `has_next_page` true
+ * when the credits run out.
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { parsePlans } from "../metering/plans.ts";
+import { fixture } from "./fixture.ts";
+import { parseSearch } from "../parsers/search.ts";
 
 // amazon.com__pavel-ipad-pro holds 16 organic results and links a next page.
 function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
@@ -88,4 +91,55 @@ Deno.test("with credits to spare, the pages fetched are the pages charged", asyn
     assert.equal(r.headers.get("x-credits-cost"), String(pages), `limit=${limit}`);
     assert.equal(rig.fake.pageRequests("/s?") - before, pages, `limit=${limit}: pages fetched`);
   }
+});
+
+/** The ipad page as the last page of its results: no next link, no links to further pages. */
+async function lastPage(): Promise<string> {
+  const html = (await fixture("search/amazon.com__pavel-ipad-pro.html"))
+    .replaceAll("s-pagination-next", "s-pagination-gone")
+    .replace(/\bpage=\d+/g, "pg=0");
+  assert.equal(parseSearch(html, { marketplace: "US" }).has_next_page, false);
+  return html;
+}
+
+Deno.test("limit=200 over a one-page result costs 1 credit: pages paid ahead and not used are refunded", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?k=ipad", { html: await lastPage() });
+  const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 16);
+  assert.equal(r.body.has_next_page, false);
+  assert.ok(rig.fake.pageRequests("/s?") > 1, "pages were fetched ahead");
+  assert.equal(r.headers.get("x-credits-cost"), "1");
+  const usage = (await rig.call("/v1/usage")).body as {
+    requests_used: number;
+    requests_remaining: number;
+  };
+  assert.equal(usage.requests_used, 1);
+  assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
+});
+
+Deno.test("limit=200 over a two-page result costs 2 credits, whatever was fetched ahead", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?k=ipad", "search/amazon.com__pavel-ipad-pro.html");
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage() });
+  const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 32);
+  assert.equal(r.body.has_next_page, false);
+  assert.ok(rig.fake.pageRequests("/s?") > 2, "pages were fetched ahead");
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+  const usage = (await rig.call("/v1/usage")).body as {
+    requests_used: number;
+    requests_remaining: number;
+  };
+  assert.equal(usage.requests_used, 2);
+  assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
+  // A second call is charged the same, from the remaining credits the first one left.
+  const again = await rig.call("/v1/products/search?query=ipad&limit=200");
+  assert.equal(again.headers.get("x-credits-cost"), "2");
+  assert.equal(
+    again.headers.get("x-credits-remaining"),
+    String(usage.requests_remaining - 2),
+  );
 });

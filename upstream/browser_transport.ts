@@ -9,7 +9,11 @@
  *   attempt starts a fresh one on the next proxy, after an exponential backoff with jitter;
  * - a timeout is a 504 at once (the caller's time is spent; a retry would double it);
  * - at most `perMarketplace` requests at once per marketplace, identical concurrent requests
- *   sharing one fetch, redirects followed only within marketplace hosts.
+ *   sharing one fetch, redirects followed only within marketplace hosts;
+ * - a call's deadline starts when it is asked for and covers its wait for a slot; slots go to
+ *   the requests' owners (accounts) in turn, and an owner may have at most
+ *   WAITING_PER_OWNER requests waiting per marketplace (then 503 `upstream_busy` at once), so
+ *   that one account's flood cannot hold up every other account's calls.
  */
 import { ApiError } from "../core/api_error.ts";
 import type { InterstitialForm } from "../parsers/soft_interstitial.ts";
@@ -25,7 +29,7 @@ import {
   type Send,
   type Sent,
 } from "./delivery_location.ts";
-import { KeyedLimiter } from "../core/limiter.ts";
+import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
 import { readCapped } from "./read_capped.ts";
 import { metrics } from "../core/metrics.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
@@ -67,6 +71,13 @@ interface Session {
 
 const MAX_REDIRECTS = 5;
 
+/**
+ * Requests one owner (account) may have waiting for a slot of one marketplace, besides those
+ * under way; past it a call is refused at once with 503 `upstream_busy` (uncharged), rather than
+ * queueing without end in front of everyone else's calls.
+ */
+export const WAITING_PER_OWNER = 16;
+
 export class BrowserTransport implements Transport {
   private readonly sessions = new Map<string, Session>();
   private readonly nextProxy = new Map<string, number>();
@@ -89,7 +100,7 @@ export class BrowserTransport implements Transport {
       ...opts,
     };
     this.log = opts.log ?? (() => {});
-    this.limiter = new KeyedLimiter(this.o.perMarketplace);
+    this.limiter = new KeyedLimiter(this.o.perMarketplace, WAITING_PER_OWNER);
     this.clients = this.o.proxies.map((url) => Deno.createHttpClient({ proxy: { url } }));
   }
 
@@ -98,9 +109,42 @@ export class BrowserTransport implements Transport {
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}|${req.readKey ?? ""}`;
-    return this.flights.run(
-      key,
-      () => this.limiter.run(req.marketplace, () => this.withRetries(req)),
+    // Shared by identical requests whoever owns them: the first one's owner and deadline rule.
+    return this.flights.run(key, () => this.limited(req));
+  }
+
+  /** Waits for a slot (the owner's turn), then fetches; the deadline counts from the start. */
+  private async limited(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const deadline = AbortSignal.timeout(this.o.deadlineMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    try {
+      return await this.limiter.run(
+        req.marketplace,
+        () => this.withRetries(req, deadline, signal),
+        { owner: req.owner ?? "", signal },
+      );
+    } catch (e) {
+      if (e instanceof LimiterFull) {
+        metrics.upstreamFailures.inc({ marketplace: req.marketplace, outcome: "busy" });
+        throw new ApiError(
+          503,
+          "upstream_busy",
+          "Too many of this account's calls are waiting for this marketplace; retry in a moment.",
+          { "Retry-After": "1" },
+        );
+      }
+      if (!(e instanceof ApiError) && deadline.aborted && !req.signal?.aborted) {
+        throw this.timedOut(); // still waiting for a slot when the deadline passed
+      }
+      throw e;
+    }
+  }
+
+  private timedOut(): ApiError {
+    return new ApiError(
+      504,
+      "upstream_timeout",
+      `The marketplace did not answer within ${this.o.deadlineMs} ms.`,
     );
   }
 
@@ -109,12 +153,14 @@ export class BrowserTransport implements Transport {
     return Promise.resolve();
   }
 
-  private async withRetries(req: UpstreamRequest): Promise<UpstreamResponse> {
+  private async withRetries(
+    req: UpstreamRequest,
+    deadline: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
     let lastBlocked: UpstreamResponse | undefined;
     let lastError: unknown;
     let interstitialTried = false;
-    const deadline = AbortSignal.timeout(this.o.deadlineMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     for (let attempt = 0; attempt <= this.o.retries; attempt++) {
       if (attempt > 0) await this.backoff(attempt, signal);
       const session = this.session(req.marketplace, req.zip);
@@ -163,13 +209,7 @@ export class BrowserTransport implements Transport {
         }
         return res;
       } catch (e) {
-        if (deadline.aborted && !req.signal?.aborted) {
-          throw new ApiError(
-            504,
-            "upstream_timeout",
-            `The marketplace did not answer within ${this.o.deadlineMs} ms.`,
-          );
-        }
+        if (deadline.aborted && !req.signal?.aborted) throw this.timedOut();
         if (e instanceof ApiError) {
           this.failed(req, attempt, e.code, false);
           throw e;
@@ -273,7 +313,8 @@ export class BrowserTransport implements Transport {
         }
         continue;
       }
-      return { url: current, ...res, authenticated: !!this.o.operatorCookies[s.marketplace] };
+      // Signed in only where the operator's session was sent (see session_paths.ts).
+      return { url: current, ...res, authenticated: s.jar.signedIn(new URL(current)) };
     }
     throw new ApiError(
       502,

@@ -11,7 +11,14 @@ export interface DataRequest {
   params: Record<string, unknown>;
   /** Charges one more credit for a further upstream page (search `limit`); false when none is left. */
   chargePage(): Promise<boolean>;
+  /**
+   * Gives back `n` credits of pages charged through `chargePage()` whose items are not in the
+   * answer (fetched ahead past the last page), before the answer is sent.
+   */
+  refundPages?(n: number): Promise<void>;
   signal?: AbortSignal;
+  /** The account the call is for: upstream capacity is shared out per owner. */
+  owner?: string;
 }
 
 export interface DataSource {

@@ -7,7 +7,10 @@
  * every further one by `chargePage()` just before its request, so the upstream pages a call
  * fetches never outnumber the credits it pays (SPEC: 1 credit per upstream page fetched). When
  * `chargePage()` refuses, the items so far are returned with `has_next_page` true. A failed
- * page that is needed fails the whole call (which the route refunds).
+ * page that is needed fails the whole call (which the route refunds). Pages paid for ahead but
+ * not used in the answer (past the last page, or past the items asked for) are given back with
+ * `refundPages(n)` before the answer is returned, so that a call costs the pages its answer
+ * spans.
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { ProductItem } from "../schemas/resources.ts";
@@ -28,6 +31,8 @@ export interface CollectOptions<Raw> {
   /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
   read(raw: Raw): SearchPage;
   chargePage(): Promise<boolean>;
+  /** Gives back the credits of `n` pages charged with `chargePage()` and not used. */
+  refundPages?(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
   /** Items expected on a page before one has been seen. */
   perPageGuess?: number;
@@ -37,13 +42,25 @@ export interface CollectOptions<Raw> {
 const MAX_PAGE = 400;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
+  let paid = 0;
+  const got = await collect(o, () => paid++);
+  // Every request is settled by now (each is awaited before the next step), so `paid` is final.
+  const unused = paid - (got.pages - 1);
+  if (unused > 0) await o.refundPages?.(unused);
+  return got;
+}
+
+async function collect<Raw>(o: CollectOptions<Raw>, onPaid: () => void): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
   let unpaid = false;
   const request = async (page: number) => {
     if (page > MAX_PAGE || fetched.has(page) || unpaid) return;
-    if (page !== o.firstPage && !(await o.chargePage())) {
-      unpaid = true;
-      return;
+    if (page !== o.firstPage) {
+      if (!(await o.chargePage())) {
+        unpaid = true;
+        return;
+      }
+      onPaid();
     }
     const p = o.fetchPage(page);
     p.catch(() => {}); // a page fetched ahead whose call failed earlier may fail unobserved

@@ -42,6 +42,7 @@ export class UpstreamSource implements DataSource {
         marketplace: mp,
         zip: p.zip as string | undefined,
         signal: req.signal,
+        owner: req.owner,
         parser,
         reviewId: p.review_id === undefined ? undefined : String(p.review_id),
       });
@@ -116,6 +117,7 @@ export class UpstreamSource implements DataSource {
               url,
               marketplace: code,
               signal: req.signal,
+              owner: req.owner,
               parser: "auto",
             }),
         );
@@ -147,6 +149,7 @@ export class UpstreamSource implements DataSource {
         return read;
       },
       chargePage: () => req.chargePage(),
+      refundPages: (n) => req.refundPages?.(n) ?? Promise.resolve(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
     shownForZip(p, mp, got.results.map((r) => r.price?.currency));

@@ -18,6 +18,11 @@ export interface UpstreamRequest {
   zip?: string;
   signal?: AbortSignal;
   /**
+   * Who asks (the account id): a marketplace's slots are shared out among owners in turn, and
+   * each owner may have only so many requests waiting (browser_transport.ts). Unset: owner "".
+   */
+  owner?: string;
+  /**
    * Reads an answer (decode, detect, parse: page_read.ts) once. A transport that retries on
    * block pages calls it on each answer it looks at, instead of decoding the body itself, and
    * returns the outcome with the response; the body may be gone (transferred to a page worker)

@@ -94,6 +94,8 @@ export class WatchScheduler extends PollLoop {
         endpoint: details,
         params,
         signal: this.#d.stopping,
+        // Upstream slots are shared out per account: a watch's refresh waits its account's turn.
+        owner: w.account_id,
         chargePage: () => Promise.resolve(false),
       }) as ProductPage;
     } catch (e) {

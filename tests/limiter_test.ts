@@ -1,0 +1,84 @@
+/**
+ * KeyedLimiter (core/limiter.ts): slots per key, waiters served round-robin by owner, a bound on
+ * each owner's waiters, and waiters that leave the queue when their signal aborts.
+ */
+import assert from "node:assert/strict";
+import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
+
+/** Work that runs until `release()` is called; `started` tells whether it has begun. */
+function gate() {
+  let release!: () => void;
+  const done = new Promise<void>((r) => (release = r));
+  const g = { started: false, release, work: () => ((g.started = true), done) };
+  return g;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/** Work that notes its name and ends. */
+const note = (order: unknown[], name: unknown) => () => Promise.resolve(void order.push(name));
+
+Deno.test("a freed slot goes to the next owner in turn, not to the oldest waiter", async () => {
+  const limiter = new KeyedLimiter(1);
+  const order: string[] = [];
+  const holder = gate();
+  const running = [limiter.run("US", holder.work, { owner: "a" })];
+  for (const name of ["a1", "a2", "a3"]) {
+    running.push(limiter.run("US", note(order, name), { owner: "a" }));
+  }
+  running.push(limiter.run("US", note(order, "b1"), { owner: "b" }));
+  running.push(limiter.run("US", note(order, "c1"), { owner: "c" }));
+  holder.release();
+  await Promise.all(running);
+  assert.deepEqual(order, ["a1", "b1", "c1", "a2", "a3"]);
+});
+
+Deno.test("without owners the queue is first come, first served, as before", async () => {
+  const limiter = new KeyedLimiter(1);
+  const order: number[] = [];
+  const holder = gate();
+  const running = [limiter.run("scrypt", holder.work)];
+  for (let i = 0; i < 5; i++) running.push(limiter.run("scrypt", note(order, i)));
+  holder.release();
+  await Promise.all(running);
+  assert.deepEqual(order, [0, 1, 2, 3, 4]);
+});
+
+Deno.test("an owner past its waiting bound is refused at once; other owners and keys are not", async () => {
+  const limiter = new KeyedLimiter(1, 2);
+  const holder = gate();
+  const running = [limiter.run("US", holder.work, { owner: "a" })];
+  running.push(limiter.run("US", () => Promise.resolve(), { owner: "a" }));
+  running.push(limiter.run("US", () => Promise.resolve(), { owner: "a" }));
+  await assert.rejects(limiter.run("US", () => Promise.resolve(), { owner: "a" }), LimiterFull);
+  running.push(limiter.run("US", () => Promise.resolve(), { owner: "b" }));
+  assert.equal(await limiter.run("DE", () => Promise.resolve(7), { owner: "a" }), 7);
+  holder.release();
+  await Promise.all(running);
+});
+
+Deno.test("a waiter whose signal aborts leaves the queue; the slot goes to the next one", async () => {
+  const limiter = new KeyedLimiter(1, 1);
+  const holder = gate();
+  const running = limiter.run("US", holder.work, { owner: "a" });
+  const stop = new AbortController();
+  const left = limiter.run("US", () => Promise.resolve("ran"), { owner: "a", signal: stop.signal });
+  stop.abort(new Error("stopping"));
+  await assert.rejects(left, /stopping/);
+  // Its place is free again (the bound is 1), and the slot passes it by.
+  const next = gate();
+  const after = limiter.run("US", next.work, { owner: "a" });
+  holder.release();
+  await running;
+  await tick();
+  assert.ok(next.started);
+  next.release();
+  await after;
+  // Nothing is held: a new call starts at once.
+  const fresh = gate();
+  const last = limiter.run("US", fresh.work);
+  await tick();
+  assert.ok(fresh.started);
+  fresh.release();
+  await last;
+});

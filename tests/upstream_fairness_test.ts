@@ -1,0 +1,124 @@
+/**
+ * A marketplace's upstream slots are shared out among accounts, over real HTTP with the real
+ * browser transport against the fake marketplace serving corpus pages: one account's flood of
+ * slow calls neither holds up another account's call nor queues without bound (503
+ * upstream_busy, uncharged), and a call's deadline counts its wait for a slot (504, uncharged).
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import type { TestServer } from "./test_server.ts";
+import { WAITING_PER_OWNER } from "../upstream/browser_transport.ts";
+
+const PRODUCT = "product/amazon.com__app-B07H57DNVV.html";
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+async function call(server: TestServer, key: string, path: string): Promise<Answer> {
+  const res = await server.get(path, key);
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+async function used(server: TestServer, key: string): Promise<number> {
+  return ((await call(server, key, "/v1/usage")).body as { requests_used: number }).requests_used;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const code = (a: Answer) => (a.body.error as { code?: string } | undefined)?.code;
+
+/** Waits until `done()` holds, or `ms` have passed (so that a test without the fix fails, not hangs). */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await sleep(10);
+}
+
+Deno.test("one account's flood neither holds up another account's call nor queues past its bound", async () => {
+  await using rig = await startRig({ plan: "scale", browser: { perMarketplace: 2 } });
+  const other = await rig.server.account("scale");
+  // Two under way, WAITING_PER_OWNER waiting, and six more that find the queue full.
+  const flood = Array.from(
+    { length: 2 + WAITING_PER_OWNER + 6 },
+    (_, i) => `B0SLOW${String(i).padStart(4, "0")}`,
+  );
+  for (const asin of flood) rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", PRODUCT);
+  rig.fake.slowMs = 300; // each flood page holds a slot this long, then answers
+  rig.fake.fail("slow", flood.length, "/dp/B0SLOW");
+
+  const settled: Answer[] = [];
+  const flooding = flood.map((asin) =>
+    call(rig.server, rig.key, `/v1/products/details?asin=${asin}`).then((a) => {
+      settled.push(a);
+      return a;
+    })
+  );
+  // The refusals come at once; once they are in, the rest of the flood is under way or queued.
+  await until(() => settled.filter((a) => a.status === 503).length >= 6, 1_500);
+
+  const mine = await call(rig.server, other.key, "/v1/products/details?asin=B07H57DNVV");
+  const doneBefore = settled.filter((a) => a.status !== 503).length;
+  assert.equal(mine.status, 200, JSON.stringify(mine.body).slice(0, 300));
+  assert.equal(mine.body.asin, "B07H57DNVV");
+  // It got the slot freed by the flood's first wave (or the next), not the one after the queue.
+  assert.ok(
+    doneBefore <= 4,
+    `the other account's call waited for ${doneBefore} of the flood's calls to finish`,
+  );
+
+  const answers = await Promise.all(flooding);
+  const busy = answers.filter((a) => a.status === 503);
+  assert.equal(busy.length, 6, JSON.stringify(answers.map((a) => a.status)));
+  for (const a of busy) {
+    assert.equal(code(a), "upstream_busy");
+    assert.equal(a.headers.get("retry-after"), "1");
+    assert.equal(a.headers.get("x-credits-cost"), "0");
+  }
+  assert.equal(answers.filter((a) => a.status === 200).length, flood.length - 6);
+  assert.equal(rig.fake.pageRequests("/dp/B0SLOW"), flood.length - 6, "refused calls never went");
+  // Only the answered calls are paid for; the refusals were refunded.
+  assert.equal(await used(rig.server, rig.key), flood.length - 6);
+  assert.equal(await used(rig.server, other.key), 1);
+});
+
+Deno.test("a call whose deadline passes while it waits for a slot is an uncharged 504, and never goes", async () => {
+  // One slot, a 1.5 s deadline per call, slow pages that outlast it.
+  await using rig = await startRig({
+    plan: "scale",
+    browser: { perMarketplace: 1, deadlineMs: 1_500 },
+  });
+  const other = await rig.server.account("scale");
+  for (const asin of ["B0SLOW0000", "B0FAST0001", "B0FAST0002", "B0SLOW0003"]) {
+    rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
+  }
+  rig.fake.slowMs = 10_000;
+  rig.fake.fail("slow", 10, "/dp/B0SLOW");
+  const details = (key: string, asin: string) =>
+    call(rig.server, key, `/v1/products/details?asin=${asin}`);
+
+  // The account's slow call holds the slot until its deadline; its next two calls wait behind
+  // it; the other account's slow call joins the queue later. When the slot frees, the account's
+  // first waiter has it, then the other account's turn comes, whose call holds the slot past the
+  // deadline of the account's second waiter: that one times out while still queued.
+  const holder = details(rig.key, "B0SLOW0000");
+  await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") === 1, 1_000);
+  const first = details(rig.key, "B0FAST0001");
+  await sleep(200);
+  const queued = details(rig.key, "B0FAST0002");
+  await sleep(200);
+  const others = details(other.key, "B0SLOW0003");
+
+  const waited = await queued;
+  assert.equal(waited.status, 504, JSON.stringify(waited.body).slice(0, 300));
+  assert.equal(code(waited), "upstream_timeout");
+  assert.equal(waited.headers.get("x-credits-cost"), "0");
+  assert.equal(rig.fake.pageRequests("/dp/B0FAST0002"), 0, "it left the queue without a request");
+
+  assert.equal((await holder).status, 504);
+  const served = (await first).status === 200 ? 1 : 0;
+  await others;
+  assert.equal(await used(rig.server, rig.key), served);
+});
