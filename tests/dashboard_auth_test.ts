@@ -78,6 +78,7 @@ Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link
   });
   assert.equal(r.status, 200);
   assert.match(r.text, /Check your mail/);
+  assert.equal(b.jar.has("__Host-shelf_session"), false, "not signed in");
   assert.equal(b.jar.has("shelf_session"), false, "not signed in");
   assert.equal(await s.accounts.idByEmail(email), null, "no account before confirmation");
   assert.equal(
@@ -399,15 +400,25 @@ Deno.test("Secure follows PUBLIC_URL and, with TRUST_PROXY, X-Forwarded-Proto; n
   const cookieOf = async (s: { url: string }, headers: Record<string, string> = {}) => {
     const r = await fetch(s.url + "/dashboard/signin", { headers });
     await r.body?.cancel();
-    return r.headers.getSetCookie().find((c) => c.startsWith("shelf_form=")) ?? "";
+    return r.headers.getSetCookie().find((c) => /^(__Host-)?shelf_form=/.test(c)) ?? "";
   };
   {
-    await using s = await startServer({ publicUrl: "https://shelf.example" });
-    assert.match(
-      await cookieOf(s),
-      /; Secure/i,
-      "an https public origin: Secure, even over loopback http",
-    );
+    await using s = await startServer({ publicUrl: "https://shelf.example", signup: "open" });
+    const cookie = await cookieOf(s);
+    assert.match(cookie, /; Secure/i, "an https public origin: Secure, even over loopback http");
+    // The __Host- prefix: a browser takes it only from this host, for Path=/, with no Domain.
+    assert.match(cookie, /^__Host-shelf_form=[0-9a-f]{32}; /);
+    assert.match(cookie, /; Path=\/(;|$)/i);
+    assert.doesNotMatch(cookie, /; Domain=/i);
+    const b = browser(s.url);
+    await signUpOpen(b, "host@example.com");
+    assert.ok(b.jar.has("__Host-shelf_session"), "signed in under the prefixed name");
+    // A session planted under the plain name (by a sibling subdomain, say) is not read.
+    const planted = browser(s.url);
+    planted.jar.set("shelf_session", b.jar.get("__Host-shelf_session")!);
+    const r = await planted.send("/dashboard/keys");
+    assert.equal(r.status, 303, "the plain name is no session over https");
+    assert.equal((await b.send("/dashboard/keys")).status, 200);
   }
   {
     await using s = await startServer({ publicUrl: "http://localhost:8000" });

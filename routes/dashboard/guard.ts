@@ -58,31 +58,47 @@ export function publicHttps(c: Context, deps: CookieDeps): boolean {
   return new URL(c.req.url).protocol === "https:";
 }
 
+/**
+ * The cookies' names and path. Over https they carry the `__Host-` prefix, which a browser only
+ * accepts from this very host, Secure, for Path=/ and without a Domain: a sibling subdomain (a
+ * user-content host beside the dashboard, say) cannot plant a session or form token of its own
+ * choosing (cookie tossing). Plain http (local development, the tests) cannot have Secure cookies,
+ * so there they keep the plain names, scoped to /dashboard.
+ */
+function cookies(c: Context, deps: CookieDeps) {
+  return publicHttps(c, deps)
+    ? {
+      session: `__Host-${SESSION_COOKIE}`,
+      form: `__Host-${FORM_COOKIE}`,
+      path: "/",
+      secure: true,
+    }
+    : { session: SESSION_COOKIE, form: FORM_COOKIE, path: "/dashboard", secure: false };
+}
+
 function cookieOptions(c: Context, deps: CookieDeps, maxAgeSec: number) {
-  return {
-    path: "/dashboard",
-    httpOnly: true,
-    secure: publicHttps(c, deps),
-    sameSite: "Lax" as const,
-    maxAge: maxAgeSec,
-  };
+  const { path, secure } = cookies(c, deps);
+  return { path, httpOnly: true, secure, sameSite: "Lax" as const, maxAge: maxAgeSec };
 }
 
 export function setSessionCookie(c: Context, deps: CookieDeps, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, cookieOptions(c, deps, SESSION_MS / 1000));
-  deleteCookie(c, FORM_COOKIE, { path: "/dashboard" });
+  const { session, form, path, secure } = cookies(c, deps);
+  setCookie(c, session, token, cookieOptions(c, deps, SESSION_MS / 1000));
+  deleteCookie(c, form, { path, secure });
 }
 
 export function clearSessionCookie(c: Context, deps: CookieDeps): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/dashboard", secure: publicHttps(c, deps) });
+  const { session, path, secure } = cookies(c, deps);
+  deleteCookie(c, session, { path, secure });
 }
 
 /** The form token for a visitor without a session, set as a cookie when missing. */
 export function formToken(c: Context, deps: CookieDeps): string {
-  const have = getCookie(c, FORM_COOKIE);
+  const name = cookies(c, deps).form;
+  const have = getCookie(c, name);
   if (have && /^[0-9a-f]{32}$/.test(have)) return have;
   const token = randomHex(16);
-  setCookie(c, FORM_COOKIE, token, cookieOptions(c, deps, 3600));
+  setCookie(c, name, token, cookieOptions(c, deps, 3600));
   return token;
 }
 
@@ -91,7 +107,7 @@ export async function currentSession(
   c: Context,
   deps: Deps,
 ): Promise<{ token: string; session: Session } | null> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = getCookie(c, cookies(c, deps).session);
   const session = await readSession(deps.kv, token, deps.clock.now());
   if (!session || !token) return null;
   const credential = await readCredential(deps.kv, session.account_id);
@@ -135,7 +151,7 @@ export function csrfCheck(
     }
     const given = typeof form[CSRF_FIELD] === "string" ? form[CSRF_FIELD] as string : "";
     const signedIn = await currentSession(c, deps);
-    const expected = signedIn ? signedIn.session.csrf : getCookie(c, FORM_COOKIE) ?? "";
+    const expected = signedIn ? signedIn.session.csrf : getCookie(c, cookies(c, deps).form) ?? "";
     if (!expected || !sameToken(given, expected)) {
       return refuse(
         c,
