@@ -24,6 +24,16 @@ import {
 import { BestsellersRank, Crumb, Missing, ProductPage } from "./pages.ts";
 import { isMarketplaceUrl } from "./marketplace_url.ts";
 
+/** One observation of price history (upstream/price_history.ts stores only those that fit). */
+export const HistoryPoint = z.object({
+  observed_at: z.string().describe("When the page was fetched (UTC, ISO 8601)"),
+  price: PriceWithList.nullable(),
+  in_stock: z.boolean(),
+  rating: z.number(),
+  reviews_count: z.int(),
+  bestsellers_rank: z.array(BestsellersRank),
+});
+
 export type Group = "products" | "reviews" | "sellers" | "merchandising" | "utility" | "scrape";
 export const GROUPS: readonly Group[] = [
   "products",
@@ -297,14 +307,9 @@ const dataEndpoints: Endpoint[] = [
     response: z.object({
       asin: z.string(),
       marketplace: z.string(),
-      points: z.array(z.object({
-        observed_at: z.string().describe("When the page was fetched (UTC, ISO 8601)"),
-        price: PriceWithList.nullable(),
-        in_stock: z.boolean(),
-        rating: z.number(),
-        reviews_count: z.int(),
-        bestsellers_rank: z.array(BestsellersRank),
-      })).max(1000).describe("Newest first, at most 1,000; [] for a product never fetched"),
+      points: z.array(HistoryPoint).max(1000).describe(
+        "Newest first, at most 1,000; [] for a product never fetched",
+      ),
     }),
   },
   {

@@ -65,6 +65,31 @@ Deno.test("history: two fetches with a price change between them, newest first, 
   assert.deepEqual(other.body.points, []);
 });
 
+Deno.test("history: a page cannot write into another product's history, nor store what the answer cannot carry", async () => {
+  let history: HistorySource | undefined;
+  await using rig = await startRig({
+    wrap: (source, kv) => (history = new HistorySource(source, kv, systemClock)),
+  });
+  const page = await fixture(PAGE);
+  rig.fake.page(DP, PAGE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  await history!.settled();
+  // Another ASIN's page that names B07H57DNVV (served at /dp/B0ATTACK01) records nothing under it.
+  rig.fake.page("https://www.amazon.com/dp/B0ATTACK01", { html: page.replace("$11.88", "$1.00") });
+  await rig.call("/v1/products/details?asin=B0ATTACK01");
+  await history!.settled();
+  // A count no answer can carry (beyond a safe integer) is not stored either.
+  rig.fake.page(DP, { html: page.replaceAll("33 customer reviews", "100000000000000000000 customer reviews") });
+  await rig.call("/v1/products/details?asin=B07H57DNVV");
+  await history!.settled();
+  const r = await rig.call("/v1/products/history?asin=B07H57DNVV");
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const points = r.body.points as { price: { amount: number }; reviews_count: number }[];
+  assert.deepEqual(points.map((p) => [p.price.amount, p.reviews_count]), [[11.88, 33]]);
+  const attack = await rig.call("/v1/products/history?asin=B0ATTACK01");
+  assert.deepEqual(attack.body.points, [], "nor under the ASIN asked for, which the page was not");
+});
+
 Deno.test("HISTORY=off: nothing recorded, the endpoint answers an uncharged 404", async () => {
   let history: HistorySource | undefined;
   let store: Deno.Kv | undefined;

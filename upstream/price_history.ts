@@ -3,27 +3,26 @@
  * product (time, price, in stock, rating, reviews count, ranks) to the store, whoever asked;
  * `/v1/products/history` reads them back newest first. The append is not awaited by the call
  * that produced it, so history never slows a details answer (bench: `deno task bench history`).
- * Each product keeps at most HISTORY_POINTS observations: every TRIM_EVERY appends of a product
- * in this process, the older ones are deleted. HISTORY=off turns all of it off: nothing is
- * written and the endpoint answers 404.
+ * Only the product asked for is recorded, and only an observation that fits the history answer's
+ * schema: a page naming another ASIN (a redirect, or a page made to) writes nothing into that
+ * ASIN's history, and a value the answer could not carry never reaches the store, where it would
+ * fail every later read. Each product keeps at most HISTORY_POINTS observations: on its first
+ * append this process remembers and every TRIM_EVERY after, the older ones are deleted (so a
+ * product whose count was forgotten among many others is still trimmed). HISTORY=off turns all of
+ * it off: nothing is written and the endpoint answers 404.
  */
 import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Clock } from "../metering/clock.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { ApiError } from "../core/api_error.ts";
 import type { ProductPage } from "../schemas/pages.ts";
+import { HistoryPoint } from "../schemas/endpoints.ts";
+import type { z } from "zod";
 
 export const HISTORY_POINTS = 1_000;
 const TRIM_EVERY = 50;
 
-export interface Observation {
-  observed_at: string;
-  price: ProductPage["price"];
-  in_stock: boolean;
-  rating: number;
-  reviews_count: number;
-  bestsellers_rank: ProductPage["bestsellers_rank"];
-}
+export type Observation = z.infer<typeof HistoryPoint>;
 
 export class HistorySource implements DataSource {
   readonly #inner: DataSource;
@@ -54,7 +53,8 @@ export class HistorySource implements DataSource {
   async fetch(req: DataRequest): Promise<unknown> {
     if (req.endpoint.name === "history") return await this.#history(req);
     const body = await this.#inner.fetch(req);
-    if (this.#enabled && req.endpoint.name === "details") {
+    const asked = String(req.params.asin ?? "");
+    if (this.#enabled && req.endpoint.name === "details" && (body as ProductPage).asin === asked) {
       const mp = String(req.params.marketplace ?? "US");
       const done = this.#append(mp, body as ProductPage).catch(this.#onError)
         .finally(() => this.#pending.delete(done));
@@ -79,12 +79,14 @@ export class HistorySource implements DataSource {
       reviews_count: p.reviews_count,
       bestsellers_rank: p.bestsellers_rank,
     };
+    if (!HistoryPoint.safeParse(point).success) return;
     await this.#kv.set(KV.history(mp, p.asin, now, crypto.randomUUID().slice(0, 8)), point);
     const product = `${mp}|${p.asin}`;
-    const n = (this.#appends.get(product) ?? 0) + 1;
+    const before = this.#appends.get(product);
+    const n = (before ?? 0) + 1;
     if (this.#appends.size > 10_000) this.#appends.clear();
     this.#appends.set(product, n % TRIM_EVERY);
-    if (n % TRIM_EVERY === 0) await this.#trim(mp, p.asin);
+    if (before === undefined || n % TRIM_EVERY === 0) await this.#trim(mp, p.asin);
   }
 
   /** Deletes all but the newest HISTORY_POINTS observations of a product. */
