@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { CachingSource } from "../upstream/result_cache.ts";
 import { ManualClock } from "../metering/clock.ts";
+import { fixture } from "./fixture.ts";
 
 const DETAILS = "/v1/products/details?asin=B07H57DNVV";
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
@@ -46,4 +47,21 @@ Deno.test("different parameters and failed calls are not served from the cache",
     keys.push(JSON.stringify(e.key));
   }
   assert.deepEqual(keys, [], "nothing failed was cached");
+});
+
+Deno.test("an answer that fails its schema is not cached: the fixed page is fetched at once", async () => {
+  const clock = new ManualClock();
+  await using rig = await startRig({ wrap: (s, kv) => new CachingSource(s, kv, clock) });
+  const good = await fixture("product/amazon.com__app-B07H57DNVV.html");
+  // A count beyond a safe integer: the parser reads it, the details schema refuses it (502).
+  const bad = good.replace("33 customer reviews", "99999999999999999999 customer reviews");
+  rig.fake.page(PAGE, { html: bad });
+  const refused = await rig.call(DETAILS);
+  assert.equal(refused.status, 502);
+  assert.equal(refused.headers.get("x-credits-cost"), "0");
+  rig.fake.page(PAGE, { html: good });
+  clock.advance(60_000);
+  const fixed = await rig.call(DETAILS);
+  assert.equal(fixed.status, 200, "the page, fixed, is fetched again within the TTL");
+  assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 2);
 });

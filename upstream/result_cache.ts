@@ -3,7 +3,8 @@
  * parameters) within the endpoint's TTL is answered from the store without an upstream fetch.
  * It is still charged by the route as any call is. Answers over 60 KB are not cached (a KV value
  * holds at most 64 KiB), and neither are searches with `limit`, whose cost is one credit per
- * upstream page the answer spans, nor `/v1/scrape`.
+ * upstream page the answer spans, nor `/v1/scrape`, nor an answer that fails the endpoint's
+ * schema.
  */
 import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Clock } from "../metering/clock.ts";
@@ -72,6 +73,8 @@ export class CachingSource implements DataSource {
       return body;
     }
     const body = await this.#inner.fetch(req);
+    // What fails the endpoint's schema is a 502 at the route; kept, it would be one for the TTL.
+    if (!req.endpoint.response.safeParse(body).success) return body;
     const json = JSON.stringify(body);
     if (new TextEncoder().encode(json).length <= MAX_CACHED_BYTES) {
       await this.#kv.set(key, { at: now, json } satisfies Entry, { expireIn: ttl }).catch(() => {});
