@@ -322,3 +322,52 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
   assert.equal(seeded.header(at("https://www.amazon.de/gp/css/order-history")), "i18n-prefs=EUR");
   assert.match(seeded.header(at("https://www.amazon.de/dp/X")), /session-token=new/);
 });
+
+Deno.test("a session's cookies are bounded: pages that set cookies without end cannot make every request fail", async () => {
+  const jar = new CookieJar();
+  jar.seed("session-token=operator", "www.amazon.com");
+  const at = new URL("https://www.amazon.com/dp/X");
+  for (let round = 0; round < 20; round++) {
+    const h = new Headers();
+    for (let i = 0; i < 40; i++) {
+      h.append("set-cookie", `k${round}_${i}=${"v".repeat(240)}; Domain=.amazon.com; Path=/`);
+    }
+    h.append("set-cookie", `huge${round}=${"h".repeat(5_000)}; Path=/`);
+    jar.store(h, at);
+  }
+  const header = jar.header(at);
+  assert.ok(header.length <= 8_192 + 60 * 2, `Cookie header of ${header.length} bytes`);
+  assert.ok(header.split("; ").length <= 60);
+  assert.match(header, /(^|; )session-token=operator(;|$)/, "the operator's session stays");
+  assert.match(header, /k19_39=/, "the newest cookies are kept");
+  assert.doesNotMatch(header, /huge/, "a cookie over 4 KiB is not kept");
+
+  // Over HTTP: an upstream that sets 40 new cookies with every answer, and a marketplace-like
+  // limit on request headers. Every call of the session keeps working.
+  const page = await Deno.readFile(
+    new URL("../../shared/corpus/product/amazon.com__app-B07H57DNVV.html", import.meta.url),
+  );
+  let n = 0;
+  let largest = 0;
+  const origin = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+    const cookie = req.headers.get("cookie") ?? "";
+    largest = Math.max(largest, cookie.length);
+    if (cookie.length > 16_384) return new Response("header too large", { status: 400 });
+    const h = new Headers({ "content-type": "text/html" });
+    for (let i = 0; i < 40; i++) {
+      h.append("set-cookie", `k${n++}=${"v".repeat(240)}; Domain=.amazon.com; Path=/`);
+    }
+    return new Response(page, { headers: h });
+  });
+  try {
+    await using rig = await startRig({ upstream: `origin:http://127.0.0.1:${origin.addr.port}` });
+    const statuses = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await rig.call(`/v1/products/details?asin=B00000000${i % 10}&x=${i}`)).status);
+    }
+    assert.deepEqual(statuses, Array(12).fill(200));
+    assert.ok(largest <= 8_192 + 120, `largest Cookie header sent: ${largest} bytes`);
+  } finally {
+    await origin.shutdown();
+  }
+});

@@ -159,10 +159,34 @@ export class CookieJar {
       .sort((a, b) => b.path.length - a.path.length);
   }
 
+  /**
+   * Keeps the cookie, as the newest; past MAX_COOKIES, or MAX_JAR_BYTES in all, the oldest ones
+   * the marketplace set go (never one of the operator's session). A cookie over
+   * MAX_COOKIE_BYTES is not kept.
+   */
   private put(c: Cookie): void {
-    this.cookies.set(keyOf(c), c);
+    if (c.name.length + c.value.length > MAX_COOKIE_BYTES) return;
+    const key = keyOf(c);
+    this.cookies.delete(key);
+    this.cookies.set(key, c);
+    let bytes = 0;
+    for (const k of this.cookies.values()) bytes += k.name.length + k.value.length + 2;
+    for (const [k, old] of this.cookies) {
+      if (this.cookies.size <= MAX_COOKIES && bytes <= MAX_JAR_BYTES) return;
+      if (this.operatorNames.has(old.name) || old === c) continue;
+      this.cookies.delete(k);
+      bytes -= old.name.length + old.value.length + 2;
+    }
   }
 }
+
+// Browsers keep at least 50 cookies of 4,096 bytes per domain (RFC 6265 6.1); Amazon sets about
+// 15, a few KB in all. Without bounds, pages that set cookies without end would grow the session
+// until every request's Cookie header is too large for the marketplace to take (a 400, for every
+// caller of the marketplace).
+const MAX_COOKIES = 60;
+const MAX_COOKIE_BYTES = 4_096;
+const MAX_JAR_BYTES = 8_192;
 
 function keyOf(c: Cookie): string {
   return `${c.name}\u0000${c.domain}\u0000${c.path}`;
