@@ -14,7 +14,7 @@ import { dataRoutes } from "./routes/data.ts";
 import { usageRoute } from "./routes/usage.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { adminRoutes } from "./routes/admin.ts";
-import { TooMuchContention } from "./metering/transact.ts";
+import { StoreWriteFailed, TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits } from "./routes/body_limit.ts";
 import { requestLog } from "./routes/access_log.ts";
@@ -113,6 +113,14 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     if (err instanceof TooMuchContention) {
       return errorResponse(
         new ApiError(503, "busy", "The account is busy; retry in a moment.", {
+          "Retry-After": "1",
+        }),
+      );
+    }
+    if (err instanceof StoreWriteFailed) {
+      deps.log.error("store write failed", err.message);
+      return errorResponse(
+        new ApiError(503, "unavailable", "The store cannot be written; retry shortly.", {
           "Retry-After": "1",
         }),
       );

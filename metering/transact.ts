@@ -32,7 +32,25 @@ export class TooMuchContention extends Error {
   }
 }
 
+/**
+ * The store refused to write, again and again (a full disk, a lock another program holds): not
+ * contention, which fails a versionstamp check instead of throwing.
+ */
+export class StoreWriteFailed extends Error {
+  constructor(accountId: string, cause: unknown) {
+    super(
+      `The store refused to write account ${accountId}: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+    );
+    this.name = "StoreWriteFailed";
+  }
+}
+
 const MAX_ATTEMPTS = 64;
+// Commits that threw in a row before the store is taken to refuse writes. A lock held a moment
+// by another process on the same file also throws ("database is locked"), so one is not enough.
+const MAX_WRITE_ERRORS = 8;
 const RECENT_BATCHES = 16;
 
 export async function readAccount(kv: Deno.Kv, accountId: string): Promise<Versioned | null> {
@@ -56,6 +74,8 @@ export async function transact<T>(
   let cur = known;
   let fresh = false;
   let grouped = group !== undefined;
+  let writeErrors = 0;
+  let lastError: unknown;
   if (!cur) {
     cur = await readAccount(kv, accountId);
     fresh = true;
@@ -94,8 +114,11 @@ export async function transact<T>(
       write(op);
       try {
         committed = await op.commit();
-      } catch {
+        writeErrors = 0;
+      } catch (e) {
         committed = null; // outcome unknown: the re-read below tells
+        writeErrors++;
+        lastError = e;
       }
     }
     if (committed?.ok) {
@@ -104,6 +127,7 @@ export async function transact<T>(
     cur = await readAccount(kv, accountId);
     fresh = true;
     if (cur?.state.recent_batches?.includes(batch)) return { result: d.result, current: cur };
+    if (writeErrors >= MAX_WRITE_ERRORS) throw new StoreWriteFailed(accountId, lastError);
     if (attempt >= 4) await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
   }
   throw new TooMuchContention(accountId);
