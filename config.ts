@@ -1,9 +1,12 @@
 /**
- * Settings from the environment (INTERFACE.md), read once at start-up.
+ * Settings from the environment (INTERFACE.md), read once at start-up. An empty value is the same
+ * as an unset one; anything else must be exactly what README "Configuration" documents, or start-up
+ * ends with one line naming the setting (never echoing a secret) and exit code 1.
  */
 import { builtinPlans, parsePlans, type Plans } from "./metering/plans.ts";
 import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 import type { SignupMode } from "./routes/deps.ts";
+import { parseSmtpUrl } from "./mail/smtp.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -37,48 +40,114 @@ export interface Config {
   webhookAllowPrivate: boolean;
 }
 
-export function loadConfig(env: { get(name: string): string | undefined } = Deno.env): Config {
-  const port = Number(env.get("PORT") ?? "8000");
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(
-      `Cannot start as 'PORT' must be a port number: current value is ${env.get("PORT")}`,
-    );
-  }
-  const plansFile = env.get("PLANS_FILE");
+type Env = { get(name: string): string | undefined };
+
+/** A setting's value: an empty value is the same as an unset one (README "Configuration"). */
+function setting(env: Env, name: string): string | undefined {
+  const v = env.get(name);
+  return v === "" ? undefined : v;
+}
+
+export function loadConfig(env: Env = Deno.env): Config {
+  const port = portFrom(setting(env, "PORT"));
+  const plansFile = setting(env, "PLANS_FILE");
+  const smtpUrl = setting(env, "SMTP_URL");
+  const smtpFrom = setting(env, "SMTP_FROM");
+  // Checked here, before the store is opened: a bad SMTP_URL creates no KV file.
+  if (smtpUrl) checkSmtp(smtpUrl, smtpFrom);
   return {
     port,
-    host: env.get("HOST") ?? "0.0.0.0",
+    host: hostFrom(setting(env, "HOST")),
     kvPath: kvPathFrom(env),
-    upstream: env.get("UPSTREAM") ?? "live",
-    resultCache: env.get("RESULT_CACHE") !== "off",
-    adminToken: adminTokenFrom(env.get("ADMIN_TOKEN")),
+    upstream: setting(env, "UPSTREAM") ?? "live",
+    resultCache: onOffFrom("RESULT_CACHE", setting(env, "RESULT_CACHE")),
+    adminToken: adminTokenFrom(setting(env, "ADMIN_TOKEN")),
     plans: plansFile ? plansFrom(plansFile) : builtinPlans(),
-    smtp: env.get("SMTP_URL")
-      ? { url: env.get("SMTP_URL")!, from: env.get("SMTP_FROM") || undefined }
-      : undefined,
-    signup: signupFrom(env.get("SIGNUP"), !!env.get("SMTP_URL")),
-    trustProxy: trustProxyFrom(env.get("TRUST_PROXY")),
-    publicUrl: publicUrlFrom(env.get("PUBLIC_URL"), port),
-    corsOrigins: parseCorsOrigins(env.get("CORS_ORIGINS")),
-    drainSeconds: drainFrom(env.get("DRAIN_SECONDS")),
-    parseWorkers: workersFrom(env.get("PARSE_WORKERS")),
-    history: historyFrom(env.get("HISTORY")),
-    watchMinSeconds: watchMinFrom(env.get("WATCH_MIN_SECONDS")),
-    webhookAllowPrivate: flagFrom("WEBHOOK_ALLOW_PRIVATE", env.get("WEBHOOK_ALLOW_PRIVATE")),
+    smtp: smtpUrl ? { url: smtpUrl, from: smtpFrom } : undefined,
+    signup: signupFrom(setting(env, "SIGNUP"), !!smtpUrl),
+    trustProxy: trustProxyFrom(setting(env, "TRUST_PROXY")),
+    publicUrl: publicUrlFrom(setting(env, "PUBLIC_URL"), port),
+    corsOrigins: parseCorsOrigins(setting(env, "CORS_ORIGINS")),
+    drainSeconds: drainFrom(setting(env, "DRAIN_SECONDS")),
+    parseWorkers: workersFrom(setting(env, "PARSE_WORKERS")),
+    history: onOffFrom("HISTORY", setting(env, "HISTORY")),
+    watchMinSeconds: watchMinFrom(setting(env, "WATCH_MIN_SECONDS")),
+    webhookAllowPrivate: flagFrom("WEBHOOK_ALLOW_PRIVATE", setting(env, "WEBHOOK_ALLOW_PRIVATE")),
   };
 }
 
-function plansFrom(file: string): Plans {
-  let text: string;
+/** SMTP_URL parsed as the mailer will parse it; its errors name the setting, never the value. */
+function checkSmtp(url: string, from: string | undefined): void {
   try {
-    text = Deno.readTextFileSync(file);
+    parseSmtpUrl(url, from);
   } catch (e) {
+    throw new RangeError(`Cannot start as ${whyNot(e)}`);
+  }
+}
+
+/** Decimal digits only: no sign, no spaces, no hex, no exponent. */
+function digits(value: string): number | null {
+  return /^[0-9]{1,10}$/.test(value) ? Number(value) : null;
+}
+
+/** PORT: 0 to 65535 in decimal digits (0: a free port the system picks). */
+function portFrom(value: string | undefined): number {
+  if (value === undefined) return 8000;
+  const n = digits(value);
+  if (n === null || n > 65535) {
     throw new RangeError(
-      `Cannot start as 'PLANS_FILE' cannot be read: ${(e as Error).message.split("\n")[0]}`,
+      `Cannot start as 'PORT' must be a port number from 0 to 65535 in decimal digits: current value is ${
+        JSON.stringify(value)
+      }`,
     );
   }
+  return n;
+}
+
+/**
+ * HOST: an IPv4 address, an IPv6 address, or a host name (looked up when the server binds; an
+ * address this machine does not have, or a name that does not resolve, fails then, naming HOST).
+ */
+export function hostFrom(value: string | undefined): string {
+  if (value === undefined) return "0.0.0.0";
+  const refuse = () =>
+    new RangeError(
+      `Cannot start as 'HOST' must be an IPv4 or IPv6 address or a host name: current value is ${
+        JSON.stringify(value)
+      }`,
+    );
+  if (/^[0-9.]+$/.test(value)) {
+    const parts = value.split(".");
+    if (parts.length !== 4 || parts.some((p) => !/^[0-9]{1,3}$/.test(p) || Number(p) > 255)) {
+      throw refuse();
+    }
+    return value;
+  }
+  if (value.includes(":")) {
+    const bare = value.replace(/^\[(.*)\]$/, "$1");
+    if (!/^[0-9A-Fa-f:.]+$/.test(bare)) throw refuse();
+    try {
+      new URL(`http://[${bare}]/`);
+    } catch {
+      throw refuse();
+    }
+    return bare;
+  }
+  const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  if (value.length > 253 || !new RegExp(`^${label}(?:\\.${label})*\\.?$`).test(value)) {
+    throw refuse();
+  }
+  return value;
+}
+
+/** A plan catalog is a few KB; more than this is a mistake (or /dev/zero), not a catalog. */
+export const MAX_PLANS_FILE_BYTES = 1024 * 1024;
+
+function plansFrom(file: string): Plans {
+  const text = readPlansFile(file);
+  let plans: Plans;
   try {
-    return parsePlans(text);
+    plans = parsePlans(text);
   } catch (e) {
     const issue = (e as { issues?: { path: unknown[]; message: string }[] }).issues?.[0];
     const why = issue
@@ -88,33 +157,86 @@ function plansFrom(file: string): Plans {
       `Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): ${why}`,
     );
   }
+  // The catalog schema keeps the last of two plans with one id: an edit gone wrong, refused.
+  const seen = new Set<string>();
+  for (const p of (JSON.parse(text) as { plans: { id: string }[] }).plans) {
+    if (seen.has(p.id)) {
+      throw new RangeError(
+        `Cannot start as 'PLANS_FILE' is not a plan catalog (INTERFACE.md): plan id ${
+          JSON.stringify(p.id)
+        } appears twice`,
+      );
+    }
+    seen.add(p.id);
+  }
+  return plans;
 }
 
-/** HISTORY: `on` (default) or `off`; off records nothing and /v1/products/history answers 404. */
-function historyFrom(value: string | undefined): boolean {
-  if (value === undefined || value === "" || value === "on") return true;
+/** A regular file of at most MAX_PLANS_FILE_BYTES: a device, a FIFO or a huge file is refused. */
+function readPlansFile(file: string): string {
+  const cannot = (why: string) =>
+    new RangeError(`Cannot start as 'PLANS_FILE' cannot be read: ${why.split("\n")[0]}`);
+  let f: Deno.FsFile | undefined;
+  try {
+    // stat before open: opening a FIFO for reading waits for a writer.
+    const info = Deno.statSync(file);
+    if (!info.isFile) throw cannot(`${file} is not a regular file`);
+    if (info.size > MAX_PLANS_FILE_BYTES) {
+      throw cannot(`${file} is larger than ${MAX_PLANS_FILE_BYTES} bytes`);
+    }
+    f = Deno.openSync(file, { read: true });
+    // Read up to one byte past the limit: a file that grew since the stat is refused all the same.
+    const buf = new Uint8Array(MAX_PLANS_FILE_BYTES + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = f.readSync(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    if (n > MAX_PLANS_FILE_BYTES) {
+      throw cannot(`${file} is larger than ${MAX_PLANS_FILE_BYTES} bytes`);
+    }
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch (e) {
+    if (e instanceof RangeError) throw e;
+    throw cannot((e as Error).message);
+  } finally {
+    f?.close();
+  }
+}
+
+/** An on/off setting (HISTORY, RESULT_CACHE): unset is on; anything but on or off is refused. */
+function onOffFrom(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === "on") return true;
   if (value === "off") return false;
-  throw new RangeError(`Cannot start as 'HISTORY' must be on or off: current value is ${value}`);
+  throw new RangeError(
+    `Cannot start as '${name}' must be on or off: current value is ${JSON.stringify(value)}`,
+  );
 }
 
 /** PARSE_WORKERS: the number of cores unless told; 0 parses on the serving thread. */
 function workersFrom(value: string | undefined): number {
-  if (value === undefined || value === "") return Math.max(1, navigator.hardwareConcurrency ?? 1);
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 256) {
+  if (value === undefined) return Math.max(1, navigator.hardwareConcurrency ?? 1);
+  const n = digits(value);
+  if (n === null || n > 256) {
     throw new RangeError(
-      `Cannot start as 'PARSE_WORKERS' must be a whole number from 0 to 256: current value is ${value}`,
+      `Cannot start as 'PARSE_WORKERS' must be a whole number from 0 to 256: current value is ${
+        JSON.stringify(value)
+      }`,
     );
   }
   return n;
 }
 
+/** DRAIN_SECONDS: seconds in decimal digits, a decimal fraction allowed (`0.5`), 0 to 3600. */
 function drainFrom(value: string | undefined): number {
-  if (value === undefined || value === "") return 10;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 3600) {
+  if (value === undefined) return 10;
+  const n = /^[0-9]{1,4}(\.[0-9]{1,3})?$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 0 && n <= 3600)) {
     throw new RangeError(
-      `Cannot start as 'DRAIN_SECONDS' must be a number of seconds from 0 to 3600: current value is ${value}`,
+      `Cannot start as 'DRAIN_SECONDS' must be a number of seconds from 0 to 3600: current value is ${
+        JSON.stringify(value)
+      }`,
     );
   }
   return n;
@@ -123,8 +245,15 @@ function drainFrom(value: string | undefined): number {
 /** The admin API's bearer token; a short one could be guessed over the network (issue 13.15). */
 export const MIN_ADMIN_TOKEN = 24;
 
+/** Never echoed: only its length, or what kind of character is wrong in it, is named. */
 function adminTokenFrom(value: string | undefined): string | undefined {
-  if (!value) return undefined;
+  if (value === undefined) return undefined;
+  // deno-lint-ignore no-control-regex
+  if (/[\s\x00-\x1f\x7f]/.test(value)) {
+    throw new RangeError(
+      "Cannot start as 'ADMIN_TOKEN' must not contain spaces, line breaks or control characters (a Bearer token is one word)",
+    );
+  }
   if (value.length < MIN_ADMIN_TOKEN) {
     throw new RangeError(
       `Cannot start as 'ADMIN_TOKEN' must have at least ${MIN_ADMIN_TOKEN} characters: current value has ${value.length}`,
@@ -135,7 +264,7 @@ function adminTokenFrom(value: string | undefined): string | undefined {
 
 /** Closed without a mail server, `verify` with one; `open` only when the operator says so. */
 function signupFrom(value: string | undefined, mail: boolean): SignupMode {
-  if (value === undefined || value === "") return mail ? "verify" : "closed";
+  if (value === undefined) return mail ? "verify" : "closed";
   if (value === "open" || value === "closed") return value;
   if (value === "verify") {
     if (!mail) {
@@ -146,65 +275,75 @@ function signupFrom(value: string | undefined, mail: boolean): SignupMode {
     return value;
   }
   throw new RangeError(
-    `Cannot start as 'SIGNUP' must be closed, verify or open: current value is ${value}`,
+    `Cannot start as 'SIGNUP' must be closed, verify or open: current value is ${
+      JSON.stringify(value)
+    }`,
   );
 }
 
-/** TRUST_PROXY: unset, "" or 0 is none; 1 (INTERFACE.md) or up to 10 proxies in a chain. */
+/** TRUST_PROXY: unset or 0 is none; 1 (INTERFACE.md) or up to 10 proxies in a chain. */
 function trustProxyFrom(value: string | undefined): number {
-  if (value === undefined || value === "") return 0;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 10) {
+  if (value === undefined) return 0;
+  const n = digits(value);
+  if (n === null || n > 10) {
     throw new RangeError(
-      `Cannot start as 'TRUST_PROXY' must be 1 (one proxy in front), a number of proxies up to 10, or unset: current value is ${value}`,
+      `Cannot start as 'TRUST_PROXY' must be 1 (one proxy in front), a number of proxies up to 10, or unset: current value is ${
+        JSON.stringify(value)
+      }`,
     );
   }
   return n;
 }
 
-/** A 0/1 setting: unset, "" or 0 is off, 1 is on, anything else a start-up error. */
+/** A 0/1 setting: unset or 0 is off, 1 is on, anything else a start-up error. */
 function flagFrom(name: string, value: string | undefined): boolean {
-  if (value === undefined || value === "" || value === "0") return false;
+  if (value === undefined || value === "0") return false;
   if (value === "1") return true;
-  throw new RangeError(`Cannot start as '${name}' must be 1 or unset: current value is ${value}`);
+  throw new RangeError(
+    `Cannot start as '${name}' must be 1 or unset: current value is ${JSON.stringify(value)}`,
+  );
 }
 
 /** WATCH_MIN_SECONDS: whole seconds from 1 to 30 days; default an hour. */
 function watchMinFrom(value: string | undefined): number {
-  if (value === undefined || value === "") return 3_600;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400) {
+  if (value === undefined) return 3_600;
+  const n = digits(value);
+  if (n === null || n < 1 || n > 30 * 86_400) {
     throw new RangeError(
-      `Cannot start as 'WATCH_MIN_SECONDS' must be a whole number of seconds from 1 to 2592000: current value is ${value}`,
+      `Cannot start as 'WATCH_MIN_SECONDS' must be a whole number of seconds from 1 to 2592000: current value is ${
+        JSON.stringify(value)
+      }`,
     );
   }
   return n;
 }
 
 function publicUrlFrom(value: string | undefined, port: number): string {
-  if (!value) return `http://localhost:${port}`;
+  if (value === undefined) return `http://localhost:${port}`;
+  const refuse = () =>
+    new RangeError(
+      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${
+        redactUrl(value)
+      }`,
+    );
   let u: URL;
   try {
     u = new URL(value);
   } catch {
-    throw new RangeError(
-      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`,
-    );
+    throw refuse();
   }
   if (
     (u.protocol !== "https:" && u.protocol !== "http:") || u.pathname !== "/" || u.search ||
-    u.username
+    u.username || u.password
   ) {
-    throw new RangeError(
-      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${value}`,
-    );
+    throw refuse();
   }
   return u.origin;
 }
 
 /** KV_PATH as given; on Deno Deploy (no KV_PATH) the platform's KV; elsewhere the local file. */
-function kvPathFrom(env: { get(name: string): string | undefined }): string | undefined {
-  const given = env.get("KV_PATH");
+function kvPathFrom(env: Env): string | undefined {
+  const given = setting(env, "KV_PATH");
   if (given) return given;
   if (env.get("DENO_DEPLOYMENT_ID")) return undefined;
   return "./data/shelf.kv";
@@ -212,7 +351,11 @@ function kvPathFrom(env: { get(name: string): string | undefined }): string | un
 
 /** The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read. */
 export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
-  const where = kvPath ?? "the platform's KV";
+  // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
+  const where = kvPath === undefined ? "the platform's KV" : redactUrl(kvPath);
+  const reason = (e: unknown) =>
+    (kvPath ? whyNot(e).replaceAll(kvPath, where) : whyNot(e))
+      .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#'"()]*@/g, "$1");
   let kv: Deno.Kv;
   try {
     if (kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath)) {
@@ -245,6 +388,22 @@ export class StoreError extends Error {
   }
 }
 
-function reason(e: unknown): string {
+/**
+ * A URL without its user name and password, as the URL parser reads it (the user info ends at
+ * the LAST "@" before the host); a value the parser refuses loses everything up to that "@" too.
+ */
+export function redactUrl(value: string): string {
+  try {
+    const u = new URL(value);
+    if (!u.username && !u.password) return value;
+    u.username = "";
+    u.password = "";
+    return u.href;
+  } catch {
+    return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?.*@/s, "$1");
+  }
+}
+
+function whyNot(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split("\n")[0];
 }

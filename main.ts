@@ -2,14 +2,17 @@
  * Starts Shelf: `deno task start`. Runs unchanged on Deno Deploy (no KV_PATH, no file writes)
  * and under `deno compile` (static imports only).
  *
- * A setting or store that cannot be used ends start-up with one line on stderr and exit code 1.
+ * A setting or store that cannot be used ends start-up with one line on stderr and exit code 1:
+ * every setting is checked before the store is opened, and the server binds its address before
+ * anything starts working (watch refreshes, webhooks, alert mail), so an instance that cannot
+ * listen (PORT taken, HOST not on this machine) exits 1 instead of working unreachable.
  * SIGTERM or SIGINT drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
  * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
 import { createApp } from "./app.ts";
-import { type Config, loadConfig, openStore } from "./config.ts";
+import { type Config, loadConfig, openStore, redactUrl } from "./config.ts";
 import { systemClock } from "./metering/clock.ts";
-import { dataSourceFor } from "./upstream/select.ts";
+import { checkUpstream, dataSourceFor } from "./upstream/select.ts";
 import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
@@ -19,17 +22,59 @@ import { supervisedServe } from "./core/supervised_serve.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
-  const store = config.kvPath ? config.kvPath.replace(/\/\/[^@/]*@/, "//") : "Deno Deploy KV";
-  return `Shelf ${denoJson.version} listening on http://${hostname}:${port}/ · store ${store} · ` +
+  const store = config.kvPath ? redactUrl(config.kvPath) : "Deno Deploy KV";
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return `Shelf ${denoJson.version} listening on http://${host}:${port}/ · store ${store} · ` +
     `upstream ${config.upstream.split(":")[0]} · sign-up ${config.signup} · ` +
     `history ${config.history ? "on" : "off"} · parse workers ${config.parseWorkers}${
       config.parseWorkers === 0 ? " (pages are parsed on the serving thread)" : ""
     } · drain ${config.drainSeconds} s`;
 }
 
+/** Until the app exists (a few milliseconds after the bind): 503 `unavailable`, retry in 1 s. */
+function starting(): Response {
+  return Response.json(
+    {
+      error: { code: "unavailable", message: "Shelf is starting; retry in a moment.", status: 503 },
+    },
+    { status: 503, headers: { "retry-after": "1" } },
+  );
+}
+
 async function main(): Promise<void> {
+  // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
+  checkUpstream(config.upstream, Deno.env);
   const kv = await openStore(config.kvPath);
+
+  // Then the address: the loops createApp starts must not run in an instance nobody can reach.
+  let app: { fetch: Deno.ServeHandler<Deno.NetAddr> } | null = null;
+  const server = supervisedServe(
+    { port: config.port, hostname: config.host },
+    (req, info) => app ? app.fetch(req, info) : starting(),
+    {
+      listening: (_addr, restarts) => {
+        if (restarts > 0) opsLog({ event: "listening", restarts });
+      },
+      failed: (e, retryMs) =>
+        opsLog({
+          event: "listener_failed",
+          error: e instanceof Error ? e.message : String(e),
+          retry_ms: retryMs,
+        }),
+    },
+  );
+  let addr: Deno.NetAddr;
+  try {
+    addr = await server.ready;
+  } catch (e) {
+    kv.close();
+    const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+    throw new Error(
+      `Cannot start: cannot listen on 'HOST' ${config.host} 'PORT' ${config.port}: ${why}`,
+    );
+  }
+
   const pages = pageReaderFor(config.parseWorkers, opsLog);
   const source = dataSourceFor(config.upstream, Deno.env, opsLog, pages);
   // History sees real fetches only: the result cache sits in front of it.
@@ -39,7 +84,7 @@ async function main(): Promise<void> {
       opsLog({ event: "history_write_failed", error: (e as Error)?.message ?? String(e) }),
   });
   const stopping = new AbortController();
-  const { app, deps } = createApp({
+  const created = createApp({
     kv,
     plans: config.plans,
     clock: systemClock,
@@ -60,6 +105,9 @@ async function main(): Promise<void> {
       run: true,
     },
   });
+  const { deps } = created;
+  app = created.app;
+  console.log(startupLine(config, addr.hostname, addr.port));
 
   // Where the platform offers Deno.cron (Deno Deploy; `--unstable-cron` elsewhere), a tick each
   // minute wakes the watch loops even when no request keeps an isolate busy; timers do the rest.
@@ -72,19 +120,6 @@ async function main(): Promise<void> {
       deps.watches.delivery.wake();
     });
   }
-
-  const server = supervisedServe({ port: config.port, hostname: config.host }, app.fetch, {
-    listening: ({ hostname, port }, restarts) => {
-      if (restarts === 0) console.log(startupLine(config, hostname, port));
-      else opsLog({ event: "listening", restarts });
-    },
-    failed: (e, retryMs) =>
-      opsLog({
-        event: "listener_failed",
-        error: e instanceof Error ? e.message : String(e),
-        retry_ms: retryMs,
-      }),
-  });
 
   let draining = false;
   const drain = async (signal: string) => {

@@ -69,16 +69,6 @@ function encodeKey(key: Deno.KvKey): KeyPart[] {
   });
 }
 
-function decodeKey(parts: KeyPart[]): Deno.KvKey {
-  return parts.map((p) => {
-    if ("s" in p) return p.s;
-    if ("n" in p) return p.n;
-    if ("i" in p) return BigInt(p.i);
-    if ("t" in p) return p.t;
-    return Uint8Array.from(atob(p.b), (c) => c.charCodeAt(0));
-  });
-}
-
 async function listAll(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
   const out: Deno.KvEntry<unknown>[] = [];
   for await (const e of kv.list({ prefix: [] })) {
@@ -118,20 +108,155 @@ export async function backup(kv: Deno.Kv, file: string, now = Date.now()): Promi
   );
 }
 
-/** Loads a snapshot into an empty store; refuses a store that holds anything. */
+/** One line of a backup, checked and decoded: what restore writes. */
+interface Decoded {
+  line: number;
+  key: Deno.KvKey;
+  value: unknown;
+}
+
+/** A backup line that cannot be restored: its line number (1 is the header) and why. */
+class LineError extends Error {
+  constructor(readonly line: number, why: string) {
+    super(`line ${line}: ${why}`);
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const INTEGER = /^-?[0-9]+$/;
+
+function checkedKey(raw: unknown, line: number): Deno.KvKey {
+  if (!Array.isArray(raw)) throw new LineError(line, "key is not a list of key parts");
+  if (raw.length === 0) throw new LineError(line, "key is empty");
+  return raw.map((p: unknown, i) => {
+    const bad = (why: string) => new LineError(line, `key part ${i + 1}: ${why}`);
+    if (typeof p !== "object" || p === null || Object.keys(p).length !== 1) {
+      throw bad("not one of {s}, {n}, {i}, {t}, {b}");
+    }
+    const [[kind, v]] = Object.entries(p);
+    if (kind === "s" && typeof v === "string") return v;
+    if (kind === "n" && typeof v === "number") return v;
+    if (kind === "i" && typeof v === "string" && INTEGER.test(v)) return BigInt(v);
+    if (kind === "t" && typeof v === "boolean") return v;
+    if (kind === "b" && typeof v === "string" && BASE64.test(v)) {
+      try {
+        return decodeValue({ t: "bytes", v }) as Uint8Array;
+      } catch { /* below */ }
+    }
+    throw bad(`not a valid {${kind}} part`);
+  });
+}
+
+function checkedValue(raw: unknown, line: number): unknown {
+  const bad = (why: string) => new LineError(line, `value: ${why}`);
+  if (typeof raw !== "object" || raw === null || !("t" in raw) || !("v" in raw)) {
+    throw bad("not a typed value {t, v}");
+  }
+  const e = raw as Encoded;
+  const v: unknown = e.v;
+  switch (e.t) {
+    case "json":
+      return v;
+    case "bytes":
+      if (typeof v !== "string" || !BASE64.test(v)) throw bad("bytes that are not base64");
+      try {
+        return decodeValue(e);
+      } catch {
+        throw bad("bytes that are not base64");
+      }
+    case "bigint":
+      if (typeof v !== "string" || !INTEGER.test(v)) throw bad("a bigint that is not an integer");
+      return decodeValue(e);
+    case "date": {
+      const d = typeof v === "string" ? new Date(v) : null;
+      if (!d || Number.isNaN(d.getTime())) throw bad("a date that is not a date");
+      return d;
+    }
+    case "u64":
+      if (typeof v !== "string" || !/^[0-9]+$/.test(v) || BigInt(v) >= 2n ** 64n) {
+        throw bad("a u64 that is not an integer from 0 to 2^64-1");
+      }
+      return decodeValue(e);
+    default:
+      throw bad(`unknown type ${JSON.stringify((raw as { t: unknown }).t)}`);
+  }
+}
+
+/**
+ * Every line of the file checked and decoded before anything is written: JSON, key and value
+ * shapes, no key twice, and each entry accepted by KV (key and value size limits), tried in a
+ * throw-away in-memory store. So a file that cannot be restored whole writes nothing.
+ */
+async function readBackup(file: string): Promise<Decoded[]> {
+  const lines = (await Deno.readTextFile(file)).split("\n");
+  const parse = (i: number): unknown => {
+    try {
+      return JSON.parse(lines[i]);
+    } catch (e) {
+      throw new LineError(i + 1, `not JSON (${(e as Error).message.split("\n")[0]})`);
+    }
+  };
+  if (!lines[0]?.trim()) throw new Error(`${file} is not a Shelf backup (${FORMAT}): it is empty`);
+  let header: { format?: unknown; entries?: unknown } | null;
+  try {
+    header = JSON.parse(lines[0]);
+  } catch {
+    header = null;
+  }
+  if (typeof header !== "object" || header === null || header.format !== FORMAT) {
+    throw new Error(`${file} is not a Shelf backup (${FORMAT})`);
+  }
+  if (!Number.isSafeInteger(header.entries) || (header.entries as number) < 0) {
+    throw new LineError(1, "the header's entries is not a count");
+  }
+  const scratch = await Deno.openKv(":memory:");
+  try {
+    const out: Decoded[] = [];
+    for (let i = 1; i < lines.length; i++) {
+      if (!lines[i].trim()) continue;
+      const line = i + 1;
+      const entry = parse(i);
+      if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+        throw new LineError(line, "not an entry {key, value}");
+      }
+      const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
+      const key = checkedKey(rawKey, line);
+      const value = checkedValue(rawValue, line);
+      let ok: boolean;
+      try {
+        ok = (await scratch.atomic().check({ key, versionstamp: null }).set(key, value).commit())
+          .ok;
+      } catch (e) {
+        throw new LineError(line, (e as Error).message.split("\n")[0]);
+      }
+      if (!ok) throw new LineError(line, "the same key as an earlier line");
+      out.push({ line, key, value });
+    }
+    if (out.length !== header.entries) {
+      throw new Error(`${file} holds ${out.length} entries, its header says ${header.entries}`);
+    }
+    return out;
+  } finally {
+    scratch.close();
+  }
+}
+
+/**
+ * Loads a snapshot into an empty store; refuses a store that holds anything. The whole file is
+ * checked first (see readBackup): a refused file leaves the store empty, ready for a fixed one.
+ */
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) {
     throw new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
   }
-  const lines = (await Deno.readTextFile(file)).split("\n").filter((l) => l.trim());
-  const header = JSON.parse(lines[0] ?? "{}");
-  if (header.format !== FORMAT) {
-    throw new Error(`Cannot restore: ${file} is not a Shelf backup (${FORMAT})`);
-  }
-  const entries = lines.slice(1).map((l) => JSON.parse(l) as { key: KeyPart[]; value: Encoded });
-  if (entries.length !== header.entries) {
+  let entries: Decoded[];
+  try {
+    entries = await readBackup(file);
+  } catch (e) {
     throw new Error(
-      `Cannot restore: ${file} holds ${entries.length} entries, its header says ${header.entries}`,
+      `Cannot restore: ${e instanceof LineError ? `${file} ` : ""}${
+        (e as Error).message.split("\n")[0]
+      }`,
     );
   }
   // Ten entries a commit: every KV backend takes ten checks in one atomic operation.
@@ -139,18 +264,30 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   let restored = 0;
   for (let i = 0; i < entries.length; i += 10) {
     const op = kv.atomic();
-    for (const e of entries.slice(i, i + 10)) {
-      const key = decodeKey(e.key);
-      const value = decodeValue(e.value);
+    let n = 0;
+    for (const { key, value } of entries.slice(i, i + 10)) {
       const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
       if (typeof expiresAt === "number" && expiresAt <= now) continue;
       op.check({ key, versionstamp: null })
         .set(key, value, typeof expiresAt === "number" ? { expireIn: expiresAt - now } : undefined);
-      restored++;
+      n++;
     }
-    if (!(await op.commit()).ok) {
-      throw new Error("Cannot restore: the store changed while it was being restored");
+    let ok: boolean;
+    try {
+      ok = (await op.commit()).ok;
+    } catch (e) {
+      throw new Error(
+        `Cannot restore: the store failed after ${restored} of ${entries.length} entries were written (${
+          (e as Error).message.split("\n")[0]
+        }); restore into a new store`,
+      );
     }
+    if (!ok) {
+      throw new Error(
+        `Cannot restore: the store changed while it was being restored (after ${restored} entries); restore into a new store`,
+      );
+    }
+    restored += n;
   }
   return restored;
 }

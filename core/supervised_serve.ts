@@ -6,6 +6,11 @@
  * server is reported and a new one listens on the same address after a back-off (0.1 s doubling
  * to 5 s, back to 0.1 s after a minute of health), so the service answers again as soon as
  * descriptors are free, and only a shutdown stops it.
+ *
+ * Only after the first listen: a server that cannot listen at all (the port taken by another
+ * process, an address this machine does not have, a name that does not resolve) is a start-up
+ * error, not something to wait out. `ready` then rejects, no retry follows, and the caller ends
+ * start-up (main.ts: one line naming PORT and HOST, exit code 1).
  */
 
 const FIRST_DELAY_MS = 100;
@@ -20,6 +25,8 @@ export interface ServeEvents {
 }
 
 export interface SupervisedServer {
+  /** The first listen: resolves with its address, or rejects with why it could not listen. */
+  ready: Promise<Deno.NetAddr>;
   /** Stops accepting, lets requests under way finish, and ends the restarts. */
   shutdown(): Promise<void>;
 }
@@ -34,10 +41,20 @@ export function supervisedServe(
   let restarts = 0;
   let delay = FIRST_DELAY_MS;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  let listened = false;
+  let settle!: { resolve(a: Deno.NetAddr): void; reject(e: unknown): void };
+  const ready = new Promise<Deno.NetAddr>((resolve, reject) => (settle = { resolve, reject }));
+  ready.catch(() => {}); // the caller awaits it; no unhandled rejection if it does not
 
   const fail = (error: unknown, startedAt: number) => {
     server = null;
     if (stopping) return;
+    if (!listened) {
+      // Never listened: nothing to restart. Fatal, reported once through `ready`.
+      stopping = true;
+      settle.reject(error);
+      return;
+    }
     if (Date.now() - startedAt >= HEALTHY_MS) delay = FIRST_DELAY_MS;
     events.failed(error, delay);
     retry = setTimeout(() => {
@@ -52,7 +69,16 @@ export function supervisedServe(
     const startedAt = Date.now();
     const n = restarts;
     try {
-      const s = Deno.serve({ ...options, onListen: (addr) => events.listening(addr, n) }, handler);
+      const s = Deno.serve({
+        ...options,
+        onListen: (addr) => {
+          if (!listened) {
+            listened = true;
+            settle.resolve(addr);
+          }
+          events.listening(addr, n);
+        },
+      }, handler);
       server = s;
       s.finished.then(() => {
         if (server === s) server = null;
@@ -64,6 +90,7 @@ export function supervisedServe(
 
   start();
   return {
+    ready,
     async shutdown() {
       stopping = true;
       clearTimeout(retry);

@@ -40,24 +40,46 @@ export class SmtpError extends Error {
   }
 }
 
+/**
+ * Errors name SMTP_URL and what is wrong, never the value: it holds the mail password. Only
+ * `smtp://` and `smtps://` URLs that name a host are taken (`smtp:host` has none: nodemailer would
+ * quietly use localhost).
+ */
 export function parseSmtpUrl(
   url: string,
   from: string | undefined,
   timeoutMs = 15_000,
 ): SmtpConfig {
-  const u = new URL(url);
-  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") {
-    throw new TypeError(
-      `Cannot send mail as 'SMTP_URL' must be smtp:// or smtps://: current value is ${u.protocol}`,
-    );
+  const refuse = (why: string) =>
+    new TypeError(`'SMTP_URL' must be smtp://user:pass@host:port or smtps://…: ${why}`);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw refuse("the value is not a URL (not shown: it may hold a password)");
   }
+  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") {
+    throw refuse("its scheme is neither smtp nor smtps");
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (!host || !url.slice(u.protocol.length).startsWith("//")) {
+    throw refuse("it names no host");
+  }
+  if (u.port === "0") throw refuse("port 0 is not a port a mail server listens on");
+  const decode = (part: string, what: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw refuse(`its ${what} has a malformed %-escape`);
+    }
+  };
   const tls = u.protocol === "smtps:";
   return {
-    host: u.hostname.replace(/^\[|\]$/g, ""),
+    host,
     port: u.port ? Number(u.port) : tls ? 465 : 25,
     tls,
-    user: u.username ? decodeURIComponent(u.username) : null,
-    pass: u.password ? decodeURIComponent(u.password) : null,
+    user: u.username ? decode(u.username, "user name") : null,
+    pass: u.password ? decode(u.password, "password") : null,
     from: from || `Shelf <shelf@${u.hostname || "localhost"}>`,
     timeoutMs,
   };

@@ -174,3 +174,65 @@ Deno.test("backup, then restore into an empty store: every key works with the sa
   }
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("restore checks the whole file first: a bad line is named and nothing is written, so a good file restores after it", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/r.kv`;
+  const header = (n: number) => JSON.stringify({ format: "shelf-backup/1", entries: n });
+  const entry = (key: unknown, value: unknown) => JSON.stringify({ key, value });
+  const junk = (i: number) => entry([{ s: "junk" }, { n: i }], { t: "json", v: i });
+  const files: Record<string, [string[], RegExp]> = {
+    // Ten good entries (one commit's worth) before the bad one: they must not be written.
+    toolarge: [
+      [
+        header(12),
+        ...Array.from({ length: 11 }, (_, i) => junk(i)),
+        entry([{ s: "junk" }, { n: 99 }], { t: "json", v: "x".repeat(70_000) }),
+      ],
+      /line 13: Value too large/,
+    ],
+    bigkey: [
+      [header(1), entry([{ s: "x".repeat(3000) }], { t: "json", v: 1 })],
+      /line 2: Key too large/,
+    ],
+    badkey: [[header(1), entry("x", { t: "json", v: 1 })], /line 2: key is not a list/],
+    emptykey: [[header(1), entry([], { t: "json", v: 1 })], /line 2: key is empty/],
+    badpart: [[header(2), junk(1), entry([{ q: 1 }], { t: "json", v: 1 })], /line 3: key part 1/],
+    nullline: [[header(1), "null"], /line 2: not an entry/],
+    badbig: [
+      [header(1), entry([{ s: "k" }], { t: "bigint", v: "notanumber" })],
+      /line 2: value: a bigint/,
+    ],
+    badu64: [[header(1), entry([{ s: "k" }], { t: "u64", v: "-1" })], /line 2: value: a u64/],
+    badtype: [
+      [header(1), entry([{ s: "k" }], { t: "weird", v: 1 })],
+      /line 2: value: unknown type/,
+    ],
+    truncated: [
+      [header(2), junk(1), '{"key":[{"s":"junk"},{"n":2}],"value":{"t":"js'],
+      /line 3: not JSON/,
+    ],
+    dup: [[header(2), junk(1), junk(1)], /line 3: the same key as an earlier line/],
+    count: [[header(3), junk(1), junk(2)], /holds 2 entries, its header says 3/],
+  };
+  try {
+    for (const [name, [lines, pattern]] of Object.entries(files)) {
+      const file = `${dir}/${name}.jsonl`;
+      await Deno.writeTextFile(file, lines.join("\n") + "\n");
+      const r = await cli(kvPath, "restore", file);
+      assert.equal(r.code, 1, `${name}: ${r.stdout}`);
+      assert.equal(r.stderr.trim().split("\n").length, 1, `${name}: ${r.stderr}`);
+      assert.match(r.stderr, /^admin: Cannot restore: /, name);
+      assert.match(r.stderr, pattern, name);
+      assert.doesNotMatch(r.stderr, /is not a function|Cannot read properties|at file:/, name);
+    }
+    // Nothing was written by any of them: the same store takes a good file.
+    const good = `${dir}/good.jsonl`;
+    await Deno.writeTextFile(good, [header(3), junk(1), junk(2), junk(3)].join("\n") + "\n");
+    const ok = await cli(kvPath, "restore", good);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout).entries, 3);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

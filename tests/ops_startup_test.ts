@@ -5,6 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { freePort, spawnShelf } from "./proof/shelf_process.ts";
+import { createAccount } from "./proof/admin_client.ts";
+import { FakeMarketplace } from "./fake_marketplace.ts";
+import { receiver } from "./webhook_receiver.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -147,4 +151,208 @@ Deno.test("start-up prints one line naming version, address, store, upstream mod
     assert.doesNotMatch(line, /a{24}/, "no secret in the start-up line");
   }
   await Deno.remove(dir, { recursive: true });
+});
+
+/** Every key of a store with its versionstamp (the start-up probe leaves none behind). */
+async function storeState(kvPath: string): Promise<string[]> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const out: string[] = [];
+    for await (const e of kv.list({ prefix: [] })) {
+      out.push(
+        `${JSON.stringify(e.key, (_, v) => typeof v === "bigint" ? `${v}n` : v)} ${e.versionstamp}`,
+      );
+    }
+    return out;
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("a PORT in use ends start-up with one line and exit code 1, before any watch is refreshed or webhook sent", async () => {
+  await using fake = new FakeMarketplace();
+  await using hook = receiver();
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const token = `startup-${crypto.randomUUID()}`;
+  const settings = {
+    KV_PATH: kvPath,
+    UPSTREAM: fake.upstream,
+    ADMIN_TOKEN: token,
+    WATCH_MIN_SECONDS: "1",
+    WEBHOOK_ALLOW_PRIVATE: "1",
+  };
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    // A store with a watch due every second, as a second `deno task start` would find it.
+    const first = await spawnShelf(settings);
+    try {
+      const { key } = await createAccount(first.url, token, "growth");
+      const r = await fetch(`${first.url}/v1/watches`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({
+          asin: "B07H57DNVV",
+          every_seconds: 1,
+          webhook_url: hook.url,
+          on: ["price"],
+        }),
+      });
+      assert.equal(r.status, 201);
+      await r.body?.cancel();
+      const until = Date.now() + 15_000;
+      while (fake.pageRequests("/dp/B07H57DNVV") < 1 && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      assert.equal(await first.stop("SIGTERM"), 0);
+    }
+    const fetched = fake.pageRequests("/dp/B07H57DNVV");
+    assert.ok(fetched >= 1, "the watch was refreshed by the instance that could listen");
+    const delivered = hook.got.length;
+    await new Promise((r) => setTimeout(r, 1_500)); // the watch is due again
+
+    const before = await storeState(kvPath);
+    const port = (taken.addr as Deno.NetAddr).port;
+    const r = await startFails({ ...settings, PORT: String(port) });
+    oneLine(
+      r,
+      new RegExp(
+        `^shelf: Cannot start: cannot listen on 'HOST' 127\\.0\\.0\\.1 'PORT' ${port}: .*in use`,
+      ),
+    );
+    assert.doesNotMatch(r.stdout, /listener_failed/, "no retries of a first bind");
+    assert.equal(
+      fake.pageRequests("/dp/B07H57DNVV"),
+      fetched,
+      "no watch refresh without a listener",
+    );
+    assert.equal(hook.got.length, delivered, "no webhook without a listener");
+    assert.deepEqual(
+      await storeState(kvPath),
+      before,
+      "nothing written to the store: no watch claimed, no webhook or mail settled",
+    );
+  } finally {
+    taken.close();
+    await removeKvFiles(kvPath);
+  }
+});
+
+Deno.test("a HOST that cannot be listened on (malformed, not on this machine, not resolvable) ends start-up with one line naming HOST", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const kv = `${dir}/s.kv`;
+    oneLine(
+      await startFails({ KV_PATH: kv, HOST: "999.1.1.1" }),
+      /^shelf: Cannot start as 'HOST' /,
+    );
+    oneLine(await startFails({ KV_PATH: kv, HOST: "a b" }), /^shelf: Cannot start as 'HOST' /);
+    oneLine(
+      await startFails({ KV_PATH: kv, HOST: "192.0.2.1" }), // TEST-NET-1: no machine has it
+      /^shelf: Cannot start: cannot listen on 'HOST' 192\.0\.2\.1 'PORT' \d+: /,
+    );
+    oneLine(
+      await startFails({ KV_PATH: kv, HOST: "no-such-host.invalid" }),
+      /^shelf: Cannot start: cannot listen on 'HOST' no-such-host\.invalid /,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("start-up errors name the setting and never print a credential", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = `${dir}/s.kv`;
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ SMTP_URL: "smtp://user:s3cretPW@exa mple.com:25" }, /'SMTP_URL'/],
+    [{ SMTP_URL: "smtp://user:s3cretPW@mail.example.com:99999" }, /'SMTP_URL'/],
+    [{ SMTP_URL: "s3cretPW" }, /'SMTP_URL'/],
+    [{ SMTP_URL: "smtp://user:s3cretPW%E0%A4%A@mail.example.com:25" }, /'SMTP_URL'.*%-escape/],
+    [{ SMTP_URL: "s3cretPW:x@mail.example.com" }, /'SMTP_URL'/],
+    [{ UPSTREAM: "origin:http://u:s3cretPW@ho st" }, /'UPSTREAM'/],
+    [{ UPSTREAM: "origin:ftp://u:s3cretPW@example.com/" }, /'UPSTREAM'/],
+    [
+      { UPSTREAM: "live", UPSTREAM_PROXIES: "http://user:s3cretPW@proxy.example:99999" },
+      /'UPSTREAM_PROXIES' entry 1/,
+    ],
+    [
+      { UPSTREAM: "live", UPSTREAM_PROXIES: "http://p.example:1,http://user:s3cretPW@ho st:1" },
+      /'UPSTREAM_PROXIES' entry 2/,
+    ],
+    [
+      { UPSTREAM: "live", HTTP_PROXY: "ftp://user:s3cretPW@proxy.example:21" },
+      /'HTTP_PROXY' entry 1/,
+    ],
+    [
+      { UPSTREAM: "live", UPSTREAM_COOKIES_US: "session=s3cretPW\r\nX-Injected: 1" },
+      /'UPSTREAM_COOKIES_US'/,
+    ],
+    [{ ADMIN_TOKEN: "s3cretPW s3cretPW s3cretPW" }, /'ADMIN_TOKEN'/],
+    [{ PUBLIC_URL: "https://user:s3cretPW@shelf.example/" }, /'PUBLIC_URL'/],
+    [
+      { KV_PATH: "https://user:s3cretPW@127.0.0.1:1/", DENO_KV_ACCESS_TOKEN: "" },
+      /^shelf: Cannot (open|write to) the store at https:\/\/127\.0\.0\.1:1\/: /,
+    ],
+    [
+      // A raw "@" in the password: the user info ends at the LAST "@" before the host.
+      { KV_PATH: "https://u:kv@s3cretPW@127.0.0.1:1/", DENO_KV_ACCESS_TOKEN: "t" },
+      /^shelf: Cannot (open|write to) the store at https:\/\/127\.0\.0\.1:1\/: /,
+    ],
+  ];
+  try {
+    for (const [env, pattern] of cases) {
+      const r = await startFails({ KV_PATH: kv, ...env });
+      oneLine(r, pattern);
+      assert.doesNotMatch(
+        r.stderr + r.stdout,
+        /s3cret/i,
+        `a secret printed for ${JSON.stringify(env)}`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("settings with silently wrong values are refused, and before the store is created", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = `${dir}/never/s.kv`;
+  await Deno.writeTextFile(
+    `${dir}/dup.json`,
+    JSON.stringify({
+      plans: [
+        { id: "free", credits: 50, rate_limit_per_sec: 1, max_keys: 1, groups: ["products"] },
+        { id: "free", credits: 999999, rate_limit_per_sec: 1, max_keys: 1, groups: ["scrape"] },
+      ],
+    }),
+  );
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: "0x50a0" }, /'PORT'/],
+    [{ PORT: "19e3" }, /'PORT'/],
+    [{ PORT: " 19555 " }, /'PORT'/],
+    [{ DRAIN_SECONDS: " " }, /'DRAIN_SECONDS'/],
+    [{ DRAIN_SECONDS: "0x10" }, /'DRAIN_SECONDS'/],
+    [{ PARSE_WORKERS: " " }, /'PARSE_WORKERS'/],
+    [{ RESULT_CACHE: "0" }, /'RESULT_CACHE'/],
+    [{ SMTP_URL: "smtp:xyz" }, /'SMTP_URL'.*no host/],
+    [{ UPSTREAM: "origin:javascript:alert(1)" }, /'UPSTREAM'/],
+    [{ UPSTREAM: "origin:ftp://example.com/" }, /'UPSTREAM'/],
+    [{ UPSTREAM: `archive:${dir}/missing.warc` }, /'UPSTREAM'.*archive/],
+    [{ ADMIN_TOKEN: " ".repeat(25) }, /'ADMIN_TOKEN'/],
+    [{ PLANS_FILE: `${dir}/dup.json` }, /'PLANS_FILE'.*"free" appears twice/],
+    [{ PLANS_FILE: "/dev/zero" }, /'PLANS_FILE'.*not a regular file/],
+  ];
+  try {
+    for (const [env, pattern] of cases) {
+      oneLine(await startFails({ KV_PATH: kv, ...env }), pattern);
+      assert.equal(
+        await Deno.stat(`${dir}/never`).then(() => true, () => false),
+        false,
+        `the store was created before ${JSON.stringify(env)} was refused`,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

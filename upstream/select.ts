@@ -29,28 +29,119 @@ export function transportFor(
   env: Env = Deno.env,
   extra: BrowserOptions = {},
 ): Transport {
-  if (upstream.startsWith("archive:")) {
-    return new ArchiveTransport(upstream.slice("archive:".length));
-  }
-  let transport: Transport;
-  if (upstream === "live") {
-    transport = new BrowserTransport({ ...browserOptions(env), ...extra });
-  } else if (upstream.startsWith("origin:")) {
-    const origin = upstream.slice("origin:".length);
-    new URL(origin); // a malformed origin fails at start-up, not on the first call
-    transport = new BrowserTransport({ ...browserOptions(env), ...extra, origin });
-  } else {
-    throw new RangeError(
-      `Cannot start as 'UPSTREAM' must be live, origin:URL or archive:PATH: current value is ${upstream}`,
-    );
-  }
+  const mode = checkUpstream(upstream, env);
+  if (mode.kind === "archive") return new ArchiveTransport(mode.path);
+  const transport = new BrowserTransport({
+    ...browserOptions(env),
+    ...extra,
+    ...(mode.kind === "origin" ? { origin: mode.origin } : {}),
+  });
   const record = env.get("UPSTREAM_RECORD");
   return record ? new RecordingTransport(transport, record) : transport;
 }
 
+export type UpstreamMode =
+  | { kind: "live" }
+  | { kind: "origin"; origin: string }
+  | { kind: "archive"; path: string };
+
+/**
+ * UPSTREAM and the settings it uses (proxies, operator cookies), checked before anything is
+ * opened: each error names its setting and what is wrong, and never echoes a URL's credentials
+ * or a cookie. `origin:` takes an http(s) URL with a host; `archive:` a file or folder that
+ * exists; a proxy an http(s) or socks5 URL; a cookie one header value (no line break or control
+ * character).
+ */
+export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMode {
+  if (upstream.startsWith("archive:")) {
+    const path = upstream.slice("archive:".length);
+    try {
+      if (!path) throw new Error("no path after archive:");
+      Deno.statSync(path);
+    } catch (e) {
+      throw new RangeError(
+        `Cannot start as 'UPSTREAM' names an archive that cannot be read: ${
+          (e as Error).message.split("\n")[0]
+        }`,
+      );
+    }
+    return { kind: "archive", path };
+  }
+  let mode: UpstreamMode;
+  if (upstream === "live") {
+    mode = { kind: "live" };
+  } else if (upstream.startsWith("origin:")) {
+    const origin = upstream.slice("origin:".length);
+    const u = httpUrl(origin, ["http:", "https:"]);
+    if (typeof u === "string") {
+      throw new RangeError(
+        `Cannot start as 'UPSTREAM' must be origin: followed by an http(s) URL: ${u}`,
+      );
+    }
+    mode = { kind: "origin", origin };
+  } else {
+    throw new RangeError(
+      `Cannot start as 'UPSTREAM' must be live, origin:URL or archive:PATH: current value is ${
+        JSON.stringify(withoutUserInfo(upstream))
+      }`,
+    );
+  }
+  const proxySetting = env.get("UPSTREAM_PROXIES") ? "UPSTREAM_PROXIES" : "HTTP_PROXY";
+  proxyList(env).forEach((proxy, i) => {
+    const u = httpUrl(proxy, ["http:", "https:", "socks5:", "socks5h:"]);
+    let why = typeof u === "string" ? u : null;
+    if (!why) {
+      try {
+        Deno.createHttpClient({ proxy: { url: proxy } }).close();
+      } catch (e) {
+        why = (e as Error).message.split("\n")[0];
+      }
+    }
+    if (why) {
+      throw new RangeError(
+        `Cannot start as '${proxySetting}' entry ${
+          i + 1
+        } must be an http(s) or socks5 proxy URL: ${why}`,
+      );
+    }
+  });
+  for (const code of MARKETPLACE_CODES) {
+    const name = `UPSTREAM_COOKIES_${code}`;
+    // deno-lint-ignore no-control-regex
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(env.get(name) ?? "")) {
+      throw new RangeError(
+        `Cannot start as '${name}' must be one Cookie header value: it holds a line break or control character`,
+      );
+    }
+  }
+  return mode;
+}
+
+/** The URL, or why it is not one of `schemes` with a host; the reason never holds the value. */
+function httpUrl(value: string, schemes: string[]): URL | string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return "the value given is not a valid URL (host name, port or %-escape)";
+  }
+  if (!schemes.includes(u.protocol)) return `its scheme is not ${schemes.join(", ")}`;
+  if (!u.hostname) return "it names no host";
+  return u;
+}
+
+/** For an error message: everything up to the last "@" of the authority dropped. */
+function withoutUserInfo(value: string): string {
+  return value.includes("@") ? value.replace(/^(.*?:\/\/)?.*@/s, "$1") : value;
+}
+
+function proxyList(env: Env): string[] {
+  const list = env.get("UPSTREAM_PROXIES") || env.get("HTTP_PROXY") || "";
+  return list.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
 function browserOptions(env: Env): BrowserOptions {
-  const list = env.get("UPSTREAM_PROXIES") ?? env.get("HTTP_PROXY") ?? "";
-  const proxies = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const proxies = proxyList(env);
   const operatorCookies: Record<string, string> = {};
   for (const code of MARKETPLACE_CODES) {
     const cookie = env.get(`UPSTREAM_COOKIES_${code}`);

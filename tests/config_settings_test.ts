@@ -1,0 +1,191 @@
+/**
+ * Settings read exactly as README "Configuration" documents them (probe D, finding 5): an empty
+ * value is the same as an unset one, numbers are decimal digits only, on/off settings take only
+ * on or off, and values that would run silently wrong are refused with one line naming the
+ * setting. Process-level checks (exit code 1, nothing created, no secret printed) are in
+ * ops_startup_test.ts.
+ */
+import assert from "node:assert/strict";
+import { hostFrom, loadConfig, MAX_PLANS_FILE_BYTES, redactUrl } from "../config.ts";
+import { checkUpstream } from "../upstream/select.ts";
+import { parseSmtpUrl } from "../mail/smtp.ts";
+
+const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+
+Deno.test("an empty setting is the same as an unset one", () => {
+  const empty = loadConfig(env({
+    PORT: "",
+    HOST: "",
+    UPSTREAM: "",
+    RESULT_CACHE: "",
+    ADMIN_TOKEN: "",
+    PLANS_FILE: "",
+    SMTP_URL: "",
+    SIGNUP: "",
+    DRAIN_SECONDS: "",
+    PARSE_WORKERS: "",
+    HISTORY: "",
+    WATCH_MIN_SECONDS: "",
+    PUBLIC_URL: "",
+  }));
+  const unset = loadConfig(env({}));
+  assert.equal(empty.port, 8000, "PORT= is the default port, never a random one");
+  assert.deepEqual(
+    { ...empty, plans: null, corsOrigins: null },
+    { ...unset, plans: null, corsOrigins: null },
+  );
+});
+
+Deno.test("numbers are decimal digits only", () => {
+  assert.equal(loadConfig(env({ PORT: "19555" })).port, 19555);
+  assert.equal(loadConfig(env({ DRAIN_SECONDS: "0.5" })).drainSeconds, 0.5);
+  assert.equal(loadConfig(env({ DRAIN_SECONDS: "30" })).drainSeconds, 30);
+  for (const v of ["0x50a0", "19e3", " 19555 ", "+80", "80.0", "1_000", "65536"]) {
+    assert.throws(() => loadConfig(env({ PORT: v })), /^RangeError: Cannot start as 'PORT'/, v);
+  }
+  for (const v of [" ", "0x10", "1e1", "-1", ".5", "Infinity", "3601"]) {
+    assert.throws(() => loadConfig(env({ DRAIN_SECONDS: v })), /'DRAIN_SECONDS'/, v);
+  }
+  for (const v of [" ", "0x2", "2.0", "1e1"]) {
+    assert.throws(() => loadConfig(env({ PARSE_WORKERS: v })), /'PARSE_WORKERS'/, v);
+  }
+  for (const v of [" ", "0x10", "1e3"]) {
+    assert.throws(() => loadConfig(env({ WATCH_MIN_SECONDS: v })), /'WATCH_MIN_SECONDS'/, v);
+  }
+});
+
+Deno.test("RESULT_CACHE and HISTORY take on or off, nothing else", () => {
+  assert.equal(loadConfig(env({})).resultCache, true);
+  assert.equal(loadConfig(env({ RESULT_CACHE: "on" })).resultCache, true);
+  assert.equal(loadConfig(env({ RESULT_CACHE: "off" })).resultCache, false);
+  for (const v of ["0", "false", "OFF", "no", " off"]) {
+    assert.throws(() => loadConfig(env({ RESULT_CACHE: v })), /'RESULT_CACHE' must be on or off/);
+    assert.throws(() => loadConfig(env({ HISTORY: v })), /'HISTORY' must be on or off/);
+  }
+});
+
+Deno.test("HOST: IPv4, IPv6 or a host name", () => {
+  assert.equal(hostFrom(undefined), "0.0.0.0");
+  for (const ok of ["127.0.0.1", "0.0.0.0", "::", "::1", "[::1]", "localhost", "shelf.internal"]) {
+    assert.doesNotThrow(() => hostFrom(ok), ok);
+  }
+  assert.equal(hostFrom("[::1]"), "::1");
+  for (
+    const bad of ["999.1.1.1", "1.2.3", "1.2.3.4.5", " ", "a b", "-x", "x_y", "::g", "http://x"]
+  ) {
+    assert.throws(() => hostFrom(bad), /'HOST'/, bad);
+  }
+});
+
+Deno.test("ADMIN_TOKEN: no whitespace or control characters, and never echoed", () => {
+  for (const v of [" ".repeat(25), "a".repeat(12) + " " + "b".repeat(12), "a".repeat(24) + "\n"]) {
+    assert.throws(
+      () => loadConfig(env({ ADMIN_TOKEN: v })),
+      (e: Error) => /'ADMIN_TOKEN'/.test(e.message) && !e.message.includes("aaaa"),
+    );
+  }
+  assert.equal(loadConfig(env({ ADMIN_TOKEN: "x".repeat(24) })).adminToken, "x".repeat(24));
+});
+
+Deno.test("PLANS_FILE: duplicate plan ids, a device or a file over 1 MiB are refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const plan = (id: string, credits: number) => ({
+      id,
+      credits,
+      rate_limit_per_sec: 1,
+      max_keys: 1,
+      groups: ["products"],
+    });
+    await Deno.writeTextFile(
+      `${dir}/dup.json`,
+      JSON.stringify({ plans: [plan("free", 50), plan("free", 999_999)] }),
+    );
+    assert.throws(
+      () => loadConfig(env({ PLANS_FILE: `${dir}/dup.json` })),
+      /'PLANS_FILE'.*"free" appears twice/,
+    );
+    await Deno.writeTextFile(
+      `${dir}/big.json`,
+      JSON.stringify({ plans: [plan("free", 50)] }) + " ".repeat(MAX_PLANS_FILE_BYTES),
+    );
+    assert.throws(
+      () => loadConfig(env({ PLANS_FILE: `${dir}/big.json` })),
+      /'PLANS_FILE' cannot be read: .* is larger than 1048576 bytes/,
+    );
+    assert.throws(() => loadConfig(env({ PLANS_FILE: "/dev/zero" })), /not a regular file/);
+    assert.throws(() => loadConfig(env({ PLANS_FILE: dir })), /not a regular file/);
+    await Deno.writeTextFile(`${dir}/ok.json`, JSON.stringify({ plans: [plan("free", 7)] }));
+    assert.equal(loadConfig(env({ PLANS_FILE: `${dir}/ok.json` })).plans.get("free")?.credits, 7);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SMTP_URL: smtp(s) with a host; errors name the setting, never the value", () => {
+  const cfg = parseSmtpUrl("smtp://us%40er:p%40ss@mail.example.com:2525", undefined);
+  assert.deepEqual([cfg.host, cfg.port, cfg.user, cfg.pass], [
+    "mail.example.com",
+    2525,
+    "us@er",
+    "p@ss",
+  ]);
+  for (
+    const bad of [
+      "smtp:xyz",
+      "smtp://user:s3cretPW@exa mple.com:25",
+      "smtp://user:s3cretPW@mail.example.com:99999",
+      "s3cretPW",
+      "https://user:s3cretPW@mail.example.com/",
+      "smtp://user:s3cret%E0%A4%A@mail.example.com:25",
+      "smtp://user:s3cretPW@mail.example.com:0",
+    ]
+  ) {
+    assert.throws(
+      () => loadConfig(env({ SMTP_URL: bad })),
+      (e: Error) => /^Cannot start as 'SMTP_URL'/.test(e.message) && !/s3cret/.test(e.message),
+      bad,
+    );
+  }
+});
+
+Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies parse, cookies are one line", () => {
+  assert.deepEqual(checkUpstream("origin:http://127.0.0.1:9", env({})), {
+    kind: "origin",
+    origin: "http://127.0.0.1:9",
+  });
+  assert.equal(checkUpstream("archive:demo/sample.warc.gz", env({})).kind, "archive");
+  for (
+    const bad of ["origin:javascript:alert(1)", "origin:ftp://example.com/", "origin:", "origin:x"]
+  ) {
+    assert.throws(() => checkUpstream(bad, env({})), /'UPSTREAM' must be origin:/, bad);
+  }
+  assert.throws(() => checkUpstream("archive:/nonexistent/x.warc", env({})), /'UPSTREAM'.*archive/);
+  assert.throws(() => checkUpstream("archive:", env({})), /'UPSTREAM'.*archive/);
+  assert.throws(
+    () => checkUpstream("live", env({ UPSTREAM_PROXIES: "http://u:s3cretPW@proxy.example:99999" })),
+    (e: Error) => /'UPSTREAM_PROXIES' entry 1/.test(e.message) && !/s3cret/.test(e.message),
+  );
+  assert.doesNotThrow(() =>
+    checkUpstream("live", env({ UPSTREAM_PROXIES: "http://a:1, socks5://b:2" }))
+  );
+  for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000"]) {
+    assert.throws(
+      () => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: cookie })),
+      /'UPSTREAM_COOKIES_DE' must be one Cookie header value/,
+    );
+  }
+  assert.doesNotThrow(() => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: "a=b; c=d" })));
+});
+
+Deno.test("a URL's credentials are cut at the LAST @ before the host", () => {
+  assert.equal(redactUrl("https://u:kv@secret@kv.example/"), "https://kv.example/");
+  assert.equal(redactUrl("https://user:pw@kv.example/db"), "https://kv.example/db");
+  assert.equal(redactUrl("https://kv.example/"), "https://kv.example/");
+  assert.equal(redactUrl("./data/shelf.kv"), "./data/shelf.kv");
+  assert.equal(
+    redactUrl("https://u:p@ss@ho st/"),
+    "https://ho st/",
+    "unparsable, cut all the same",
+  );
+});
