@@ -124,4 +124,17 @@ export const KV = {
   /** Next attempt time (ms) + event id → event id: the webhook outbox, scanned like the schedule. */
   webhookDue: (at: number, eventId: string): Deno.KvKey => ["webhook_due", at, eventId],
   webhookSchedule: ["webhook_due"] as Deno.KvKey,
+  /**
+   * Account id + next attempt time (ms) + event id → event id: the webhook outbox by account, so
+   * that a delivery pass can take each account's due events in turn (round-robin) rather than in
+   * due order across accounts. Replaces `webhookDue`, whose entries the delivery loop moves here.
+   */
+  webhookDueOf: (accountId: string, at: number, eventId: string): Deno.KvKey => [
+    "webhook_due_of",
+    accountId,
+    at,
+    eventId,
+  ],
+  webhookDueOfAccount: (accountId: string): Deno.KvKey => ["webhook_due_of", accountId],
+  webhookAccountSchedule: ["webhook_due_of"] as Deno.KvKey,
 };

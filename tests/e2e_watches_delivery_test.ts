@@ -47,7 +47,9 @@ async function watchOf(rig: Rig, id: string): Promise<WatchView | undefined> {
 
 async function outbox(kv: Deno.Kv): Promise<number> {
   let n = 0;
-  for await (const _ of kv.list({ prefix: KV.webhookSchedule })) n++;
+  for (const prefix of [KV.webhookSchedule, KV.webhookAccountSchedule, ["webhook"]]) {
+    for await (const _ of kv.list({ prefix })) n++;
+  }
   return n;
 }
 

@@ -8,6 +8,11 @@
  *
  * One schedule in KV serves every instance: claims are checked commits (store.ts). A timer drives
  * it; where the platform offers Deno.cron, main.ts adds a per-minute tick that wakes it.
+ *
+ * A pass does not wait for the refreshes it starts: it claims due watches in due order while
+ * slots are free (at most `maxInFlight` refreshes at once, `perAccount` of one account), skipping
+ * those of an account whose slots are all taken, and a finished refresh wakes the loop. So an
+ * account whose refreshes are slow (its upstream turn, a hanging page) delays only its own.
  */
 import { PollLoop } from "../core/poll_loop.ts";
 import type { Log } from "../core/log.ts";
@@ -17,8 +22,20 @@ import { ApiError } from "../core/api_error.ts";
 import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { WatchedValues, WatchEvent, WatchField } from "../schemas/watches.ts";
-import { claimDueWatches, type Delivery, queueDelivery, updateWatch, type Watch } from "./store.ts";
+import {
+  claimDueWatches,
+  type Delivery,
+  MAX_PENDING_EVENTS,
+  type PendingEvent,
+  queueDelivery,
+  updateWatch,
+  type Watch,
+  withNote,
+} from "./store.ts";
 import { randomHex } from "../metering/api_key.ts";
+import { KV } from "../metering/kv_layout.ts";
+import { setBounded } from "../core/bounded_map.ts";
+import { InFlight } from "./in_flight.ts";
 
 export interface SchedulerTiming {
   pollMs: number;
@@ -26,15 +43,23 @@ export interface SchedulerTiming {
   leaseMs: number;
   /** A refresh refused for the key's rate window tries again this soon. */
   rateRetryMs: number;
+  /** Refreshes under way at once on this instance. */
+  maxInFlight: number;
+  /** Refreshes of one account under way at once on this instance. */
+  perAccount: number;
 }
 
-/** Watches claimed and refreshed together in one pass. */
-const PASS = 20;
+/** Due entries of the schedule one pass reads at most (an account has at most 100 watches). */
+const SCAN = 1_000;
+/** Watch id → account id, so that a pass skips a busy account's watches without reading them. */
+const MAX_OWNERS = 20_000;
 
 export const DEFAULT_SCHEDULER_TIMING: SchedulerTiming = {
   pollMs: 5_000,
   leaseMs: 120_000,
   rateRetryMs: 2_000,
+  maxInFlight: 20,
+  perAccount: 4,
 };
 
 export interface SchedulerDeps {
@@ -51,19 +76,52 @@ export interface SchedulerDeps {
 export class WatchScheduler extends PollLoop {
   readonly #d: SchedulerDeps;
   readonly timing: SchedulerTiming;
+  readonly #inFlight: InFlight;
+  readonly #owners = new Map<string, string>();
 
   constructor(deps: SchedulerDeps, timing: Partial<SchedulerTiming> = {}) {
     const t = { ...DEFAULT_SCHEDULER_TIMING, ...timing };
     super("watch refresh", t.pollMs, deps.log);
     this.#d = deps;
     this.timing = t;
+    this.#inFlight = new InFlight(t.maxInFlight, t.perAccount);
   }
 
-  /** One pass: claims the due watches and refreshes them; a full pass means more may be due. */
+  /** Ends the loop, then waits for the refreshes it started. */
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.#inFlight.idle();
+  }
+
+  /**
+   * One pass: claims due watches while slots are free and starts their refreshes; true when it
+   * started some and slots are left, since more may then be due.
+   */
   protected async pass(): Promise<boolean> {
-    const claimed = await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, PASS);
-    await this.settleEach(claimed, (w) => this.#refresh(w), (w) => `refresh of watch ${w.id}`);
-    return claimed.length === PASS;
+    const slots = this.#inFlight;
+    if (slots.full()) return false;
+    let started = 0;
+    await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, {
+      scan: SCAN,
+      skip: (id) => {
+        const owner = this.#owners.get(id);
+        return owner !== undefined && slots.free(owner) === 0;
+      },
+      want: (w) => {
+        setBounded(this.#owners, w.id, w.account_id, MAX_OWNERS);
+        return slots.free(w.account_id) > 0;
+      },
+      claimed: (w) => {
+        started++;
+        slots.run(
+          w.account_id,
+          () => this.#refresh(w).catch((e) => this.log.error(`refresh of watch ${w.id} failed`, e)),
+          () => this.wake(),
+        );
+        return !slots.full();
+      },
+    });
+    return started > 0 && !slots.full();
   }
 
   async #refresh(w: Watch): Promise<void> {
@@ -113,10 +171,30 @@ export class WatchScheduler extends PollLoop {
     const now = Date.now();
     const after = watchedValues(page);
     // Decided inside the commit's retry loop, on the record as it then is.
-    const queued: { event: Delivery | null } = { event: null };
+    const queued: { event: Delivery | null; dropped: PendingEvent[] } = {
+      event: null,
+      dropped: [],
+    };
     const recorded = this.#finish(w, (c) => {
       const changed = c.last ? changedFields(c.last, after, c.on) : [];
       queued.event = changed.length ? newEvent(c, c.last!, after, changed, now) : null;
+      queued.dropped = [];
+      let { pending = [], deliveries } = c;
+      if (queued.event) {
+        // At most MAX_PENDING_EVENTS undelivered events per watch: the oldest make room.
+        pending = [...pending, { id: queued.event.id, attempts: 0 }];
+        queued.dropped = pending.slice(0, Math.max(0, pending.length - MAX_PENDING_EVENTS));
+        pending = pending.slice(queued.dropped.length);
+        for (const p of queued.dropped) {
+          deliveries = withNote({ ...c, deliveries }, {
+            event_id: p.id,
+            at: new Date(now).toISOString(),
+            attempt: p.attempts + 1,
+            result: `dropped: ${MAX_PENDING_EVENTS} newer events of this watch were waiting`,
+            delivered: false,
+          });
+        }
+      }
       return {
         ...c,
         status: "active",
@@ -126,8 +204,14 @@ export class WatchScheduler extends PollLoop {
         refreshes: c.refreshes + 1,
         last_error: null,
         next_at: now + every,
+        pending,
+        deliveries,
       };
-    }, (op) => queued.event && queueDelivery(op, queued.event));
+    }, (op) => {
+      if (queued.event) queueDelivery(op, queued.event);
+      // Its outbox entry, wherever the event's next attempt is, is dropped when next scanned.
+      for (const p of queued.dropped) op.delete(KV.webhook(p.id));
+    });
     try {
       await recorded;
     } catch (e) {

@@ -3,7 +3,8 @@
  * schedule entry at its `next_at`; an instance claims a due refresh by moving that entry to the
  * end of a lease in a commit checked against both the record and the entry, so of two instances
  * scanning the same schedule only one wins, and a refresh whose instance died is claimed again
- * once its lease ends. Events wait in an outbox claimed the same way.
+ * once its lease ends. Events wait in an outbox claimed the same way, kept by account so that
+ * deliveries can take the accounts in turn; a watch has at most MAX_PENDING_EVENTS of them.
  */
 import { KV } from "../metering/kv_layout.ts";
 import type { DeliveryNote, WatchedValues, WatchField } from "../schemas/watches.ts";
@@ -31,6 +32,17 @@ export interface Watch {
   refreshes: number;
   last_error: string | null;
   deliveries: DeliveryNote[];
+  /**
+   * The watch's undelivered events, oldest first, with the attempts each has finished: at most
+   * MAX_PENDING_EVENTS; a new event past that drops the oldest. Absent on records written before
+   * the bound (their events were not counted).
+   */
+  pending?: PendingEvent[];
+}
+
+export interface PendingEvent {
+  id: string;
+  attempts: number;
 }
 
 export interface Delivery {
@@ -73,11 +85,24 @@ export function newWatch(
     refreshes: 0,
     last_error: null,
     deliveries: [],
+    pending: [],
   };
 }
 
 /** Delivery attempts kept on a watch for the API and the dashboard. */
 export const DELIVERY_NOTES = 20;
+
+/**
+ * Undelivered events one watch may have: a new event past this drops the oldest (noted on the
+ * watch), so the outbox cannot grow without bound and one receiver gets at most this many
+ * events' retries per watch.
+ */
+export const MAX_PENDING_EVENTS = 20;
+
+/** `note` first among the watch's notes, the oldest beyond DELIVERY_NOTES dropped. */
+export function withNote(w: Watch, note: DeliveryNote): DeliveryNote[] {
+  return [note, ...w.deliveries].slice(0, DELIVERY_NOTES);
+}
 
 /** Creates `w` unless its account already holds `max` watches; false then. */
 export async function createWatch(kv: Deno.Kv, w: Watch, max: number): Promise<boolean> {
@@ -116,13 +141,14 @@ export async function deleteWatch(kv: Deno.Kv, accountId: string, id: string): P
     const e = await kv.get<Watch>(KV.watch(id));
     if (!e.value || e.value.account_id !== accountId) return false;
     const count = await kv.get<number>(KV.watchCount(accountId));
-    const r = await kv.atomic().check(e).check(count)
+    const r = kv.atomic().check(e).check(count)
       .set(KV.watchCount(accountId), Math.max(0, (count.value ?? 1) - 1))
       .delete(KV.watch(id))
       .delete(KV.watchOf(accountId, id))
-      .delete(KV.watchDue(e.value.next_at, id))
-      .commit();
-    if (r.ok) return true;
+      .delete(KV.watchDue(e.value.next_at, id));
+    // Its undelivered events go with it (their outbox entries are dropped when next scanned).
+    for (const p of e.value.pending ?? []) r.delete(KV.webhook(p.id));
+    if ((await r.commit()).ok) return true;
   }
   throw new Error(`Cannot delete watch ${id}: too many concurrent writers`);
 }
@@ -155,98 +181,195 @@ export async function updateWatch(
   throw new Error(`Cannot update watch ${id}: too many concurrent writers`);
 }
 
-/** Where a scheduled kind of record lives: its record, its due entries, and their prefix. */
-interface Schedule {
+/** Where a scheduled kind of record lives: its record and the due entry of a record at a time. */
+interface Schedule<T> {
   record: (id: string) => Deno.KvKey;
-  due: (at: number, id: string) => Deno.KvKey;
-  prefix: Deno.KvKey;
+  due: (record: T, at: number) => Deno.KvKey;
+}
+
+interface ClaimOptions<T> {
+  /** Due entries read at most. */
+  scan: number;
+  /** Before the record is read: true leaves the entry due (e.g. its account has no free slot). */
+  skip?: (id: string) => boolean;
+  /** The record read: false leaves it due. */
+  want?: (record: T) => boolean;
+  /** Each record as soon as it is claimed; false ends the claiming. */
+  claimed: (record: T) => boolean;
 }
 
 /**
- * Claims up to `limit` records due at `now` from `schedule`: each claimed record's `next_at`
- * becomes the end of its lease (and `lease` may change more), in a commit checked against the
- * record and its due entry. The new `next_at` is how the claimant later recognises the record is
- * still its own. A due entry whose record is gone or has moved on is dropped.
+ * Claims records due at `now` from the entries `selector` lists (due time second to last in the
+ * key, record id as value): each claimed record's `next_at` becomes the end of its lease (and
+ * `lease` may change more), in a commit checked against the record and its due entry. The new
+ * `next_at` is how the claimant later recognises the record is still its own. A due entry whose
+ * record is gone or has moved on is dropped.
  */
 async function claimDue<T extends { next_at: number }>(
   kv: Deno.Kv,
-  schedule: Schedule,
+  schedule: Schedule<T>,
+  selector: Deno.KvListSelector,
   now: number,
   leaseMs: number,
-  limit: number,
   lease: (record: T, until: number) => T,
-): Promise<T[]> {
-  const claimed: T[] = [];
-  const due = kv.list<string>(
-    { prefix: schedule.prefix, end: [...schedule.prefix, now + 1] },
-    { limit },
-  );
-  for await (const entry of due) {
+  opts: ClaimOptions<T>,
+): Promise<void> {
+  for await (const entry of kv.list<string>(selector, { limit: opts.scan })) {
     const id = entry.value;
+    if (opts.skip?.(id)) continue;
     const e = await kv.get<T>(schedule.record(id));
-    if (!e.value || e.value.next_at !== entry.key[1]) {
+    if (!e.value || e.value.next_at !== entry.key[entry.key.length - 2]) {
       await kv.atomic().check(entry).delete(entry.key).commit();
       continue;
     }
+    if (opts.want && !opts.want(e.value)) continue;
     const leased = lease(e.value, now + leaseMs);
     const r = await kv.atomic().check(e).check(entry)
       .delete(entry.key)
-      .set(schedule.due(leased.next_at, id), id)
+      .set(schedule.due(leased, leased.next_at), id)
       .set(schedule.record(id), leased)
       .commit();
-    if (r.ok) claimed.push(leased);
+    if (r.ok && !opts.claimed(leased)) return;
   }
-  return claimed;
 }
 
-const WATCHES: Schedule = { record: KV.watch, due: KV.watchDue, prefix: KV.watchSchedule };
-const WEBHOOKS: Schedule = { record: KV.webhook, due: KV.webhookDue, prefix: KV.webhookSchedule };
+const WATCHES: Schedule<Watch> = {
+  record: KV.watch,
+  due: (w, at) => KV.watchDue(at, w.id),
+};
+const WEBHOOKS: Schedule<Delivery> = {
+  record: KV.webhook,
+  due: (d, at) => KV.webhookDueOf(d.account_id, at, d.id),
+};
 
-/** Claims up to `limit` watches due at `now` for a refresh (see claimDue). */
+/**
+ * Claims watches due at `now` for a refresh, in due order, reading at most `opts.scan` entries of
+ * the schedule (see claimDue); `skip` and `want` leave a watch due for a later pass.
+ */
 export function claimDueWatches(
   kv: Deno.Kv,
   now: number,
   leaseMs: number,
-  limit: number,
-): Promise<Watch[]> {
-  return claimDue<Watch>(kv, WATCHES, now, leaseMs, limit, (w, until) => ({
+  opts: ClaimOptions<Watch>,
+): Promise<void> {
+  const selector = { prefix: KV.watchSchedule, end: [...KV.watchSchedule, now + 1] };
+  return claimDue<Watch>(kv, WATCHES, selector, now, leaseMs, (w, until) => ({
     ...w,
     next_at: until,
-  }));
+  }), opts);
 }
 
 export function queueDelivery(op: Deno.AtomicOperation, d: Delivery): void {
-  op.set(KV.webhook(d.id), d).set(KV.webhookDue(d.next_at, d.id), d.id);
+  op.set(KV.webhook(d.id), d).set(KV.webhookDueOf(d.account_id, d.next_at, d.id), d.id);
 }
 
-/** Claims due events like claimDueWatches; each claimed event counts one more attempt. */
-export function claimDueDeliveries(
+/**
+ * The accounts with events in the outbox, in account order from just after `after` (from the
+ * start when null), each with the due time of its earliest event: one short read per account,
+ * whatever its number of events.
+ */
+export async function* outboxAccounts(
   kv: Deno.Kv,
+  after: string | null,
+): AsyncGenerator<{ accountId: string; firstAt: number }> {
+  const prefix = KV.webhookAccountSchedule;
+  // Booleans sort after every number: [prefix, a, false] follows all of account a's entries.
+  let start: Deno.KvKey | null = after === null ? null : [...prefix, after, false];
+  while (true) {
+    const selector = start ? { prefix, start } : { prefix };
+    let next: Deno.KvEntry<string> | null = null;
+    for await (const e of kv.list<string>(selector, { limit: 1 })) next = e;
+    if (!next) return;
+    const accountId = next.key[1] as string;
+    yield { accountId, firstAt: next.key[2] as number };
+    start = [...prefix, accountId, false];
+  }
+}
+
+/**
+ * Claims up to `limit` of one account's events due at `now` (see claimDue); each claimed event
+ * counts one more attempt.
+ */
+export function claimAccountDeliveries(
+  kv: Deno.Kv,
+  accountId: string,
   now: number,
   leaseMs: number,
   limit: number,
-): Promise<Delivery[]> {
-  return claimDue<Delivery>(kv, WEBHOOKS, now, leaseMs, limit, (d, until) => ({
+  claimed: (d: Delivery) => void,
+): Promise<void> {
+  const selector = {
+    prefix: KV.webhookDueOfAccount(accountId),
+    end: [...KV.webhookDueOfAccount(accountId), now + 1],
+  };
+  return claimDue<Delivery>(kv, WEBHOOKS, selector, now, leaseMs, (d, until) => ({
     ...d,
     next_at: until,
     attempts: d.attempts + 1,
-  }));
+  }), { scan: limit, claimed: (d) => (claimed(d), true) });
 }
 
-/** Ends a claimed event's attempt: done (delivered or given up), or due again at `retryAt`. */
+/**
+ * Moves up to `limit` entries of the outbox as it was kept before it was kept by account
+ * (["webhook_due", at, id]) to the account's; returns how many it found.
+ */
+export async function moveLegacyOutbox(kv: Deno.Kv, limit: number): Promise<number> {
+  let n = 0;
+  for await (const entry of kv.list<string>({ prefix: KV.webhookSchedule }, { limit })) {
+    n++;
+    const e = await kv.get<Delivery>(KV.webhook(entry.value));
+    const op = kv.atomic().check(entry).delete(entry.key);
+    if (e.value && e.value.next_at === entry.key[1]) {
+      op.check(e).set(KV.webhookDueOf(e.value.account_id, e.value.next_at, e.value.id), e.value.id);
+    }
+    await op.commit();
+  }
+  return n;
+}
+
+/**
+ * Ends a claimed event's attempt in one commit with its watch: the event is done (delivered,
+ * given up or dropped: `retryAt` null) or due again at `retryAt`, the watch's count of its
+ * undelivered events follows, and `note` (if any) is added to the watch's notes. An event that
+ * another instance claimed after this attempt's lease ran out, or that was dropped meanwhile, is
+ * left as it is: only the note is added.
+ */
 export async function settleDelivery(
   kv: Deno.Kv,
   d: Delivery,
   retryAt: number | null,
+  note: DeliveryNote | null,
 ): Promise<void> {
-  const e = await kv.get<Delivery>(KV.webhook(d.id));
-  // Another instance claimed it after this attempt's lease ran out: its result stands.
-  if (!e.value || e.value.next_at !== d.next_at) return;
-  const op = kv.atomic().check(e).delete(KV.webhookDue(d.next_at, d.id));
-  if (retryAt === null) op.delete(KV.webhook(d.id));
-  else {
-    op.set(KV.webhook(d.id), { ...d, next_at: retryAt })
-      .set(KV.webhookDue(retryAt, d.id), d.id);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const [de, we] = await kv.getMany<[Delivery, Watch]>([KV.webhook(d.id), KV.watch(d.watch_id)]);
+    const mine = de.value !== null && de.value.next_at === d.next_at;
+    const w = we.value;
+    if (!mine && (!w || !note)) return;
+    const op = kv.atomic().check(de).check(we);
+    if (mine) {
+      op.delete(KV.webhookDueOf(d.account_id, d.next_at, d.id));
+      if (retryAt === null) op.delete(KV.webhook(d.id));
+      else {
+        op.set(KV.webhook(d.id), { ...d, next_at: retryAt })
+          .set(KV.webhookDueOf(d.account_id, retryAt, d.id), d.id);
+      }
+    }
+    if (w) {
+      let pending = w.pending;
+      if (mine && pending) {
+        pending = retryAt === null
+          ? pending.filter((p) => p.id !== d.id)
+          : pending.map((p) => (p.id === d.id ? { id: p.id, attempts: d.attempts } : p));
+      }
+      op.set(KV.watch(w.id), {
+        ...w,
+        pending,
+        deliveries: note ? withNote(w, note) : w.deliveries,
+      });
+    }
+    if ((await op.commit()).ok) return;
+    // The watch is busy (a refresh, the account's other attempts): try again a little later.
+    await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
   }
-  await op.commit();
+  throw new Error(`Cannot settle webhook ${d.id}: too many concurrent writers`);
 }

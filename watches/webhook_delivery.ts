@@ -4,18 +4,31 @@
  * exponential back-off until a day has passed since the event. Every attempt is noted on the
  * watch (API and dashboard). Redirects are not followed: a 3xx is a failed attempt, so a public
  * host cannot bounce the request into a private one.
+ *
+ * Fair between accounts: the outbox is kept by account, and a pass visits the accounts with due
+ * events in turn (from where the last pass stopped), claiming for each only what its free slots
+ * allow (at most `perAccount` attempts of one account at once, `maxInFlight` in all). A pass
+ * starts the attempts and returns; each finished attempt wakes the loop. So a receiver that
+ * hangs holds its own account's few slots for the timeout, never another account's events.
+ *
+ * An account that is not active (set inactive, or gone) gets no delivery: its events are dropped
+ * at their attempt, unsent, with a note on the watch. Its refreshes are refused by the meter
+ * meanwhile, so no new ones arise; once it is active again, its next refreshes compare with the
+ * values last recorded and send the change.
  */
 import { PollLoop } from "../core/poll_loop.ts";
 import type { Log } from "../core/log.ts";
 import { KV } from "../metering/kv_layout.ts";
+import type { AccountState } from "../metering/account_state.ts";
 import {
-  claimDueDeliveries,
+  claimAccountDeliveries,
   type Delivery,
-  DELIVERY_NOTES,
+  moveLegacyOutbox,
+  outboxAccounts,
   settleDelivery,
-  updateWatch,
   type Watch,
 } from "./store.ts";
+import { InFlight } from "./in_flight.ts";
 import { signatureHeader } from "./signature.ts";
 import {
   checkedLookup,
@@ -39,10 +52,16 @@ export interface WebhookTiming {
   leaseMs: number;
   /** One attempt's limit, connection to last byte. */
   timeoutMs: number;
+  /** Attempts under way at once on this instance. */
+  maxInFlight: number;
+  /** Attempts of one account under way at once on this instance. */
+  perAccount: number;
 }
 
-/** Events claimed and sent together in one pass. */
-const PASS = 50;
+/** Accounts with events in the outbox that one pass visits at most. */
+const ACCOUNTS_PER_PASS = 1_000;
+/** Entries of the outbox as kept before it was kept by account, moved per pass. */
+const LEGACY_MOVES = 100;
 
 export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   pollMs: 5_000,
@@ -51,6 +70,8 @@ export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   giveUpMs: 86_400_000,
   leaseMs: 60_000,
   timeoutMs: 10_000,
+  maxInFlight: 50,
+  perAccount: 4,
 };
 
 export interface WebhookOptions {
@@ -64,6 +85,9 @@ export class WebhookDelivery extends PollLoop {
   readonly #allowPrivate: boolean;
   readonly #lookup: LookupFunction;
   readonly timing: WebhookTiming;
+  readonly #inFlight: InFlight;
+  /** The account the last pass visited last: the next one starts after it. */
+  #cursor: string | null = null;
 
   constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
     const timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
@@ -72,19 +96,70 @@ export class WebhookDelivery extends PollLoop {
     this.#allowPrivate = opts.allowPrivate;
     this.#lookup = checkedLookup(opts.resolve);
     this.timing = timing;
+    this.#inFlight = new InFlight(timing.maxInFlight, timing.perAccount);
   }
 
-  /** One pass over the outbox; a full one means more may be due. */
+  /** Ends the loop, then waits for the attempts it started (each ends by its timeout). */
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.#inFlight.idle();
+  }
+
+  /**
+   * One pass: visits the accounts with events in the outbox in turn and starts the attempts their
+   * free slots allow; true when more may be due at once.
+   */
   protected async pass(): Promise<boolean> {
-    const due = await claimDueDeliveries(this.#kv, Date.now(), this.timing.leaseMs, PASS);
-    await this.settleEach(due, (d) => this.#attempt(d), (d) => `webhook ${d.id}`);
-    return due.length === PASS;
+    const more = (await moveLegacyOutbox(this.#kv, LEGACY_MOVES)) === LEGACY_MOVES;
+    const slots = this.#inFlight;
+    if (slots.full()) return more;
+    const now = Date.now();
+    const seen = new Set<string>();
+    let started = 0;
+    // From just after the last account visited to the end, then from the start round to it.
+    rounds: for (const from of this.#cursor === null ? [null] : [this.#cursor, null]) {
+      for await (const { accountId, firstAt } of outboxAccounts(this.#kv, from)) {
+        if (seen.has(accountId) || seen.size >= ACCOUNTS_PER_PASS) break rounds;
+        seen.add(accountId);
+        this.#cursor = accountId;
+        const free = slots.free(accountId);
+        if (firstAt > now || free === 0) continue;
+        await claimAccountDeliveries(this.#kv, accountId, now, this.timing.leaseMs, free, (d) => {
+          started++;
+          slots.run(
+            accountId,
+            () =>
+              this.#attempt(d).catch((e) =>
+                this.log.error(`webhook ${d.id} failed in the store`, e)
+              ),
+            () => this.wake(),
+          );
+        });
+        if (slots.full()) break rounds;
+      }
+    }
+    return more || (started > 0 && !slots.full());
   }
 
   async #attempt(d: Delivery): Promise<void> {
-    const watch = (await this.#kv.get<Watch>(KV.watch(d.watch_id))).value;
+    const [we, ae] = await this.#kv.getMany<[Watch, AccountState]>([
+      KV.watch(d.watch_id),
+      KV.account(d.account_id),
+    ]);
+    const watch = we.value;
     if (!watch) {
-      await settleDelivery(this.#kv, d, null); // the watch was deleted: its events go with it
+      await settleDelivery(this.#kv, d, null, null); // the watch was deleted: its events go with it
+      return;
+    }
+    if (ae.value?.status !== "active") {
+      // Inactive or gone: nothing is sent for it, and its queued events do not wait to be.
+      await settleDelivery(this.#kv, d, null, {
+        event_id: d.id,
+        at: new Date().toISOString(),
+        attempt: d.attempts,
+        result: "dropped: the account is inactive",
+        delivered: false,
+      });
       return;
     }
     const result = await this.#send(watch, d);
@@ -92,18 +167,13 @@ export class WebhookDelivery extends PollLoop {
     const now = Date.now();
     const giveUp = !delivered && now - d.created_at >= this.timing.giveUpMs;
     const delay = Math.min(this.timing.maxDelayMs, this.timing.retryMs * 2 ** (d.attempts - 1));
-    await settleDelivery(this.#kv, d, delivered || giveUp ? null : now + delay);
-    const note = {
+    await settleDelivery(this.#kv, d, delivered || giveUp ? null : now + delay, {
       event_id: d.id,
       at: new Date(now).toISOString(),
       attempt: d.attempts,
       result: giveUp ? `${result}; given up after a day` : result,
       delivered,
-    };
-    await updateWatch(this.#kv, d.watch_id, (w) => ({
-      ...w,
-      deliveries: [note, ...w.deliveries].slice(0, DELIVERY_NOTES),
-    }));
+    });
     if (!delivered) {
       // The host only: a webhook URL may carry a token in its path or query.
       this.log.error(

@@ -1,0 +1,308 @@
+/**
+ * Watches that one account cannot turn against the others or the operator, over real HTTP (real
+ * server and KV file, loopback receivers): an account whose receiver hangs, or whose refreshes
+ * hang upstream, holds only its own few slots while another account's events and refreshes go
+ * on; one watch never has more than 20 undelivered events (the oldest are dropped and noted); and
+ * an account set inactive gets no POST and no refresh until it is active again.
+ *
+ * The product source here is a stand-in whose price the test sets (and, per account, can hang):
+ * what is under test is what the loops do with the results, not the page parser.
+ */
+import assert from "node:assert/strict";
+import { ControlledSource, startServer, type TestServer } from "./test_server.ts";
+import { receiver, until } from "./webhook_receiver.ts";
+import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
+import type { DataRequest } from "../upstream/data_source.ts";
+import { KV } from "../metering/kv_layout.ts";
+import type { Delivery, Watch } from "../watches/store.ts";
+
+/** MAX_PENDING_EVENTS in watches/store.ts: undelivered events one watch may have. */
+const BOUND = 20;
+const ADMIN = `admin-${crypto.randomUUID()}`;
+
+/** Details pages at the price the test sets; an account in `hang` waits until released. */
+class PriceSource extends ControlledSource {
+  price = 10;
+  /** Each details fetch moves the price on (so every refresh after the first is a change). */
+  moving = false;
+  readonly hang = new Set<string>();
+  hanging = 0;
+  #release!: () => void;
+  readonly #released = new Promise<void>((r) => (this.#release = r));
+
+  release(): void {
+    this.#release();
+  }
+
+  override async fetch(req: DataRequest): Promise<unknown> {
+    if (req.endpoint.name !== "details") return super.fetch(req);
+    this.calls++;
+    if (req.owner && this.hang.has(req.owner)) {
+      this.hanging++;
+      await this.#released;
+      this.hanging--;
+      throw new Error("released");
+    }
+    const amount = this.moving ? this.price++ : this.price;
+    return {
+      asin: req.params.asin,
+      price: { amount, display: `$${amount}.00`, currency: "USD" },
+      in_stock: true,
+      bestsellers_rank: [],
+    };
+  }
+}
+
+function create(s: TestServer, key: string, webhook: string, every = 1) {
+  return fetch(`${s.url}/v1/watches`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({
+      asin: "B07H57DNVV",
+      every_seconds: every,
+      webhook_url: webhook,
+      on: ["price"],
+    }),
+  }).then(async (r) => {
+    assert.equal(r.status, 201);
+    return WatchCreated.parse(await r.json());
+  });
+}
+
+async function watchesOf(s: TestServer, key: string): Promise<WatchView[]> {
+  const r = await fetch(`${s.url}/v1/watches`, { headers: { "x-api-key": key } });
+  assert.equal(r.status, 200);
+  return WatchList.parse(await r.json()).watches;
+}
+
+/** Every watch of the account has had its first refresh. */
+function refreshed(s: TestServer, key: string, n = 1) {
+  return until(`refresh ${n} of every watch`, async () => {
+    const ws = await watchesOf(s, key);
+    return ws.every((w) => w.refreshes >= n) ? ws : undefined;
+  });
+}
+
+async function watchRecord(s: TestServer, id: string): Promise<Watch> {
+  return (await s.kv.get<Watch>(KV.watch(id))).value!;
+}
+
+/** The events of watch `id` still waiting in the outbox. */
+async function undelivered(s: TestServer, id: string): Promise<number> {
+  let n = 0;
+  for await (const e of s.kv.list<Delivery>({ prefix: ["webhook"] })) {
+    if (e.value.watch_id === id) n++;
+  }
+  return n;
+}
+
+function setStatus(s: TestServer, accountId: string, status: "active" | "inactive") {
+  return fetch(`${s.url}/admin/accounts/${accountId}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: JSON.stringify({ status }),
+  }).then(async (r) => {
+    assert.equal(r.status, 200, await r.text());
+  });
+}
+
+/** A listener that accepts connections, reads them and never answers. */
+function hangingReceiver() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of listener) conns.push(c);
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/victim`,
+    conns,
+    async close() {
+      try {
+        listener.close();
+      } catch { /* closed already */ }
+      conns.forEach((c) => {
+        try {
+          c.close();
+        } catch { /* closed by the other side */ }
+      });
+      await accepting;
+    },
+  };
+}
+
+Deno.test("webhook fairness: another account's event is delivered while one account's receiver hangs", async () => {
+  const source = new PriceSource();
+  await using s = await startServer({
+    source,
+    watches: {
+      minSeconds: 1,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50 },
+      // Attempts hang far longer than the test: none of A's ends while B's event is sent.
+      webhooks: {
+        pollMs: 50,
+        retryMs: 50,
+        maxDelayMs: 100,
+        timeoutMs: 30_000,
+        maxInFlight: 6,
+        perAccount: 2,
+      },
+    },
+  });
+  await using hookB = receiver();
+  // Closed before the server stops: A's attempts end then rather than at their timeout.
+  const hang = hangingReceiver();
+  try {
+    const a = await s.account("scale");
+    const b = await s.account("scale");
+    // More of A's events than the whole delivery may have under way.
+    for (let i = 0; i < 8; i++) await create(s, a.key, hang.url);
+    await refreshed(s, a.key);
+    source.price = 11;
+    await until("A's hanging attempts", () => Promise.resolve(hang.conns.length >= 2 || undefined));
+
+    const wb = await create(s, b.key, hookB.url);
+    await refreshed(s, b.key);
+    source.price = 12;
+    const got = await until("B's event", () => Promise.resolve(hookB.got[0]));
+    assert.equal(JSON.parse(got.body).watch_id, wb.id);
+    const aWatches = await watchesOf(s, a.key);
+    assert.equal(
+      aWatches.flatMap((w) => w.deliveries).length,
+      0,
+      "one of A's attempts ended: B's event was not sent while they hung",
+    );
+    assert.ok(hang.conns.length <= 2, `A had ${hang.conns.length} attempts under way at once`);
+  } finally {
+    await hang.close();
+  }
+});
+
+Deno.test("refresh fairness: another account's watch is refreshed while one account's refreshes hang", async () => {
+  const source = new PriceSource();
+  await using s = await startServer({
+    source,
+    watches: {
+      minSeconds: 1,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50, maxInFlight: 4, perAccount: 2 },
+      webhooks: { pollMs: 50 },
+    },
+  });
+  await using hook = receiver();
+  try {
+    const a = await s.account("scale");
+    const b = await s.account("scale");
+    source.hang.add(a.id);
+    // More of A's watches than the scheduler may refresh at once; all hang upstream.
+    for (let i = 0; i < 6; i++) await create(s, a.key, hook.url);
+    await until("A's hanging refreshes", () => Promise.resolve(source.hanging >= 1 || undefined));
+    const wb = await create(s, b.key, hook.url);
+    // Refreshed every second: three refreshes while every one of A's is still hanging.
+    const seen = await until("B's third refresh", async () => {
+      const w = (await watchesOf(s, b.key)).find((w) => w.id === wb.id)!;
+      return w.refreshes >= 3 ? w : undefined;
+    });
+    assert.equal(seen.refreshes >= 3, true);
+    assert.ok(source.hanging >= 1, "A's refreshes ended");
+    assert.ok(source.hanging <= 2, `${source.hanging} of A's refreshes were under way at once`);
+    assert.ok((await watchesOf(s, a.key)).every((w) => w.refreshes === 0));
+  } finally {
+    // Before the server stops, which waits for the refreshes under way.
+    source.release();
+  }
+});
+
+Deno.test("webhook bound: one watch never has more than 20 undelivered events; the oldest are dropped and noted", async () => {
+  const source = new PriceSource();
+  source.moving = true;
+  await using s = await startServer({
+    source,
+    watches: {
+      // A watch due again at once: a change at every refresh, as fast as the loop runs.
+      minSeconds: 0,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50, rateRetryMs: 20 },
+      // The receiver fails; each event is tried once and then waits a minute.
+      webhooks: { pollMs: 50, retryMs: 60_000 },
+    },
+  });
+  await using hook = receiver(() => 500);
+  const a = await s.account("scale");
+  const w = await create(s, a.key, hook.url, 0);
+  let most = 0;
+  const record = await until("many more events than the bound", async () => {
+    const r = await watchRecord(s, w.id);
+    most = Math.max(most, await undelivered(s, w.id), r.pending?.length ?? 0);
+    return r.refreshes > 3 * BOUND ? r : undefined;
+  }, 15_000);
+  most = Math.max(most, await undelivered(s, w.id));
+  assert.ok(most <= BOUND, `${most} undelivered events of one watch`);
+  assert.ok(record.refreshes > 3 * BOUND);
+  const view = (await watchesOf(s, a.key)).find((v) => v.id === w.id)!;
+  const dropped = view.deliveries.filter((d) => d.result.startsWith("dropped"));
+  assert.ok(dropped.length > 0, "no dropped event is noted");
+  assert.match(dropped[0].result, /^dropped: 20 newer events of this watch were waiting$/);
+  assert.equal(dropped[0].delivered, false);
+  // Each event is tried at most once here: the receiver saw no more events than were queued.
+  assert.equal(new Set(hook.got.map((g) => g.body)).size, hook.got.length);
+});
+
+Deno.test("inactive account: its events are not sent and its watches not refreshed until it is active again", async () => {
+  const source = new PriceSource();
+  await using s = await startServer({
+    source,
+    adminToken: ADMIN,
+    watches: {
+      minSeconds: 1,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50 },
+      webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
+    },
+  });
+  let status = 500;
+  await using hook = receiver(() => status);
+  const a = await s.account("scale");
+  const w = await create(s, a.key, hook.url);
+  await refreshed(s, a.key);
+  source.price = 11;
+  await until("failed attempts", () => Promise.resolve(hook.got.length >= 2 || undefined));
+
+  await setStatus(s, a.id, "inactive");
+  const dropped = await until("the queued event dropped", async () => {
+    const r = await watchRecord(s, w.id);
+    const note = r.deliveries.find((d) => d.result === "dropped: the account is inactive");
+    return note && (await undelivered(s, w.id)) === 0 ? note : undefined;
+  });
+  assert.equal(dropped.delivered, false);
+  const posts = hook.got.length;
+  const fetched = source.calls;
+  const refreshes = (await watchRecord(s, w.id)).refreshes;
+  status = 204;
+  source.price = 12;
+  // Several refresh intervals and many retry periods.
+  await new Promise((r) => setTimeout(r, 2_500));
+  assert.equal(
+    hook.got.length,
+    posts,
+    "a POST reached the receiver while the account was inactive",
+  );
+  assert.equal(source.calls, fetched, "a refresh fetched while the account was inactive");
+  const paused = await watchRecord(s, w.id);
+  assert.equal(paused.refreshes, refreshes);
+  assert.equal(paused.status, "paused");
+
+  await setStatus(s, a.id, "active");
+  const got = await until("the change sent after resuming", () =>
+    Promise.resolve(
+      hook.got.slice(posts).find((g) => JSON.parse(g.body).after.price.amount === 12),
+    ));
+  assert.deepEqual(JSON.parse(got.body).before.price.amount, 11);
+  const resumed = (await watchesOf(s, a.key)).find((v) => v.id === w.id)!;
+  assert.equal(resumed.status, "active");
+  assert.ok(resumed.deliveries[0].delivered);
+});

@@ -1,0 +1,47 @@
+/**
+ * The work a loop's passes started and did not wait for (watch refreshes, webhook attempts),
+ * counted per account: at most `max` at once, and at most `perAccount` of one account, so that
+ * one account's slow or hanging work takes only its own few slots and never holds up a pass
+ * (each pass claims only what fits, starts it and returns; a finished item wakes the loop).
+ */
+export class InFlight {
+  readonly #byAccount = new Map<string, number>();
+  readonly #running = new Set<Promise<void>>();
+
+  constructor(readonly max: number, readonly perAccount: number) {}
+
+  get size(): number {
+    return this.#running.size;
+  }
+
+  full(): boolean {
+    return this.#running.size >= this.max;
+  }
+
+  /** How many more items of `accountId` may start now. */
+  free(accountId: string): number {
+    const own = this.perAccount - (this.#byAccount.get(accountId) ?? 0);
+    return Math.max(0, Math.min(own, this.max - this.#running.size));
+  }
+
+  /**
+   * Starts `work` (which must not reject: it logs its own failures) in one of `accountId`'s
+   * slots; `done` is told when it has ended.
+   */
+  run(accountId: string, work: () => Promise<void>, done: () => void): void {
+    this.#byAccount.set(accountId, (this.#byAccount.get(accountId) ?? 0) + 1);
+    const p: Promise<void> = work().finally(() => {
+      const n = (this.#byAccount.get(accountId) ?? 1) - 1;
+      if (n > 0) this.#byAccount.set(accountId, n);
+      else this.#byAccount.delete(accountId);
+      this.#running.delete(p);
+      done();
+    });
+    this.#running.add(p);
+  }
+
+  /** Resolves once nothing is running (work started meanwhile included). */
+  async idle(): Promise<void> {
+    while (this.#running.size) await Promise.allSettled([...this.#running]);
+  }
+}
