@@ -9,6 +9,7 @@ import {
   type AttributeReader,
   type Document,
   type Element,
+  imageUrl,
   intFrom,
   one,
   parseRegions,
@@ -84,7 +85,7 @@ function readCard(card: Element, origin: string, marketplace: string): BestSelle
     url: productUrl(origin, asin),
     asin,
     rank,
-    image: attr(img, "src") || null,
+    image: imageUrl(attr(img, "src")) || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
     title: untruncated(text(one(card, TITLE)), [
       attr(img, "alt"),

@@ -7,7 +7,7 @@
  *   each department's search alias (`search-alias=…`) and browse node where the option names one
  *   (type `search_alias`); verified on the corpus's amazon.ca home page.
  */
-import { all, attr, parseHtml, text } from "./dom.ts";
+import { all, attr, linkUrl, parseHtml, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import type { CategoriesPage } from "../schemas/pages.ts";
 import type { Category } from "../schemas/resources.ts";
@@ -69,11 +69,21 @@ function dropdownCategories(html: string, origin: string): Category[] {
   return categories;
 }
 
+/**
+ * A tree link as a category: only a link on the marketplace's own host (dom.ts's linkUrl), so
+ * `//evil.example/zgbs/x` names no category. The URL is the link without its `ref=` part, query
+ * and fragment, cut at the first "?" or "#" by indexOf: `/[?#].*$/` retries from every "?" of a
+ * run of them up to a line break (quadratic).
+ */
 function toCategory(href: string, name: string, origin: string): Category | null {
+  if (!name || !linkUrl(href, origin)) return null;
   const path = href.replace(/^https?:\/\/[^/]+/, "");
-  const slug = SLUG.exec(path)?.[1]?.replace(/\/+$/, "");
-  if (!slug || !name) return null;
-  const url = new URL(path.replace(/\/ref=[^?#]*/, "").replace(/[?#].*$/, ""), origin).href;
+  const slug = SLUG.exec(path)?.[1]?.replace(/\/$/, ""); // SLUG's segments end in one "/" at most
+  if (!slug) return null;
+  const bare = path.replace(/\/ref=[^?#]*/, "");
+  const cut = bare.search(/[?#]/);
+  const url = linkUrl(cut < 0 ? bare : bare.slice(0, cut), origin);
+  if (!url) return null;
   const node = /(?:^|\/)(\d+)$/.exec(slug)?.[1] ?? null;
   return { id: slug, url, name, type: "bestsellers_slug", node };
 }

@@ -7,10 +7,10 @@
  * `octopus-widget-strike-through-price`) and are tested on a hand-built page in that shape only.
  */
 import {
-  absoluteUrl,
   all,
   attr,
   type Element,
+  imageUrl,
   intFrom,
   one,
   parseHtml,
@@ -30,6 +30,7 @@ import {
   productUrl,
 } from "./page_common.ts";
 import { outermost } from "./dom_tree.ts";
+import { startTagWhere } from "./page_text.ts";
 
 const ITEM = ".octopus-dlp-asin-section, #octopus-dlp-asin-stream li[data-asin]";
 const STRIKE =
@@ -61,7 +62,7 @@ function readItem(section: Element, origin: string, marketplace: string): DealPr
   return {
     url: productUrl(origin, asin),
     asin,
-    image: absoluteUrl(attr(img, "src"), origin) || null,
+    image: imageUrl(attr(img, "src")) || null,
     price: priceOf(section, marketplace),
     title: text(one(section, ".octopus-dlp-asin-title")) || text(one(section, "a.a-text-normal")),
     rating: ratingFrom(text(one(section, ".a-icon-alt"))) ?? 0,
@@ -92,6 +93,6 @@ function priceOf(section: Element, marketplace: string): PriceWithList | null {
 function dealIdOf(html: string, url?: string): string {
   const fromUrl = DEAL_ID.exec(url ?? "")?.[1];
   if (fromUrl) return fromUrl;
-  const canonical = /<link[^>]+rel=["']?canonical["']?[^>]*>/i.exec(html)?.[0] ?? "";
+  const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
   return DEAL_ID.exec(canonical)?.[1] ?? "";
 }

@@ -6,7 +6,7 @@
  * `data-deal-id`, `DealCard-module__…` classes, `a-price` prices, badge and percent-off copy) and
  * are tested on a hand-built page in that shape only.
  */
-import { absoluteUrl, all, attr, type Element, one, parseHtml, text } from "./dom.ts";
+import { all, attr, type Element, imageUrl, linkUrl, one, parseHtml, text } from "./dom.ts";
 import { parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { DealsPage } from "../schemas/pages.ts";
@@ -62,14 +62,14 @@ function readCard(card: Element, origin: string, marketplace: string): DealItem 
   // A multi-product deal links to its deal page instead of a product.
   const url = asin
     ? productUrl(origin, asin)
-    : absoluteUrl(attr(dealLink, "href").split("?")[0], origin);
+    : linkUrl(attr(dealLink, "href").split("?")[0], origin);
   if (!url) return null;
   const priceText = text(one(card, ".a-price:not(.a-text-price) .a-offscreen"));
   return {
     url,
     asin,
     badge: text(one(card, BADGE)) || null,
-    image: attr(one(card, "img"), "src") || null,
+    image: imageUrl(attr(one(card, "img"), "src")) || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
     title: text(one(card, TITLE)) || null,
     deal_id: dealId || null,

@@ -8,7 +8,8 @@
  * "sign in") also occur in the scripts of ordinary pages.
  */
 import type { PageType } from "../schemas/pages.ts";
-import { SOFT_INTERSTITIAL } from "./soft_interstitial.ts";
+import { isSoftInterstitial } from "./soft_interstitial.ts";
+import { startTags, startTagWhere } from "./page_text.ts";
 
 export type BlockReason =
   | "robot_check"
@@ -62,8 +63,8 @@ function isSingleReview(html: string): boolean {
 
 /** A seller's storefront is a search restricted to one merchant (`s?me=<id>`). */
 function isStorefront(html: string): boolean {
-  return /<input[^>]+name=["']me["'][^>]+value=["'][A-Z0-9]{6,}|storeContext(?:=|&#x3D;)merchant-items/
-    .test(html);
+  return /storeContext(?:=|&#x3D;)merchant-items/.test(html) ||
+    startTagWhere(html, "input", /name=["']me["'][^>]+value=["'][A-Z0-9]{6,}/) !== "";
 }
 
 // Pages and fragments without a page-type token, in an order where no earlier marker can occur
@@ -103,20 +104,31 @@ function typeFromMarkup(html: string): PageType | null {
 // fallback for a variant without that form.
 const CAPTCHA =
   /validateCaptcha|opfcaptcha|Type the characters you see|Geben Sie die Zeichen|Saisissez les caractères|Introduzca los caracteres|Inserisci i caratteri|Digite os caracteres|表示されている文字を入力/i;
-const SIGNIN_FORM =
-  /<form[^>]*(?:name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin)/i;
+// Read in each `<form` tag (page_text.ts's startTags), not as `/<form[^>]*(?:…)/` over the page,
+// which retries `[^>]*` from every "<form" (quadratic on a page of them and no ">").
+const SIGNIN_FORM = /name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin/i;
 const UNAVAILABLE =
   /cs_503|Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore/i;
 
 function blockReason(html: string): BlockReason | null {
   if (CAPTCHA.test(html)) {
-    if (/<title[^>]*>\s*Robot Check/i.test(html)) return "robot_check";
-    return SOFT_INTERSTITIAL.test(html) ? "soft_interstitial" : "captcha";
+    if (isRobotCheck(html)) return "robot_check";
+    return isSoftInterstitial(html) ? "soft_interstitial" : "captcha";
   }
-  if (SIGNIN_FORM.test(html)) return "signin_wall";
+  if (startTagWhere(html, "form", SIGNIN_FORM)) return "signin_wall";
   if (isNotFound(html)) return null;
   if (UNAVAILABLE.test(html)) return "service_unavailable";
   return null;
+}
+
+/** A `<title>` that opens with "Robot Check" (each title tag read once: see SIGNIN_FORM). */
+function isRobotCheck(html: string): boolean {
+  const after = /\s*Robot Check/iy;
+  for (const { end, closed } of startTags(html, "title", true)) {
+    after.lastIndex = end;
+    if (closed && after.test(html)) return true;
+  }
+  return false;
 }
 
 // The dogs-of-Amazon 404 says "Looking for something?" (and links cs_404); the 503 links cs_503.

@@ -12,6 +12,7 @@ import { byIds, captureSections } from "./sections.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl } from "./page_text.ts";
+import { isAsin } from "./page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { IdentifiersPage } from "../schemas/pages.ts";
 import type { Identifiers } from "../schemas/resources.ts";
@@ -58,7 +59,8 @@ function readIdentifiers(html: string): IdentifiersPage {
       if (!canonical && name === "link" && a.rel === "canonical") canonical = a.href ?? "";
     },
   });
-  asin ||= asinFromUrl(canonical);
+  // Ten capitals and digits only, as product.ts reads it: the input's value is the page's word.
+  if (!isAsin(asin)) asin = asinFromUrl(canonical);
   if (!asin) {
     throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
   }

@@ -255,8 +255,10 @@ const isControl = (e: Element) =>
 function aodShipping(parts: Record<AodPart, Element | null>): string {
   const charge = visibleText(parts.shipCharge, isControl) || visibleText(parts.secondaryText);
   if (/\d/.test(charge)) return charge;
-  return visibleText(parts.deliveryPromise, isControl).replace(/\s*\.\.\.\s*More$/, "")
-    .replace(/\s+([.,])/g, "$1");
+  // visibleText leaves single spaces only: " ?" rather than "\s*", which would retry from every
+  // space of a long run (quadratic) were it ever handed raw text.
+  return visibleText(parts.deliveryPromise, isControl).replace(/ ?\.\.\. ?More$/, "")
+    .replace(/ ([.,])/g, "$1");
 }
 
 /** "95% positive over last 12 months" / "88% positive" → 95 / 88; null when the page shows none. */

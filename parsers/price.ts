@@ -52,11 +52,19 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
   return "";
 }
 
-/** The number in a price text, or null when it holds none. */
+/**
+ * The longest text read as a price. Real price texts are short (the corpus's longest is "à partir
+ * de EUR 57,99", 21 characters); a longer one is no price, and a page could otherwise hand every
+ * price reader a megabyte of digits and spaces to scan and echo back as `display`.
+ */
+export const MAX_PRICE_TEXT = 200;
+
+/** The number in a price text, or null when it holds none (or is too long to be a price). */
 export function amountOf(textValue: string): number | null {
+  if (textValue.length > MAX_PRICE_TEXT) return null;
   const m = /\d[\d.,\s\u00a0\u202f']*/.exec(textValue);
   if (!m) return null;
-  let digits = m[0].replace(/[\s\u00a0\u202f']+$/, "").replace(/[.,]$/, "");
+  let digits = withoutTrailingSpace(m[0]).replace(/[.,]$/, "");
   const dec = /[.,](\d{1,2})$/.exec(digits);
   let fraction = "";
   if (dec) {
@@ -69,7 +77,18 @@ export function amountOf(textValue: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A Price from its displayed text; null when the text holds no amount. */
+/**
+ * `s` without its trailing spaces and apostrophes, by a loop: the regex `/[\s']+$/` retries from
+ * every position of a run of them that is followed by anything else, which is quadratic (a
+ * 300 KB price of alternating spaces and apostrophes took 36 s).
+ */
+function withoutTrailingSpace(s: string): string {
+  let end = s.length;
+  while (end > 0 && /[\s\u00a0\u202f']/.test(s[end - 1])) end--;
+  return s.slice(0, end);
+}
+
+/** A Price from its displayed text; null when the text holds no amount (see MAX_PRICE_TEXT). */
 export function parsePrice(textValue: string, marketplaceCode: string): Price | null {
   const display = textValue.replace(/[\t\n\r ]+/g, " ").trim();
   const amount = amountOf(display);

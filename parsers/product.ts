@@ -3,7 +3,9 @@
  * (see parsers/sections.ts); script data (images, parent ASIN) is read from the raw text.
  *
  * Field sources, first match wins:
- * - asin: input#ASIN (the displayed variation), input[name=ASIN], the canonical link;
+ * - asin: input#ASIN (the displayed variation), input[name=ASIN], the canonical link; only a value
+ *   of ten capitals and digits counts, so a page cannot put markup or a path into `asin` and the
+ *   `url` built from it (a page naming none is no product page: ParseError, an uncharged 502);
  * - brand: #bylineInfo ("Visit the X Store", "Brand: X", "Marke: X" …, or the bare link text),
  *   #brand, then the detail tables' Brand row; "" on pages whose byline names authors/artists;
  * - price: the buy box (corePrice / apex, priceblock_*, Kindle price, the active book offer,
@@ -19,6 +21,7 @@ import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl } from "./page_text.ts";
+import { isAsin } from "./page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { Image, PriceWithList } from "../schemas/resources.ts";
@@ -169,7 +172,7 @@ export function readSections(
 
 function readProduct(html: string, code: string, host: string): ProductPage {
   const { page, tags } = readSections(html);
-  const asin = tags.inputAsin || tags.namedAsin || asinFromUrl(tags.canonical);
+  const asin = [tags.inputAsin, tags.namedAsin].find(isAsin) || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
   const availability = text(byId(page, "availability"));
@@ -402,6 +405,8 @@ function inStock(page: Captured, availability: string, buyButton: boolean): bool
   return availability !== "" || buyButton;
 }
 
+// Read in text() only: its single spaces leave no line break for `$` to fail at, so the lazy
+// name ends at the first "and"/"."/end and the pattern stays linear.
 const SOLD_BY =
   /(?:sold by|verkauf(?: und versand)? durch|vendu par|vendido por|venduto da|verkocht door)\s*:?\s+(.+?)(?:\s+(?:and|und|et|y|e|en)\s|\.\s|\.$|$)/i;
 

@@ -7,9 +7,12 @@
  * `large` URLs of the script data come without dimensions (null). The dynamic-image map pairs each
  * URL with two numbers whose order differs between layouts, so a pair is read as width × height
  * only when the URL's own size code (`_SX342_` = width, `_SY355_` = height) says which is which.
+ * Every URL passes dom.ts's `imageUrl` (http(s) on Amazon's image hosts); one that does not is
+ * left out, as if the page had not named it.
  */
 import type { Image } from "../schemas/resources.ts";
 import { balancedJson } from "./page_text.ts";
+import { imageUrl } from "./dom.ts";
 
 interface ColorImage {
   hiRes?: unknown;
@@ -35,8 +38,10 @@ export function colorImages(html: string): Image[] | null {
   }
   if (!Array.isArray(items)) return null;
   return items.flatMap((item: ColorImage) => {
-    const url = str(item?.hiRes) || str(item?.large);
-    return url ? [{ url, width: null, height: null, thumbnail: str(item?.thumb) || url }] : [];
+    const url = imageUrl(str(item?.hiRes)) || imageUrl(str(item?.large));
+    return url
+      ? [{ url, width: null, height: null, thumbnail: imageUrl(str(item?.thumb)) || url }]
+      : [];
   });
 }
 
@@ -50,7 +55,8 @@ export function dynamicImage(json: string): Image | null {
   }
   if (!map || typeof map !== "object") return null;
   const entries = Object.entries(map as Record<string, unknown>)
-    .filter((e): e is [string, [number, number]] => isPair(e[1]))
+    .map(([url, pair]): [string, unknown] => [imageUrl(url), pair])
+    .filter((e): e is [string, [number, number]] => e[0] !== "" && isPair(e[1]))
     .sort((a, b) => a[1][0] * a[1][1] - b[1][0] * b[1][1]);
   if (entries.length === 0) return null;
   const [url, pair] = entries[entries.length - 1];
@@ -86,23 +92,36 @@ function str(v: unknown): string {
  * The mobile web page's images (`a-touch a-mobile`), which has no script data: the media block's
  * carousel (`altImage` elements, in page order) names the images, and the full-screen carousel
  * (`immersive-carousel-img`) holds each one's largest (`_SL1500_`) and thumbnail (`_SS…_`) copy.
- * Read by looking back from each `data-a-hires` to its tag, so the page is not scanned twice.
+ * Read from each `data-a-hires` and the tag it sits in, linear in the page whatever it holds: tag
+ * starts are walked forward once (looking back from each attribute would rescan a long tag
+ * holding thousands of them), a tag longer than MAX_TAG is not read for its class, and the
+ * carousel's ids are checked in a set.
  */
 export function mobileImages(html: string): Image[] {
   const carousel: string[] = [];
+  const inCarousel = new Set<string>();
   const large = new Map<string, string>();
   const thumbs = new Map<string, string>();
   const ATTR = 'data-a-hires="';
+  let lt = -1;
+  let nextLt = html.indexOf("<");
   for (let at = html.indexOf(ATTR); at >= 0; at = html.indexOf(ATTR, at + 1)) {
     const end = html.indexOf('"', at + ATTR.length);
     if (end < 0) break;
-    const url = html.slice(at + ATTR.length, end);
-    const tag = html.slice(html.lastIndexOf("<", at), at);
+    const url = imageUrl(html.slice(at + ATTR.length, end));
+    while (nextLt >= 0 && nextLt < at) {
+      lt = nextLt;
+      nextLt = html.indexOf("<", lt + 1);
+    }
+    const tag = lt >= 0 && at - lt <= MAX_TAG ? html.slice(lt, at) : "";
     const cls = /\bclass="([^"]*)"/.exec(tag)?.[1] ?? "";
     const id = imageId(url);
     if (!id) continue;
     if (/\baltImage\b/.test(cls)) {
-      if (!carousel.includes(id)) carousel.push(id);
+      if (!inCarousel.has(id)) {
+        inCarousel.add(id);
+        carousel.push(id);
+      }
       if (!large.has(id)) large.set(id, url);
     } else if (/\bimmersive-carousel-img/.test(cls)) {
       if (/\._SS\d+_\./.test(url)) thumbs.set(id, url);
@@ -114,6 +133,9 @@ export function mobileImages(html: string): Image[] {
     return { url, width: null, height: null, thumbnail: thumbs.get(id) ?? url };
   });
 }
+
+/** The longest start tag read for its class (the mobile page's image tags: under 1,000). */
+const MAX_TAG = 8_192;
 
 /** "41OppoDa9PL" of ".../images/I/41OppoDa9PL._AC_SL1500_.jpg". */
 function imageId(url: string): string {

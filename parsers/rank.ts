@@ -28,10 +28,17 @@ const ENTRY = new RegExp(
   "g",
 );
 
+/**
+ * The longest rank row read. Real rows are short (the corpus's longest, five ranks with a "See Top
+ * 100" link, is 240 characters); ENTRY tries a number at every position of its lazy category
+ * text, so a row of one long digit run costs time quadratic in its length (100,000 digits: 4.5 s).
+ */
+export const MAX_RANK_ROW = 2_000;
+
 /** The ranks of the product_facts row that holds them; [] when the page shows none. */
 export function ranksOf(facts: Record<string, string>): Rank[] {
   const row = Object.entries(facts).find(([label]) => RANK_LABEL.test(label))?.[1];
-  if (!row) return [];
+  if (!row || row.length > MAX_RANK_ROW) return [];
   const text = row.replace(TOP_100, " ").replace(/\s+/g, " ").trim();
   const ranks: Rank[] = [];
   for (const m of text.matchAll(text.includes("位") ? JA_ENTRY : ENTRY)) {

@@ -11,7 +11,7 @@
  *   found the following review helpful"), a star image whose alt is the rating, the title in
  *   `<b>`, the date in `<nobr>`, a verified stripe, and the body in `div.reviewText`.
  */
-import { all, attr, type Element, one, parseHtml, ratingFrom, text } from "./dom.ts";
+import { all, attr, type Element, imageUrl, one, parseHtml, ratingFrom, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty } from "./page_text.ts";
 import { readReview } from "./reviews.ts";
@@ -89,14 +89,17 @@ function legacyReview(html: string): SingleReviewPage | null {
   if (!/^R[A-Z0-9]+$/.test(id)) return null;
   const block = text(doc);
   const stars = one(doc, 'img[alt*="out of 5"]');
-  const helpful = /(\d[\d,]*) of [\d,]+ people found the following review helpful/.exec(block);
+  // Bounded counts: `\d[\d,]*` would be tried from every digit of a long run (quadratic).
+  const helpful = /(\d[\d,]{0,15}) of [\d,]{1,16} people found the following review helpful/.exec(
+    block,
+  );
   const review: SingleReview = {
     id,
     body: text(one(doc, ".reviewText")),
     date: text(one(doc, "nobr")),
     title: text(one(doc, "b")),
     images: all(doc, "img.review-image-thumbnail").map((img) =>
-      attr(img, "large-image-url") || attr(img, "src")
+      imageUrl(attr(img, "large-image-url")) || imageUrl(attr(img, "src"))
     ).filter(Boolean),
     rating: ratingFrom(attr(stars, "alt")) ?? 0,
     country: "",

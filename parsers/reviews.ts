@@ -5,12 +5,12 @@
  * used where no attribute carries the value (the date line, the helpful-vote sentence).
  */
 import {
-  absoluteUrl,
   all,
   allWhere,
   attr,
   type AttributeReader,
   type Element,
+  imageUrl,
   intFrom,
   one,
   parseRegions,
@@ -246,7 +246,7 @@ export function readReview(el: Element, host: string): Review | null {
     date,
     title: reviewTitle(el),
     author: visibleText(one(el, ".a-profile-name")) || null,
-    images: reviewImages(el, host),
+    images: reviewImages(el),
     rating: reviewRating(el),
     country,
     variant: formatStrip(one(el, "[data-hook=format-strip]")),
@@ -292,10 +292,10 @@ function reviewBody(el: Element): string {
   );
 }
 
-function reviewImages(el: Element, host: string): string[] {
+function reviewImages(el: Element): string[] {
   const urls: string[] = [];
   for (const img of all(el, "img[data-hook=review-image-tile], img.review-image-tile")) {
-    const src = absoluteUrl(attr(img, "src"), `https://${host}`);
+    const src = imageUrl(attr(img, "src"));
     if (src && !urls.includes(src)) urls.push(src);
   }
   return urls;
@@ -347,8 +347,16 @@ const DATE_LINES: [RegExp, number, number][] = [
   [/^تمت المراجعة في (.+?) في (.+)$/, 1, 2],
 ];
 
+/**
+ * The longest date line split. Real ones are short ("Reviewed in the United States on March 3,
+ * 2023": 49 characters); each pattern's lazy groups retry at every position, which for the
+ * Japanese one is quadratic in the line's length ("に" repeated, no "でレビュー済み").
+ */
+const MAX_DATE_LINE = 300;
+
 /** "Reviewed in the United States on March 3, 2023" → country and date as the page writes them. */
 export function splitDateLine(line: string): { country: string; date: string } {
+  if (line.length > MAX_DATE_LINE) return { country: "", date: line };
   for (const [re, c, d] of DATE_LINES) {
     const m = re.exec(line);
     if (m) return { country: m[c].trim(), date: m[d].trim() };

@@ -17,6 +17,7 @@ import {
   type AttributeReader,
   type Document,
   type Element,
+  imageUrl,
   intFrom,
   one,
   parseRegions,
@@ -458,8 +459,7 @@ function visibleText(node: Element): string {
 }
 
 function imageOf(parts: CardParts): string | null {
-  const src = attr(parts.productImage ?? parts.anyImage, "src");
-  return src && !src.startsWith("data:") ? src : null;
+  return imageUrl(attr(parts.productImage ?? parts.anyImage, "src")) || null;
 }
 
 /** The offer price and the struck-through comparison price ("List:", "Typical:", "RRP:", "M.R.P:"). */
@@ -548,10 +548,24 @@ function deliveryOf(parts: CardParts): string {
   const udm = parts.udm.map(text).filter(Boolean);
   if (udm.length) return udm.join(" ");
   const lines = parts.deliveryLabels
-    .filter((s) => !one(s, ".a-color-price") && !/\bstar|\d[.,]\d .*5/.test(attr(s, "aria-label")))
+    .filter((s) => !one(s, ".a-color-price") && !isRatingLabel(attr(s, "aria-label")))
     .map((s) => attr(s, "aria-label")).filter((l) => l && !/^[\d.,\s]+$/.test(l));
   if (lines.length) return lines.join(" ");
   return text(parts.oldDelivery);
+}
+
+/**
+ * A star rating's label ("4.5 out of 5 stars"): "star", or a decimal with a "5" after it on the
+ * same line. Read line by line: `/\d[.,]\d .*5/` retries `.*` from every decimal of a label
+ * holding many (an attribute's raw text; 80,000 characters: 2.6 s).
+ */
+function isRatingLabel(label: string): boolean {
+  if (/\bstar/.test(label)) return true;
+  for (const line of label.split(/[\n\r\u2028\u2029]/)) {
+    const m = /\d[.,]\d /.exec(line);
+    if (m && line.includes("5", m.index + m[0].length)) return true;
+  }
+  return false;
 }
 
 /**
@@ -573,8 +587,10 @@ function inSizeBaseRow(span: Element): boolean {
   const row = span.parent as Element | null;
   return row?.type === "tag" && hasClass(row, "a-row") && hasClass(row, "a-size-base");
 }
+// Read in text() only, whose spaces are single: " ?" where "\s*" would do the same there, since
+// `\d\s*X?\s*\+` splits a long run of spaces between its two `\s*` in every way (quadratic).
 const VOLUME =
-  /\d\s*(?:[KkMm]|mil|万|千)?\s*\+|\d\s*(?:個|点|件|人)?以上|(?:plus de|mehr als|meer dan|mais de|más de|over|più di)\s*\d/i;
+  /\d ?(?:[KkMm]|mil|万|千)? ?\+|\d ?(?:個|点|件|人)?以上|(?:plus de|mehr als|meer dan|mais de|más de|over|più di) ?\d/i;
 
 // --- page fields ---------------------------------------------------------------------------
 
@@ -606,7 +622,14 @@ function totalResults(scan: PageScan): number | null {
   if (old) banner = old.children.filter((c) => c.type === "text").map((c) => text(c)).join(" ");
   const numbers = banner.match(/\d{1,3}(?:[.,\s\u00a0\u202f]\d{3})+|\d+/g);
   if (!numbers) return null;
-  return Math.max(...numbers.map((n) => parseInt(n.replace(/\D/g, ""), 10)));
+  // A loop, not Math.max(...numbers): spreading a list as long as the page makes it overflows
+  // the stack (a banner of 100,000 numbers). A number past 2^53 is no count of results.
+  let total: number | null = null;
+  for (const n of numbers) {
+    const value = parseInt(n.replace(/\D/g, ""), 10);
+    if (Number.isSafeInteger(value) && (total === null || value > total)) total = value;
+  }
+  return total;
 }
 
 // --- DOM helpers ---------------------------------------------------------------------------

@@ -9,12 +9,13 @@
  * hand-built page in that shape only.
  */
 import {
-  absoluteUrl,
   all,
   attr,
   type Document,
   type Element,
+  imageUrl,
   intFrom,
+  linkUrl,
   one,
   parseHtml,
   ratingFrom,
@@ -38,14 +39,9 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
     const summary = one(doc, "#seller-info-feedback-summary");
     const summaryText = text(summary);
     return {
-      url: opts.url
-        ? absoluteUrl(opts.url, origin)
-        : sellerId
-        ? `${origin}/sp?seller=${sellerId}`
-        : "",
-      logo: absoluteUrl(
+      url: opts.url ? linkUrl(opts.url, origin) : sellerId ? `${origin}/sp?seller=${sellerId}` : "",
+      logo: imageUrl(
         attr(one(doc, "#seller-logo-column img, #sellerLogo, img.seller-logo-img"), "src"),
-        origin,
       ),
       name: text(one(doc, "#seller-name")),
       about: aboutOf(doc),
@@ -69,9 +65,27 @@ function aboutOf(doc: Document): string {
 
 /** "(1,234 ratings)" in the summary, else the twelve-month count of the ratings table. */
 function ratingsCountOf(summaryText: string, doc: Document): number {
-  const inSummary = /\(([\d.,\s\u00a0]+)[^)]*\)/.exec(summaryText)?.[1];
+  const inSummary = parenthesisedCount(summaryText);
   return intFrom(inSummary ?? "") ??
     intFrom(text(one(doc, "#rating-365d-num .ratings-reviews-count"))) ?? 0;
+}
+
+/**
+ * The count opening the first parenthesis that opens with one ("(1,234 ratings)" → "1,234 "), as
+ * `/\(([\d.,\s\u00a0]+)[^)]*\)/` reads it, by indexOf: that regex retries `[^)]*` from every
+ * "(" of a text holding many and no ")" (quadratic).
+ */
+function parenthesisedCount(s: string): string | undefined {
+  const count = /[\d.,\s\u00a0]+/y;
+  let close = -1;
+  for (let open = s.indexOf("("); open >= 0; open = s.indexOf("(", open + 1)) {
+    if (close < open) close = s.indexOf(")", open); // the first ")" after this "(" too
+    if (close < 0) return undefined;
+    count.lastIndex = open + 1;
+    const m = count.exec(s); // stops before any ")"
+    if (m) return m[0];
+  }
+  return undefined;
 }
 
 /** The seller id of the requested URL, else of the page's storefront or feedback links. */
@@ -97,7 +111,7 @@ function businessDetails(doc: Document): Record<string, string> {
   for (const row of all(box, ".a-row")) {
     const label = one(row, ".a-text-bold");
     if (label) {
-      key = text(label).replace(/\s*[:：]\s*$/, "");
+      key = text(label).replace(/ ?[:：]$/, ""); // text() leaves single spaces, trimmed
       addLine(details, key, valueAfterLabel(row, label));
     } else if (key && /\bindent-left\b/.test(attr(row, "class"))) {
       addLine(details, key, text(row));

@@ -5,6 +5,8 @@
  * that form: its action and fields, entities decoded.
  */
 import { all, attr, one, parseHtml } from "./dom.ts";
+import { startTagWhere } from "./page_text.ts";
+import { ParseError } from "./parse_error.ts";
 
 export interface InterstitialForm {
   /** The form's action: a path on the marketplace's own host (/errors/validateCaptcha). */
@@ -12,16 +14,33 @@ export interface InterstitialForm {
   fields: [name: string, value: string][];
 }
 
-/** The pre-filled `field-keywords` that tells a soft interstitial from a real captcha. */
-export const SOFT_INTERSTITIAL =
-  /<input[^>]*\bname=["']?field-keywords["']?[^>]*\bvalue=["'][^"']+["']|Click the button below to continue shopping/i;
+/**
+ * The pre-filled `field-keywords` that tells a soft interstitial from a real captcha, or its
+ * prompt. Each `<input` tag is read once (page_text.ts's startTags): `/<input[^>]*\bname=…/` over
+ * the page retries `[^>]*` from every "<input", quadratic on a page of them and no ">".
+ */
+export function isSoftInterstitial(html: string): boolean {
+  return /Click the button below to continue shopping/i.test(html) ||
+    startTagWhere(html, "input", FILLED_KEYWORDS) !== "";
+}
+const FILLED_KEYWORDS = /\bname=["']?field-keywords["']?[^>]*\bvalue=["'][^"']+["']/i;
 
+/** The form to submit, or null when the page holds none it can read (readPage calls this unguarded). */
 export function interstitialForm(html: string): InterstitialForm | null {
-  const form = one(parseHtml(html), 'form[action*="validateCaptcha"]');
+  let doc;
+  try {
+    doc = parseHtml(html);
+  } catch (e) {
+    if (e instanceof ParseError) return null; // nested or sized past dom.ts's caps
+    throw e;
+  }
+  const form = one(doc, 'form[action*="validateCaptcha"]');
   if (!form) return null;
   const action = attr(form, "action");
-  // Only a path on the same host: the form must not send the session anywhere else.
-  if (!action.startsWith("/") || action.startsWith("//")) return null;
+  // Only a path on the same host: the form must not send the session anywhere else ("/\\evil" is
+  // "//evil" to a URL parser, so the path is judged as one reads it).
+  const host = URL.parse(action, "https://same.invalid")?.host;
+  if (!action.startsWith("/") || host !== "same.invalid") return null;
   const fields: [string, string][] = all(form, "input[name]").map((i) => [
     attr(i, "name"),
     attr(i, "value"),
