@@ -79,7 +79,9 @@ Deno.test("history: a page cannot write into another product's history, nor stor
   await rig.call("/v1/products/details?asin=B0ATTACK01");
   await history!.settled();
   // A count no answer can carry (beyond a safe integer) is not stored either.
-  rig.fake.page(DP, { html: page.replaceAll("33 customer reviews", "100000000000000000000 customer reviews") });
+  rig.fake.page(DP, {
+    html: page.replaceAll("33 customer reviews", "100000000000000000000 customer reviews"),
+  });
   await rig.call("/v1/products/details?asin=B07H57DNVV");
   await history!.settled();
   const r = await rig.call("/v1/products/history?asin=B07H57DNVV");
