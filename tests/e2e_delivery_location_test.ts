@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { displayedLocation } from "../upstream/delivery_location.ts";
 
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
@@ -73,4 +74,17 @@ Deno.test("sessions are bounded: past maxSessions postcodes the oldest session i
   assert.equal(flows(), 3, "94105 is still kept");
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
   assert.equal(flows(), 4, "10001 was forgotten: its flow runs again");
+});
+
+Deno.test("the displayed location is read near its id: a page of decoys costs linear time", () => {
+  assert.equal(
+    displayedLocation(
+      '<span id="glow-ingress-line2" class="nav-line-2">New York 10001&nbsp;</span>',
+    ),
+    "New York 10001",
+  );
+  // 60,000 copies of the id and no closing tag: a pattern run to the page's end from each copy
+  // (as before) reads 60,000 × 1.7 MB.
+  const decoys = '<b id="glow-ingress-line2">x'.repeat(60_000);
+  assert.equal(displayedLocation(decoys), null);
 });

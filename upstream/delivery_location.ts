@@ -66,9 +66,18 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   }
 }
 
+// How far past its id the displayed location is looked for: it is a short line ("New York 10001"),
+// and a pattern run over the rest of a hostile page at each copy of the id costs time quadratic in
+// the page's size.
+const NEAR = 2_000;
+
 /** The text of `#glow-ingress-line2` ("New York 10001"), or null when the page has none. */
 export function displayedLocation(html: string): string | null {
-  const m = /id=["']glow-ingress-line2["'][^>]*>([\s\S]*?)<\/(?:span|div)>/.exec(html);
+  const m = nearFirst(
+    html,
+    "glow-ingress-line2",
+    (near) => /id=["']glow-ingress-line2["'][^>]*>([\s\S]*?)<\/(?:span|div)>/.exec(near),
+  );
   if (!m) return null;
   return m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(
     /&[a-z]+;|[\u200b-\u200d]/g,
@@ -95,8 +104,28 @@ export function mismatch(message: string): ApiError {
 
 // The pop-over's token sits in an HTML-escaped JSON attribute: {"ajaxHeaders":{"anti-csrftoken-a2z":"…"}}.
 function modalToken(html: string): string | undefined {
-  const unescaped = html.replace(/&quot;/g, '"');
-  return /"anti-csrftoken-a2z"\s*:\s*"([^"]+)"/.exec(unescaped)?.[1];
+  return nearFirst(
+    html,
+    "anti-csrftoken-a2z",
+    (near) => /"anti-csrftoken-a2z"\s*:\s*"([^"]+)"/.exec(near.replace(/&quot;/g, '"')),
+  )?.[1];
+}
+
+/**
+ * The first match of `find` in the text around one of the first few copies of `marker`: each
+ * try reads at most NEAR characters, so a page of copies costs linear time.
+ */
+function nearFirst(
+  html: string,
+  marker: string,
+  find: (near: string) => RegExpExecArray | null,
+): RegExpExecArray | null {
+  for (let at = html.indexOf(marker), tries = 0; at >= 0 && tries < 20; tries++) {
+    const m = find(html.slice(Math.max(0, at - 40), at + NEAR));
+    if (m) return m;
+    at = html.indexOf(marker, at + marker.length);
+  }
+  return null;
 }
 
 function throwIfRefused(res: Sent, html: string) {
