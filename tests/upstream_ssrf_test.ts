@@ -13,6 +13,7 @@ import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { CookieJar } from "../upstream/cookie_jar.ts";
 import { upstreamUrl } from "../schemas/marketplace_url.ts";
+import { fixtureBytes } from "./fixture.ts";
 
 // Valid at validation (a marketplace host), hostile in their path: each once led Shelf to
 // another host when the URL was rebuilt from its path.
@@ -344,9 +345,7 @@ Deno.test("a session's cookies are bounded: pages that set cookies without end c
 
   // Over HTTP: an upstream that sets 40 new cookies with every answer, and a marketplace-like
   // limit on request headers. Every call of the session keeps working.
-  const page = await Deno.readFile(
-    new URL("../../shared/corpus/product/amazon.com__app-B07H57DNVV.html", import.meta.url),
-  );
+  const page = await fixtureBytes("product/amazon.com__app-B07H57DNVV.html");
   let n = 0;
   let largest = 0;
   const origin = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
@@ -357,7 +356,7 @@ Deno.test("a session's cookies are bounded: pages that set cookies without end c
     for (let i = 0; i < 40; i++) {
       h.append("set-cookie", `k${n++}=${"v".repeat(240)}; Domain=.amazon.com; Path=/`);
     }
-    return new Response(page, { headers: h });
+    return new Response(page as BodyInit, { headers: h });
   });
   try {
     await using rig = await startRig({ upstream: `origin:http://127.0.0.1:${origin.addr.port}` });
