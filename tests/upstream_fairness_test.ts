@@ -85,10 +85,10 @@ Deno.test("one account's flood neither holds up another account's call nor queue
 });
 
 Deno.test("a call whose deadline passes while it waits for a slot is an uncharged 504, and never goes", async () => {
-  // One slot, a 1.5 s deadline per call, slow pages that outlast it.
+  // One slot, a 2.5 s deadline per call, slow pages that outlast it.
   await using rig = await startRig({
     plan: "scale",
-    browser: { perMarketplace: 1, deadlineMs: 1_500 },
+    browser: { perMarketplace: 1, deadlineMs: 2_500, timeoutMs: 10_000 },
   });
   const other = await rig.server.account("scale");
   for (const asin of ["B0SLOW0000", "B0FAST0001", "B0FAST0002", "B0SLOW0003"]) {
@@ -99,16 +99,17 @@ Deno.test("a call whose deadline passes while it waits for a slot is an uncharge
   const details = (key: string, asin: string) =>
     call(rig.server, key, `/v1/products/details?asin=${asin}`);
 
-  // The account's slow call holds the slot until its deadline; its next two calls wait behind
-  // it; the other account's slow call joins the queue later. When the slot frees, the account's
-  // first waiter has it, then the other account's turn comes, whose call holds the slot past the
-  // deadline of the account's second waiter: that one times out while still queued.
+  // The account's slow call holds the slot until its deadline (2.5 s); its next two calls wait
+  // behind it; the other account's slow call joins the queue later. When the slot frees, the
+  // account's first waiter has it, then the other account's turn comes, whose call holds the slot
+  // until its own deadline (about 4 s), past that of the account's second waiter (about 3.5 s):
+  // that one times out while still queued. Half a second apart, so a loaded machine keeps the order.
   const holder = details(rig.key, "B0SLOW0000");
   await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") === 1, 1_000);
   const first = details(rig.key, "B0FAST0001");
-  await sleep(200);
+  await sleep(1_000);
   const queued = details(rig.key, "B0FAST0002");
-  await sleep(200);
+  await sleep(500);
   const others = details(other.key, "B0SLOW0003");
 
   const waited = await queued;
