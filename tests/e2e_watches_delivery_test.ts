@@ -122,6 +122,35 @@ Deno.test("webhook delivery: an event nobody accepts is given up after the day a
   assert.equal(await outbox(rig.server.kv), 0);
 });
 
+Deno.test("webhook delivery: a watch deleted while its event is being sent leaves nothing in the outbox", async () => {
+  await using rig = await startRig({ watches: FAST, plan: "scale" });
+  // A receiver that takes its time: the attempt is still under way when the watch goes.
+  let arrived = 0;
+  const slow = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.text();
+    arrived++;
+    await new Promise((r) => setTimeout(r, 800));
+    return new Response(null, { status: 500 });
+  });
+  try {
+    const w = await changedWatch(rig, `http://127.0.0.1:${slow.addr.port}/hook`);
+    await until("an attempt under way", () => Promise.resolve(arrived ? 1 : undefined));
+    const gone = await fetch(`${rig.server.url}/v1/watches/${w.id}`, {
+      method: "DELETE",
+      headers: { "x-api-key": rig.key },
+    });
+    assert.equal(gone.status, 200);
+    await gone.body?.cancel();
+    // The attempt's lease lasts a minute; its due entry must not wait that long to go.
+    await until(
+      "an empty outbox",
+      async () => ((await outbox(rig.server.kv)) === 0 ? 1 : undefined),
+    );
+  } finally {
+    await slow.shutdown();
+  }
+});
+
 Deno.test("webhook delivery: the events of a deleted watch are dropped", async () => {
   await using rig = await startRig({ watches: FAST, plan: "scale" });
   await using hook = receiver(() => 500);

@@ -344,7 +344,13 @@ export async function settleDelivery(
     const [de, we] = await kv.getMany<[Delivery, Watch]>([KV.webhook(d.id), KV.watch(d.watch_id)]);
     const mine = de.value !== null && de.value.next_at === d.next_at;
     const w = we.value;
-    if (!mine && (!w || !note)) return;
+    if (!mine && !w) {
+      // The watch was deleted meanwhile, its events with it: this claim's own due entry (at the
+      // end of its lease) goes too, rather than waiting in the outbox until then.
+      await kv.delete(KV.webhookDueOf(d.account_id, d.next_at, d.id));
+      return;
+    }
+    if (!mine && !note) return;
     const op = kv.atomic().check(de).check(we);
     if (mine) {
       op.delete(KV.webhookDueOf(d.account_id, d.next_at, d.id));
