@@ -62,6 +62,7 @@ export function normalizeEmail(email: unknown): string | null {
 const MAX_STORED_EMAIL = 320;
 /** The ids this module makes are short; a longer one (from a URL) names nothing. */
 const MAX_ID = 64;
+const CREATE_ATTEMPTS = 5;
 
 export class Accounts {
   readonly #kv: Deno.Kv;
@@ -100,17 +101,29 @@ export class Accounts {
       keys: {},
       recent_batches: [],
     };
-    const op = this.#kv.atomic()
-      .check({ key: KV.accountByEmail(normalized), versionstamp: null })
-      .check({ key: KV.account(state.id), versionstamp: null })
-      .set(KV.account(state.id), state)
-      .set(KV.accountByEmail(normalized), state.id);
-    extend?.(op, state);
-    const r = await op.commit();
-    if (!r.ok) {
-      throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
+    // A commit may throw without a conflict ("database is locked" when another process on the
+    // same file wrote first): it is tried again, unless the re-read shows it landed after all.
+    for (let attempt = 1;; attempt++) {
+      const op = this.#kv.atomic()
+        .check({ key: KV.accountByEmail(normalized), versionstamp: null })
+        .check({ key: KV.account(state.id), versionstamp: null })
+        .set(KV.account(state.id), state)
+        .set(KV.accountByEmail(normalized), state.id);
+      extend?.(op, state);
+      let r: Deno.KvCommitResult | Deno.KvCommitError;
+      try {
+        r = await op.commit();
+      } catch (e) {
+        if ((await this.#kv.get(KV.accountByEmail(normalized))).value === state.id) return state;
+        if (attempt >= CREATE_ATTEMPTS) throw e;
+        await new Promise((done) => setTimeout(done, Math.random() * 10 * attempt));
+        continue;
+      }
+      if (!r.ok) {
+        throw new AccountError(409, "email_taken", `an account with email ${normalized} exists`);
+      }
+      return state;
     }
-    return state;
   }
 
   async get(accountId: string): Promise<AccountState> {
