@@ -7,8 +7,7 @@
  * operator's name, and a pending sign-up stored for each.
  */
 import { KV } from "./kv_layout.ts";
-import { hashKey } from "./api_key.ts";
-import { reserveSlots } from "./window_slots.ts";
+import { reserveSlots, windowOf } from "./window_slots.ts";
 
 export const ACCOUNT_MAIL_LIMIT = 3;
 export const CLIENT_MAIL_LIMIT = 20;
@@ -24,9 +23,7 @@ export async function reserveAccountMail(
   client: string | null,
   now: number,
 ): Promise<boolean> {
-  const byAddress = { key: KV.accountMails(hashKey(email)), limit: ACCOUNT_MAIL_LIMIT };
-  const byClient = client === null
-    ? null
-    : { key: KV.clientMails(hashKey(client)), limit: CLIENT_MAIL_LIMIT };
+  const byAddress = windowOf(email, KV.accountMails, ACCOUNT_MAIL_LIMIT);
+  const byClient = windowOf(client, KV.clientMails, CLIENT_MAIL_LIMIT);
   return (await reserveSlots(kv, [byClient, byAddress], ACCOUNT_MAIL_WINDOW_MS, now)) === null;
 }

@@ -9,7 +9,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey } from "./api_key.ts";
-import { reserveSlots } from "./window_slots.ts";
+import { reserveSlots, windowOf } from "./window_slots.ts";
 
 export const SIGNIN_LIMIT = 10;
 export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
@@ -26,10 +26,8 @@ export async function reserveAttempt(
   client: string | null,
   now: number,
 ): Promise<"ok" | "client" | "email"> {
-  const byEmail = { key: KV.signinAttempts(hashKey(email)), limit: SIGNIN_LIMIT };
-  const byClient = client === null
-    ? null
-    : { key: KV.clientSignins(hashKey(client)), limit: CLIENT_SIGNIN_LIMIT };
+  const byEmail = windowOf(email, KV.signinAttempts, SIGNIN_LIMIT);
+  const byClient = windowOf(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
   const refused = await reserveSlots(kv, [byClient, byEmail], SIGNIN_WINDOW_MS, now);
   return refused === null ? "ok" : refused === byEmail ? "email" : "client";
 }

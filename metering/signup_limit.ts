@@ -7,8 +7,7 @@
  * without end.
  */
 import { KV } from "./kv_layout.ts";
-import { hashKey } from "./api_key.ts";
-import { reserveSlots } from "./window_slots.ts";
+import { reserveSlots, windowOf } from "./window_slots.ts";
 
 export const CLIENT_SIGNUP_LIMIT = 20;
 export const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
@@ -19,8 +18,6 @@ export async function reserveSignup(
   client: string | null,
   now: number,
 ): Promise<boolean> {
-  const byClient = client === null
-    ? null
-    : { key: KV.clientSignups(hashKey(client)), limit: CLIENT_SIGNUP_LIMIT };
+  const byClient = windowOf(client, KV.clientSignups, CLIENT_SIGNUP_LIMIT);
   return (await reserveSlots(kv, [byClient], SIGNUP_WINDOW_MS, now)) === null;
 }

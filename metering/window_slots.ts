@@ -3,6 +3,7 @@
  * key within `windowMs` of the window's first one. A slot is taken by an atomic check-and-increment
  * before the work it guards, so a parallel burst cannot take more than the limit.
  */
+import { hashKey } from "./api_key.ts";
 
 interface Window {
   count: number;
@@ -42,6 +43,19 @@ async function reserveSlot(
 export interface Slots {
   key: Deno.KvKey;
   limit: number;
+}
+
+/**
+ * The window kept under `key(SHA-256 of value)`, or null when there is no value (a client that
+ * could not be told: reserveSlots passes it over). Windows are keyed by digest so that the store
+ * holds no email or client address.
+ */
+export function windowOf(
+  value: string | null,
+  key: (digest: string) => Deno.KvKey,
+  limit: number,
+): Slots | null {
+  return value === null ? null : { key: key(hashKey(value)), limit };
 }
 
 /**
