@@ -9,6 +9,7 @@ import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { HISTORY_POINTS, HistorySource } from "../upstream/price_history.ts";
 import { systemClock } from "../metering/clock.ts";
+import type { DataSource } from "../upstream/data_source.ts";
 import { parseProduct } from "../parsers/product.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { KV } from "../metering/kv_layout.ts";
@@ -17,19 +18,29 @@ import { removeKvFiles } from "../core/kv_files.ts";
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
 
-Deno.test("history: two fetches with a price change between them, newest first, 1 credit", async () => {
+/** A rig's source wrapped in a HistorySource, and a wait for the appends it started. */
+function recorded() {
   let history: HistorySource | undefined;
-  await using rig = await startRig({
-    wrap: (source, kv) => (history = new HistorySource(source, kv, systemClock)),
-  });
+  return {
+    wrap: (
+      source: DataSource,
+      kv: Deno.Kv,
+    ) => (history = new HistorySource(source, kv, systemClock)),
+    settled: () => history!.settled(),
+  };
+}
+
+Deno.test("history: two fetches with a price change between them, newest first, 1 credit", async () => {
+  const history = recorded();
+  await using rig = await startRig({ wrap: history.wrap });
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  await history!.settled();
+  await history.settled();
   rig.fake.page(DP, { html: page.replaceAll("$11.88", "$10.50") });
   const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
   assert.equal((second.body.price as { amount: number }).amount, 10.5);
-  await history!.settled();
+  await history.settled();
 
   const r = await rig.call("/v1/products/history?asin=b07h57dnvv");
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -66,24 +77,22 @@ Deno.test("history: two fetches with a price change between them, newest first, 
 });
 
 Deno.test("history: a page cannot write into another product's history, nor store what the answer cannot carry", async () => {
-  let history: HistorySource | undefined;
-  await using rig = await startRig({
-    wrap: (source, kv) => (history = new HistorySource(source, kv, systemClock)),
-  });
+  const history = recorded();
+  await using rig = await startRig({ wrap: history.wrap });
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  await history!.settled();
+  await history.settled();
   // Another ASIN's page that names B07H57DNVV (served at /dp/B0ATTACK01) records nothing under it.
   rig.fake.page("https://www.amazon.com/dp/B0ATTACK01", { html: page.replace("$11.88", "$1.00") });
   await rig.call("/v1/products/details?asin=B0ATTACK01");
-  await history!.settled();
+  await history.settled();
   // A count no answer can carry (beyond a safe integer) is not stored either.
   rig.fake.page(DP, {
     html: page.replaceAll("33 customer reviews", "100000000000000000000 customer reviews"),
   });
   await rig.call("/v1/products/details?asin=B07H57DNVV");
-  await history!.settled();
+  await history.settled();
   const r = await rig.call("/v1/products/history?asin=B07H57DNVV");
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const points = r.body.points as { price: { amount: number }; reviews_count: number }[];
