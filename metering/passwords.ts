@@ -72,7 +72,11 @@ function deriveNow(
   );
 }
 
-/** A new credential; `previous` is the one it replaces, whose sessions it ends. */
+/**
+ * A new credential; `previous` is the one it replaces, whose sessions it ends. Even the first one
+ * takes a new epoch: reset links asked for before an account had a password carry epoch 0, and
+ * setting that first password must void them too.
+ */
 export async function hashPassword(
   password: string,
   now: number,
@@ -80,7 +84,7 @@ export async function hashPassword(
 ): Promise<Credential> {
   const salt = randomHex(16);
   const key = await derive(password, salt, PARAMS);
-  const epoch = previous ? (previous.epoch ?? 0) + 1 : 0;
+  const epoch = (previous?.epoch ?? 0) + 1;
   return { algo: "scrypt", ...PARAMS, salt, hash: key.toString("hex"), updated_at: now, epoch };
 }
 

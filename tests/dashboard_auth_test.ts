@@ -290,6 +290,34 @@ Deno.test("a reset link dies with the password it was asked for: a reset or a ch
   assert.equal((await signIn(browser(s.url), email, "changed meanwhile")).status, 303);
 });
 
+Deno.test("an account the operator made has no password yet: setting its first one voids every link asked for before", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "closed", smtp: { url: smtp.url } });
+  const email = "onboard@example.com";
+  await s.accounts.create(email);
+  const links: string[] = [];
+  for (const n of [1, 2]) {
+    const b = browser(s.url);
+    const f = await b.send("/dashboard/forgot");
+    await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+    await eventually(`reset mail ${n}`, () => smtp.received.length === n);
+    links.push(linkIn(smtp.received[n - 1].raw, "/dashboard/reset"));
+  }
+  const reset = async (token: string, password: string) => {
+    const b = browser(s.url);
+    const page = await b.send(`/dashboard/reset?token=${token}`);
+    if (page.status !== 200) return page.status;
+    return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
+      .status;
+  };
+  assert.equal(await reset(links[1], "the owner's first password"), 303);
+  const owner = browser(s.url);
+  assert.equal((await signIn(owner, email, "the owner's first password")).status, 303);
+  assert.equal(await reset(links[0], "a forwarded copy of the mail"), 400);
+  assert.equal((await owner.send("/dashboard/keys")).status, 200, "the owner stays signed in");
+  assert.equal((await signIn(browser(s.url), email, "a forwarded copy of the mail")).status, 401);
+});
+
 Deno.test("changing the password needs the current one and signs every other browser out", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "change@example.com";

@@ -197,7 +197,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
         "free",
         (op, a) => op.set(KV.credential(a.id), credential),
       );
-      return await startSession(c, account.id, 0);
+      return await startSession(c, account.id, credential.epoch ?? 0);
     } catch (e) {
       if (!(e instanceof AccountError)) throw e;
       if (e.code === "email_taken") {
