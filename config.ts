@@ -349,6 +349,11 @@ function kvPathFrom(env: Env): string | undefined {
   return "./data/shelf.kv";
 }
 
+/** The SQLite file a KV_PATH names, or undefined for the platform's KV, a URL or memory. */
+export function localKvFile(kvPath: string | undefined): string | undefined {
+  return kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath) ? kvPath : undefined;
+}
+
 /** The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read. */
 export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
   // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
@@ -358,8 +363,8 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
       .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#'"()]*@/g, "$1");
   let kv: Deno.Kv;
   try {
-    if (kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath)) {
-      const dir = kvPath.replace(/[^/]*$/, "");
+    if (localKvFile(kvPath)) {
+      const dir = kvPath!.replace(/[^/]*$/, "");
       if (dir) await Deno.mkdir(dir, { recursive: true });
     }
     kv = await Deno.openKv(kvPath);

@@ -4,8 +4,8 @@
  * prints one line on stderr and exits 1.
  */
 import { parseArgs } from "node:util";
-import { loadConfig, openStore } from "../config.ts";
-import { AccountError, Accounts } from "../metering/accounts.ts";
+import { loadConfig, localKvFile, openStore } from "../config.ts";
+import { AccountError, Accounts, keyOptions } from "../metering/accounts.ts";
 import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
 import { systemClock } from "../metering/clock.ts";
 import type { Plans } from "../metering/plans.ts";
@@ -37,8 +37,8 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
   },
   "key revoke": { usage: "key revoke KEY_ID", about: "revokes a key; its next call gets 401" },
   "backup": {
-    usage: "backup FILE",
-    about: "writes a consistent JSON Lines snapshot of the store to FILE",
+    usage: "backup FILE [--force]",
+    about: "writes a consistent JSON Lines snapshot to a new FILE (--force: replace one)",
   },
   "restore": {
     usage: "restore FILE",
@@ -50,7 +50,7 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
 export class UsageError extends Error {}
 
 export function help(command?: string): string {
-  const entry = command ? COMMANDS[command] : undefined;
+  const entry = command && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (entry) return `usage: deno task admin ${entry.usage}\n  ${entry.about}`;
   return ["usage: deno task admin COMMAND [options]   (KV_PATH names the store)", ""]
     .concat(Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(62)} ${c.about}`))
@@ -59,7 +59,7 @@ export function help(command?: string): string {
 
 function commandOf(positionals: string[]): { name: string; rest: string[] } {
   const one = positionals[0] ?? "";
-  if (COMMANDS[one]) return { name: one, rest: positionals.slice(1) };
+  if (Object.hasOwn(COMMANDS, one)) return { name: one, rest: positionals.slice(1) };
   const two = positionals.slice(0, 2).join(" ");
   return { name: two, rest: positionals.slice(2) };
 }
@@ -69,6 +69,7 @@ export async function runAdmin(
   kv: Deno.Kv,
   accounts: Accounts,
   plans: Plans,
+  kvPath?: string,
 ): Promise<unknown> {
   let parsed;
   try {
@@ -82,6 +83,7 @@ export async function runAdmin(
         mode: { type: "string" },
         name: { type: "string" },
         cursor: { type: "string" },
+        force: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -106,11 +108,10 @@ export async function runAdmin(
       if (!values.email) {
         throw new UsageError(`--email is required: usage: deno task admin ${COMMANDS[name].usage}`);
       }
+      const options = { mode: values.mode, name: values.name ?? "default" };
+      keyOptions(options); // refused before the account exists, not after
       const a = await accounts.create(values.email, values.plan ?? "free");
-      const { key, value } = await accounts.createKey(a.id, {
-        mode: values.mode,
-        name: values.name ?? "default",
-      });
+      const { key, value } = await accounts.createKey(a.id, options);
       return { account: accountView(a), key: createdKeyView(key, value) };
     }
     case "account list": {
@@ -138,7 +139,13 @@ export async function runAdmin(
     case "key revoke":
       return keyView(await accounts.revokeKey(required("KEY_ID")));
     case "backup":
-      return { file: required("FILE"), entries: await backup(kv, required("FILE")) };
+      return {
+        file: required("FILE"),
+        entries: await backup(kv, required("FILE"), {
+          kvFile: localKvFile(kvPath),
+          force: values.force,
+        }),
+      };
     case "restore":
       return { file: required("FILE"), entries: await restore(kv, required("FILE")) };
     default:
@@ -152,14 +159,15 @@ if (import.meta.main) {
   const args = Deno.args;
   const { name } = commandOf(args.filter((a) => !a.startsWith("-")));
   if (args.includes("--help") || args.includes("-h") || args.length === 0) {
-    console.log(help(COMMANDS[name] ? name : undefined));
+    console.log(help(name));
     Deno.exit(0);
   }
   let kv: Deno.Kv | undefined;
   try {
     const config = loadConfig();
     kv = await openStore(config.kvPath);
-    const out = await runAdmin(args, kv, new Accounts(kv, config.plans, systemClock), config.plans);
+    const accounts = new Accounts(kv, config.plans, systemClock);
+    const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath);
     console.log(JSON.stringify(out, null, 2));
   } catch (e) {
     const code = e instanceof AccountError ? `${e.code}: ` : "";

@@ -10,11 +10,19 @@
  * Entries written with expireIn (sessions, mailed tokens) carry their own `expires_at`; they are
  * restored with the life they have left, and not at all once it is over.
  *
- * Consistency: Deno KV has no snapshot read across a listing, so the backup lists the store
- * twice and compares the versionstamps; if anything changed in between it lists again (up to 5
- * times) and otherwise refuses, so a file it writes is one consistent state.
+ * Consistency: Deno KV has no snapshot read across a listing. A store in a local file is copied
+ * first with SQLite's own online backup, which reads it in one transaction however busy the
+ * service is, and the copy is listed; comparing two listings instead failed for good under steady
+ * writes (one signed-in user saving a form 50 times a second was enough). A remote store (Deno
+ * Deploy, KV Connect) is still listed twice and the versionstamps compared; if anything changed in
+ * between it lists again (up to 5 times) and otherwise refuses.
+ *
+ * The target: a file that exists is replaced only with `--force`, and never the store's own file
+ * or its -wal / -shm / -journal companions (a backup written over the live store destroyed it).
  */
+import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { KV } from "../metering/kv_layout.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -77,8 +85,8 @@ async function listAll(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
   return out;
 }
 
-/** Writes the snapshot; returns the number of entries. */
-export async function backup(kv: Deno.Kv, file: string, now = Date.now()): Promise<number> {
+/** Every entry of a remote store at one moment: two listings that agree, or an error. */
+async function listedTwice(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
   for (let round = 0; round < 5; round++) {
     const first = await listAll(kv);
     const second = await listAll(kv);
@@ -87,25 +95,91 @@ export async function backup(kv: Deno.Kv, file: string, now = Date.now()): Promi
         e.versionstamp === second[i].versionstamp &&
         JSON.stringify(e.key) === JSON.stringify(second[i].key)
       );
-    if (!same) continue;
-    const lines = [
-      JSON.stringify({
-        format: FORMAT,
-        created_at: new Date(now).toISOString(),
-        entries: first.length,
-      }),
-    ];
-    for (const e of first) {
-      lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
-    }
-    const tmp = `${file}.partial`;
-    await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
-    await Deno.rename(tmp, file);
-    return first.length;
+    if (same) return first;
   }
   throw new Error(
     "Cannot back up: the store kept changing while it was read; retry when it is quieter",
   );
+}
+
+/** Every entry of the store in the SQLite file `kvFile`, from a copy taken in one transaction. */
+async function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry<unknown>[]> {
+  const copy = await Deno.makeTempFile({ dir, prefix: ".shelf-snapshot-", suffix: ".kv" });
+  try {
+    const db = new DatabaseSync(kvFile);
+    try {
+      db.exec("PRAGMA busy_timeout = 10000");
+      // All pages in one step: one read transaction, so one state of the store.
+      await sqliteBackup(db, copy, { rate: 2 ** 30 });
+    } finally {
+      db.close();
+    }
+    const snapshot = await Deno.openKv(copy);
+    try {
+      return await listAll(snapshot);
+    } finally {
+      snapshot.close();
+    }
+  } finally {
+    await removeKvFiles(copy);
+  }
+}
+
+/** The absolute path `file` names, through symbolic links where they exist. */
+async function resolved(file: string): Promise<string> {
+  const abs = file.startsWith("/") ? file : `${Deno.cwd()}/${file}`;
+  try {
+    return await Deno.realPath(abs);
+  } catch {
+    const slash = abs.lastIndexOf("/");
+    const dir = await Deno.realPath(abs.slice(0, slash) || "/").catch(() => abs.slice(0, slash));
+    return `${dir}/${abs.slice(slash + 1)}`;
+  }
+}
+
+async function checkTarget(file: string, kvFile: string | undefined, force: boolean) {
+  if (kvFile) {
+    const store = await resolved(kvFile);
+    const target = await resolved(file);
+    if ([store, `${store}-wal`, `${store}-shm`, `${store}-journal`].includes(target)) {
+      throw new Error(`Cannot back up into ${file}: it is the store itself (KV_PATH)`);
+    }
+  }
+  const exists = await Deno.lstat(file).then(() => true, () => false);
+  if (exists && !force) {
+    throw new Error(
+      `Cannot back up: ${file} exists; name a new file, or add --force to replace it`,
+    );
+  }
+}
+
+/**
+ * Writes the snapshot; returns the number of entries. `kvFile` is the store's SQLite file when it
+ * is one (KV_PATH of a local store), `force` allows replacing an existing file.
+ */
+export async function backup(
+  kv: Deno.Kv,
+  file: string,
+  opts: { now?: number; kvFile?: string; force?: boolean } = {},
+): Promise<number> {
+  await checkTarget(file, opts.kvFile, opts.force ?? false);
+  const slash = file.lastIndexOf("/");
+  const dir = slash < 0 ? "." : file.slice(0, slash) || "/";
+  const entries = opts.kvFile ? await listedFromCopy(opts.kvFile, dir) : await listedTwice(kv);
+  const lines = [
+    JSON.stringify({
+      format: FORMAT,
+      created_at: new Date(opts.now ?? Date.now()).toISOString(),
+      entries: entries.length,
+    }),
+  ];
+  for (const e of entries) {
+    lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
+  }
+  const tmp = `${file}.partial`;
+  await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
+  await Deno.rename(tmp, file);
+  return entries.length;
 }
 
 /** One line of a backup, checked and decoded: what restore writes. */

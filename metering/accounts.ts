@@ -64,6 +64,20 @@ const MAX_STORED_EMAIL = 320;
 const MAX_ID = 64;
 const CREATE_ATTEMPTS = 5;
 
+/** A new key's mode and name as asked for, or the 422 that refuses them. */
+export function keyOptions(
+  opts: { mode?: string; name?: string },
+): { mode: KeyMode; name: string } {
+  const mode = (opts.mode ?? "live") as KeyMode;
+  if (mode !== "live" && mode !== "test") {
+    throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
+  }
+  if (opts.name !== undefined && typeof opts.name !== "string") {
+    throw new AccountError(422, "invalid_name", "name must be a string");
+  }
+  return { mode, name: (opts.name ?? "").slice(0, 80) };
+}
+
 export class Accounts {
   readonly #kv: Deno.Kv;
   readonly #plans: Plans;
@@ -264,14 +278,7 @@ export class Accounts {
     accountId: string,
     opts: { mode?: string; name?: string } = {},
   ): Promise<{ key: KeyState; value: string }> {
-    const mode = (opts.mode ?? "live") as KeyMode;
-    if (mode !== "live" && mode !== "test") {
-      throw new AccountError(422, "invalid_mode", "mode must be 'live' or 'test'");
-    }
-    if (opts.name !== undefined && typeof opts.name !== "string") {
-      throw new AccountError(422, "invalid_name", "name must be a string");
-    }
-    const name = (opts.name ?? "").slice(0, 80);
+    const { mode, name } = keyOptions(opts);
     const value = generateKey(mode);
     const hash = hashKey(value);
     const keyId = `key_${randomHex(8)}`;

@@ -236,3 +236,109 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("backup while another process writes without pause: it succeeds, and the file is one state of the store", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/busy.kv`;
+  const seed = await Deno.openKv(kvPath);
+  await seed.set(["pair", "a"], 0);
+  await seed.set(["pair", "b"], 0);
+  seed.close();
+  // Each commit moves both halves of the pair together; a file that mixes two moments shows it.
+  const writer = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--unstable-kv",
+      `const kv = await Deno.openKv(${JSON.stringify(kvPath)});
+       for (let i = 1; ; i++) {
+         await kv.atomic().set(["pair", "a"], i).set(["pair", "b"], i)
+           .set(["filler", i % 500], "x".repeat(300)).commit();
+         if (i === 50) console.log("writing");
+       }`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const reader = writer.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.match((await reader.read()).value ?? "", /writing/);
+    reader.releaseLock();
+    for (let n = 0; n < 3; n++) {
+      const file = `${dir}/backup-${n}.jsonl`;
+      const r = await cli(kvPath, "backup", file);
+      assert.equal(r.code, 0, `backup ${n}: ${r.stderr}`);
+      const pair = new Map<string, unknown>();
+      for (const line of (await Deno.readTextFile(file)).trim().split("\n").slice(1)) {
+        const { key, value } = JSON.parse(line);
+        if (key[0].s === "pair") pair.set(key[1].s, value.v);
+      }
+      assert.ok((pair.get("a") as number) > 50, `backup ${n} saw the writes: ${pair.get("a")}`);
+      assert.equal(pair.get("a"), pair.get("b"), `backup ${n} holds one moment of the store`);
+    }
+  } finally {
+    writer.kill();
+    await writer.status;
+    await writer.stdout.cancel().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("backup never writes over the store it reads, nor over an existing file without --force", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/shelf.kv`;
+  try {
+    const created = await cli(kvPath, "account", "create", "--email", "keep@example.com");
+    assert.equal(created.code, 0, created.stderr);
+    await Deno.symlink(kvPath, `${dir}/link.kv`);
+    for (const target of [kvPath, `${kvPath}-wal`, `${dir}/link.kv`, `${dir}/./shelf.kv`]) {
+      const r = await cli(kvPath, "backup", target, "--force");
+      assert.equal(r.code, 1, target);
+      assert.match(r.stderr, /^admin: Cannot back up into .*: it is the store itself/);
+    }
+    const listed = await cli(kvPath, "account", "list");
+    assert.equal(listed.code, 0, `the store still opens: ${listed.stderr}`);
+    assert.equal(JSON.parse(listed.stdout).accounts.length, 1);
+
+    const file = `${dir}/backup.jsonl`;
+    await Deno.writeTextFile(file, "an older backup\n");
+    const refused = await cli(kvPath, "backup", file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /exists.*--force/);
+    assert.equal(await Deno.readTextFile(file), "an older backup\n");
+    const forced = await cli(kvPath, "backup", file, "--force");
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(await Deno.readTextFile(file), /shelf-backup\/1/);
+    assert.deepEqual(
+      [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.includes("snapshot")),
+      [],
+      "the snapshot copy is removed",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("admin CLI: a refused key mode leaves no account behind; a command named like an Object property is unknown", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const bad = await cli(
+      kvPath,
+      "account",
+      "create",
+      "--email",
+      "half@example.com",
+      "--mode",
+      "x",
+    );
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /invalid_mode/);
+    const retry = await cli(kvPath, "account", "create", "--email", "half@example.com");
+    assert.equal(retry.code, 0, `the address is still free: ${retry.stderr}`);
+    const help = await cli(kvPath, "constructor", "--help");
+    assert.equal(help.code, 0);
+    assert.doesNotMatch(help.stdout, /undefined/);
+    assert.match(help.stdout, /^usage: deno task admin COMMAND/);
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});
