@@ -11,7 +11,11 @@ export const KV = {
   account: (accountId: string): Deno.KvKey => ["account", accountId],
   /** SHA-256 of a key value → { account_id, key_id }. Never changes once written, so it is cached. */
   keyByHash: (sha256: string): Deno.KvKey => ["key_hash", sha256],
-  /** Key id → account id, so that a key can be revoked by its id alone. */
+  /**
+   * Key id → { account_id, hash }, so that a key can be revoked by its id alone, and forgotten
+   * whole (its digest entry too) once it is among an account's oldest revoked keys. Entries
+   * written before the digest was kept hold the bare account id.
+   */
   keyById: (keyId: string): Deno.KvKey => ["key_id", keyId],
   /** Lower-cased email → account id; written with check(versionstamp null) so emails are unique. */
   accountByEmail: (email: string): Deno.KvKey => ["account_email", email],
@@ -77,7 +81,9 @@ export const KV = {
   /**
    * A revoked key's last state (KeyState), kept for the audit trail and key lists. Revoking moves
    * the key out of the account record, which therefore holds only active keys (at most the plan's
-   * max_keys) and stays far below KV's 64 KiB value limit however many keys come and go.
+   * max_keys) and stays far below KV's 64 KiB value limit however many keys come and go. An
+   * account keeps its newest 100 (KEPT_REVOKED_KEYS in accounts.ts); older ones are deleted with
+   * their indexes.
    */
   revokedKey: (accountId: string, keyId: string): Deno.KvKey => ["revoked_key", accountId, keyId],
   /** Prefix of an account's revoked keys. */

@@ -92,3 +92,37 @@ Deno.test("the Authorization scheme is case-insensitive (bearer, BEARER, BeArEr)
     "each accepted scheme spelling was charged once, the refused ones not",
   );
 });
+
+Deno.test("keys made and revoked in a loop do not grow the store: the newest revoked ones are kept, older ones are forgotten and stay refused", async () => {
+  await using s = await startServer();
+  const { KEPT_REVOKED_KEYS } = await import("../metering/accounts.ts");
+  const { KV } = await import("../metering/kv_layout.ts");
+  const { id, key: liveKey } = await s.account("free");
+  const live = (await s.accounts.listKeys(id))[0];
+  await s.accounts.revokeKey(live.id); // the free plan allows one active key
+  const count = async (prefix: Deno.KvKey) => {
+    let n = 0;
+    for await (const _ of s.kv.list({ prefix })) n++;
+    return n;
+  };
+  const before = { hash: await count(["key_hash"]), id: await count(["key_id"]) };
+  const cycles = KEPT_REVOKED_KEYS + 20;
+  const values: string[] = [];
+  for (let i = 0; i < cycles; i++) {
+    const { key, value } = await s.accounts.createKey(id, { name: `churn ${i}` });
+    values.push(value);
+    await s.accounts.revokeKey(key.id);
+  }
+  assert.equal(await count(KV.revokedKeys(id)), KEPT_REVOKED_KEYS);
+  const kept = (await s.accounts.listKeys(id)).map((k) => k.name);
+  assert.ok(kept.includes(`churn ${cycles - 1}`), "the newest revoked key is kept");
+  assert.ok(!kept.includes("churn 0"), "the oldest is forgotten");
+  // The first key and 20 churned ones forgotten: their index entries went with them.
+  assert.equal(await count(["key_hash"]), before.hash + cycles - 21);
+  assert.equal(await count(["key_id"]), before.id + cycles - 21);
+  for (const value of [liveKey, values[0], values[cycles - 1]]) {
+    const r = await s.get(OFFERS, value);
+    assert.equal(r.status, 401, "forgotten and kept revoked keys alike are refused");
+    await r.body?.cancel();
+  }
+});
