@@ -7,7 +7,7 @@
  * operator's name, and a pending sign-up stored for each.
  */
 import { KV } from "./kv_layout.ts";
-import { reserveSlots, windowOf } from "./window_slots.ts";
+import { type Client, clientWindows, reserveSlots, windowOf } from "./window_slots.ts";
 
 export const ACCOUNT_MAIL_LIMIT = 3;
 export const CLIENT_MAIL_LIMIT = 20;
@@ -15,15 +15,15 @@ export const ACCOUNT_MAIL_WINDOW_MS = 60 * 60 * 1000;
 
 /**
  * Takes one of the client's and one of the address's mails for this hour; false when either has
- * had them all (a refused client takes none of the address's). `client` null: the address only.
+ * had them all (a refused client takes none of the address's). An unknown client: the address only.
  */
 export async function reserveAccountMail(
   kv: Deno.Kv,
   email: string,
-  client: string | null,
+  client: Client,
   now: number,
 ): Promise<boolean> {
   const byAddress = windowOf(email, KV.accountMails, ACCOUNT_MAIL_LIMIT);
-  const byClient = windowOf(client, KV.clientMails, CLIENT_MAIL_LIMIT);
-  return (await reserveSlots(kv, [byClient, byAddress], ACCOUNT_MAIL_WINDOW_MS, now)) === null;
+  const byClient = clientWindows(client, KV.clientMails, CLIENT_MAIL_LIMIT);
+  return (await reserveSlots(kv, [...byClient, byAddress], ACCOUNT_MAIL_WINDOW_MS, now)) === null;
 }

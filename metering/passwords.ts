@@ -7,7 +7,7 @@ import { scrypt, timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import { KV } from "./kv_layout.ts";
 import { randomHex } from "./api_key.ts";
-import { KeyedLimiter } from "../core/limiter.ts";
+import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
 
 export interface Credential {
   algo: "scrypt";
@@ -31,10 +31,13 @@ export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 
 // scrypt takes ~50 ms and 16 MiB a call: a flood of sign-ins must neither fill the thread pool
-// that KV and the network also use, nor queue without end (issue 13.5).
+// that KV and the network also use, nor queue without end (issue 13.5). Waiting work is served
+// one client network at a time in turn, each with at most a few waiting: a first-come queue let
+// one /48's flood answer everyone else's sign-ins with 503.
 const SCRYPT_AT_ONCE = 2;
-const SCRYPT_QUEUE = 64;
-const scryptSlots = new KeyedLimiter(SCRYPT_AT_ONCE);
+const SCRYPT_QUEUE = 256;
+const SCRYPT_WAITING_PER_CLIENT = 16;
+const scryptSlots = new KeyedLimiter(SCRYPT_AT_ONCE, SCRYPT_WAITING_PER_CLIENT);
 let scryptQueued = 0;
 
 /** More password checks are waiting than the queue holds; the caller answers 503. */
@@ -49,11 +52,14 @@ async function derive(
   password: string,
   salt: string,
   c: { N: number; r: number; p: number },
+  client: string,
 ): Promise<Buffer> {
   if (scryptQueued >= SCRYPT_QUEUE) throw new PasswordWorkBusy();
   scryptQueued++;
   try {
-    return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c));
+    return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c), { owner: client });
+  } catch (e) {
+    throw e instanceof LimiterFull ? new PasswordWorkBusy() : e;
   } finally {
     scryptQueued--;
   }
@@ -73,7 +79,8 @@ function deriveNow(
 }
 
 /**
- * A new credential; `previous` is the one it replaces, whose sessions it ends. Even the first one
+ * A new credential; `previous` is the one it replaces, whose sessions it ends. `client` names
+ * whose turn the work waits in (the client's network, see derive). Even the first one
  * takes a new epoch: reset links asked for before an account had a password carry epoch 0, and
  * setting that first password must void them too.
  */
@@ -81,17 +88,22 @@ export async function hashPassword(
   password: string,
   now: number,
   previous?: Credential | null,
+  client = "",
 ): Promise<Credential> {
   const salt = randomHex(16);
-  const key = await derive(password, salt, PARAMS);
+  const key = await derive(password, salt, PARAMS, client);
   const epoch = (previous?.epoch ?? 0) + 1;
   return { algo: "scrypt", ...PARAMS, salt, hash: key.toString("hex"), updated_at: now, epoch };
 }
 
 /** True when `password` matches; with no credential it still derives once, then answers false. */
-export async function verifyPassword(password: string, cred: Credential | null): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  cred: Credential | null,
+  client = "",
+): Promise<boolean> {
   const c = cred ?? { ...PARAMS, salt: "00".repeat(16), hash: "00".repeat(KEY_LEN) };
-  const key = await derive(password, c.salt, c);
+  const key = await derive(password, c.salt, c, client);
   const expected = Buffer.from(c.hash, "hex");
   return key.length === expected.length && timingSafeEqual(key, expected) && cred !== null;
 }

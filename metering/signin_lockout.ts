@@ -9,7 +9,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey } from "./api_key.ts";
-import { reserveSlots, windowOf } from "./window_slots.ts";
+import { type Client, clientWindows, reserveSlots, windowOf } from "./window_slots.ts";
 
 export const SIGNIN_LIMIT = 10;
 export const SIGNIN_WINDOW_MS = 15 * 60 * 1000;
@@ -17,18 +17,18 @@ export const CLIENT_SIGNIN_LIMIT = 100;
 
 /**
  * Takes one attempt's slot of the client's and then of the email's; says which has used all of
- * its window's attempts, if one has (a refused client takes none of the email's). `client` null:
+ * its window's attempts, if one has (a refused client takes none of the email's). An unknown client:
  * the email's only.
  */
 export async function reserveAttempt(
   kv: Deno.Kv,
   email: string,
-  client: string | null,
+  client: Client,
   now: number,
 ): Promise<"ok" | "client" | "email"> {
   const byEmail = windowOf(email, KV.signinAttempts, SIGNIN_LIMIT);
-  const byClient = windowOf(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
-  const refused = await reserveSlots(kv, [byClient, byEmail], SIGNIN_WINDOW_MS, now);
+  const byClient = clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
+  const refused = await reserveSlots(kv, [...byClient, byEmail], SIGNIN_WINDOW_MS, now);
   return refused === null ? "ok" : refused === byEmail ? "email" : "client";
 }
 

@@ -7,7 +7,7 @@
  * without end.
  */
 import { KV } from "./kv_layout.ts";
-import { reserveSlots, windowOf } from "./window_slots.ts";
+import { type Client, clientWindows, reserveSlots } from "./window_slots.ts";
 
 export const CLIENT_SIGNUP_LIMIT = 20;
 export const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
@@ -15,9 +15,9 @@ export const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 /** Takes one of the client's sign-ups for this hour; false when it has had them all. */
 export async function reserveSignup(
   kv: Deno.Kv,
-  client: string | null,
+  client: Client,
   now: number,
 ): Promise<boolean> {
-  const byClient = windowOf(client, KV.clientSignups, CLIENT_SIGNUP_LIMIT);
-  return (await reserveSlots(kv, [byClient], SIGNUP_WINDOW_MS, now)) === null;
+  const byClient = clientWindows(client, KV.clientSignups, CLIENT_SIGNUP_LIMIT);
+  return (await reserveSlots(kv, byClient, SIGNUP_WINDOW_MS, now)) === null;
 }

@@ -39,6 +39,24 @@ async function reserveSlot(
   return false; // too contended: refusing is the safe answer
 }
 
+/**
+ * Who a request came from (routes/client_address.ts): its address, an IPv6 client's /64, and for
+ * IPv6 also the /48 around it, the block a site is commonly given. Either may be unknown.
+ */
+export interface Client {
+  address: string | null;
+  network: string | null;
+}
+
+/** A request whose client cannot be told: only the other windows count it. */
+export const NO_CLIENT: Client = { address: null, network: null };
+
+/**
+ * A /48 may use this many times one client's limit: its 65,536 /64s would otherwise each get a
+ * whole allowance, and /48s are free from tunnel brokers.
+ */
+export const NETWORK_FACTOR = 4;
+
 /** One window a caller takes a slot of: its key and how many slots it has. */
 export interface Slots {
   key: Deno.KvKey;
@@ -56,6 +74,18 @@ export function windowOf(
   limit: number,
 ): Slots | null {
   return value === null ? null : { key: key(hashKey(value)), limit };
+}
+
+/** A client's windows under `key`: its /48's (NETWORK_FACTOR × `limit`), then its own. */
+export function clientWindows(
+  client: Client,
+  key: (digest: string) => Deno.KvKey,
+  limit: number,
+): (Slots | null)[] {
+  return [
+    windowOf(client.network, key, limit * NETWORK_FACTOR),
+    windowOf(client.address, key, limit),
+  ];
 }
 
 /**

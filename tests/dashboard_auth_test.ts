@@ -18,6 +18,7 @@ import {
 } from "../metering/account_mail_limit.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
+import { NETWORK_FACTOR } from "../metering/window_slots.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -682,4 +683,58 @@ Deno.test("sign-in: one client makes at most the documented number of attempts a
   }
   const unreadable = await attempt(3_000, "not-an-address");
   assert.equal(unreadable.status, 429, "an unreadable client counts as the proxy");
+});
+
+Deno.test("account mails: the /64s of one IPv6 /48 share the documented multiple of one client's limit", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({
+    signup: "verify",
+    smtp: { url: smtp.url },
+    trustProxy: true,
+  });
+  const signUp = async (i: number, forwardedFor: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    const r = await b.send("/dashboard/signup", {
+      headers: { "x-forwarded-for": forwardedFor },
+      form: { _csrf: page.csrf, email: `net${i}@example.com` },
+    });
+    assert.equal(r.status, 200);
+  };
+  const networkLimit = CLIENT_MAIL_LIMIT * NETWORK_FACTOR;
+  let i = 0;
+  // One more /64 than the network's share needs, each using its whole own limit.
+  for (let block = 1; block <= NETWORK_FACTOR + 1; block++) {
+    for (let n = 0; n < CLIENT_MAIL_LIMIT; n++) await signUp(i++, `2001:db8:9:${block}::${n + 1}`);
+  }
+  await eventually("the network's mails", () => smtp.received.length >= networkLimit);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(smtp.received.length, networkLimit, "the /48 got its share and no more");
+  await signUp(i++, "2001:db8:a:1::1");
+  await eventually("another /48's mail", () => smtp.received.length === networkLimit + 1);
+});
+
+Deno.test("a flood of sign-ins from one IPv6 /48 waits in its own turn: another client's sign-in still gets through", async () => {
+  await using s = await startServer({ signup: "open", trustProxy: true });
+  const email = "patient@example.com";
+  const owner = browser(s.url);
+  await signUpOpen(owner, email);
+  const flood = browser(s.url);
+  const page = await flood.send("/dashboard/signin");
+  const attempts = Array.from({ length: 150 }, (_, i) =>
+    flood.send("/dashboard/signin", {
+      headers: { "x-forwarded-for": `2001:db8:66:${(i + 1).toString(16)}::1` },
+      form: { _csrf: page.csrf, email: `nobody${i}@example.com`, password: "not a password" },
+    }));
+  await new Promise((r) => setTimeout(r, 200)); // the flood is queued by now
+  const b = browser(s.url);
+  const form = await b.send("/dashboard/signin");
+  const mine = await b.send("/dashboard/signin", {
+    headers: { "x-forwarded-for": "198.51.100.20" },
+    form: { _csrf: form.csrf, email, password: PASSWORD },
+  });
+  const flooded = (await Promise.all(attempts)).map((r) => r.status);
+  assert.equal(mine.status, 303, "the other client's correct password signs in");
+  assert.ok(flooded.every((st) => st === 401 || st === 503), `flood answers: ${flooded}`);
+  assert.ok(flooded.filter((st) => st === 503).length > 100, "most of the flood is turned away");
 });

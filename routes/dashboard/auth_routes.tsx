@@ -24,6 +24,7 @@ import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
 import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { reserveSignup } from "../../metering/signup_limit.ts";
+import { type Client, NO_CLIENT } from "../../metering/window_slots.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
@@ -85,6 +86,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
    * well-formed address, whether it has an account or not, so that the answer's time tells
    * neither.
    */
+  /** Whose turn a request's password work waits in: its client's network (passwords.ts). */
+  const turnOf = (from: Context | Client) => {
+    const client = "req" in from ? clientAddress(from, deps.trustProxy) : from;
+    return client.network ?? client.address ?? "";
+  };
+
   const mayMail = async (c: Context, email: string) => {
     const client = clientAddress(c, deps.trustProxy);
     if (await reserveAccountMail(kv, email, client, clock.now())) return true;
@@ -127,7 +134,8 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       c.html(<SignInPage csrf={form(c)} email={email} error="Wrong email or password." />, 401);
     if (!email) return wrong();
     // The attempt takes its slot before the password is checked, so a burst cannot outrun the count.
-    const slot = await reserveAttempt(kv, email, clientAddress(c, deps.trustProxy), clock.now());
+    const client = clientAddress(c, deps.trustProxy);
+    const slot = await reserveAttempt(kv, email, client, clock.now());
     if (slot !== "ok") {
       const error = slot === "email"
         ? "Too many failed attempts. Wait 15 minutes and try again."
@@ -138,7 +146,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const credential = id ? await readCredential(kv, id) : null;
     let ok: boolean;
     try {
-      ok = await verifyPassword(password, credential);
+      ok = await verifyPassword(password, credential, turnOf(client));
     } catch (e) {
       if (!(e instanceof PasswordWorkBusy)) throw e;
       return c.html(<SignInPage csrf={form(c)} email={email} error={BUSY} />, 503);
@@ -189,7 +197,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if (!(await reserveSignup(kv, clientAddress(c, deps.trustProxy), clock.now()))) {
       return again("Too many sign-ups from your network. Try again in an hour.", 429);
     }
-    const credential = await newCredential(password, clock.now());
+    const credential = await newCredential(password, clock.now(), null, turnOf(c));
     if (!credential) return again(BUSY, 503);
     try {
       const account = await accounts.create(
@@ -225,7 +233,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       c.html(<VerifyPage csrf={form(c)} token={token} email={email} error={error} />, status);
     const problem = passwordProblem(password);
     if (problem) return again(problem, 422);
-    const credential = await newCredential(password, clock.now());
+    const credential = await newCredential(password, clock.now(), null, turnOf(c));
     if (!credential) return again(BUSY, 503);
     try {
       // One commit creates the account, stores its password and spends the link.
@@ -278,7 +286,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if ((current.value?.epoch ?? 0) !== epoch) return c.html(<LinkInvalidPage />, 400);
     const problem = passwordProblem(password);
     if (problem) return c.html(<ResetPage csrf={form(c)} token={token} error={problem} />, 422);
-    const credential = await newCredential(password, clock.now(), current.value);
+    const credential = await newCredential(password, clock.now(), current.value, turnOf(c));
     if (!credential) return c.html(<ResetPage csrf={form(c)} token={token} error={BUSY} />, 503);
     // The new epoch ends every session of the account; the link is spent in the same commit,
     // which fails if the password changed meanwhile.
@@ -310,16 +318,16 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       const problem = passwordProblem(password);
       if (problem) return again(problem, 422);
       // Signed in already: only the account's own count applies.
-      if ((await reserveAttempt(kv, s.account.email, null, clock.now())) !== "ok") {
+      if ((await reserveAttempt(kv, s.account.email, NO_CLIENT, clock.now())) !== "ok") {
         return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
       }
       const stored = await kv.get<Credential>(KV.credential(s.account.id));
       const old = stored.value;
       try {
-        if (!old || !(await verifyPassword(current, old))) {
+        if (!old || !(await verifyPassword(current, old, turnOf(c)))) {
           return again("The current password is wrong.", 401);
         }
-        const credential = await hashPassword(password, clock.now(), old);
+        const credential = await hashPassword(password, clock.now(), old, turnOf(c));
         // Checked: a reset landing meanwhile must not be overwritten by a change decided before it.
         const r = await kv.atomic().check(stored).set(KV.credential(s.account.id), credential)
           .commit();
@@ -347,10 +355,11 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
 async function newCredential(
   password: string,
   now: number,
-  previous?: Credential | null,
+  previous: Credential | null | undefined,
+  client: string,
 ): Promise<Credential | null> {
   try {
-    return await hashPassword(password, now, previous);
+    return await hashPassword(password, now, previous, client);
   } catch (e) {
     if (e instanceof PasswordWorkBusy) return null;
     throw e;
