@@ -36,11 +36,15 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   const tag = { keyId: caller.keyId, endpoint: ep.path };
   let snapshot = admitted.snapshot;
   const headers = () => meterHeaders(snapshot, 0, deps.clock.now());
+  // The meter's refusals (401, 403, 429) come before validation: a revoked key or a throttled
+  // client answered 422 for bad parameters would learn what a valid one would be told.
+  if (admitted.outcome !== "admitted" && admitted.outcome !== "invalid") {
+    throw refusalError(admitted.outcome, headers());
+  }
   if (admitted.outcome === "invalid" || !input.ok) {
     const detail = input.ok ? [] : input.detail;
     return Response.json({ detail }, { status: 422, headers: headers() });
   }
-  if (admitted.outcome !== "admitted") throw refusalError(admitted.outcome, headers());
 
   const periodStart = admitted.snapshot!.periodStart;
   let charged = admitted.charged;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startServer } from "./test_server.ts";
+import { ManualClock, startServer } from "./test_server.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
@@ -117,4 +117,31 @@ Deno.test("min_price above max_price is a 422 on min_price, uncharged; equal or 
     await ok.body?.cancel();
   }
   assert.equal(s.source.calls, 4, "only the valid calls reached the data source");
+});
+
+Deno.test("refusals come before validation: bad parameters get 401, 403 or 429 where valid ones would, never 422", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  await using s = await startServer({ clock });
+  const BAD = "/v1/products/details?asin=not-an-asin";
+  const status = async (path: string, key: string) => {
+    const r = await s.get(path, key);
+    await r.body?.cancel();
+    return r.status;
+  };
+  const revoked = await s.account("starter");
+  await s.accounts.revokeKey(revoked.keyId);
+  assert.equal(await status(BAD, revoked.key), 401, "a revoked key");
+
+  const inactive = await s.account("starter");
+  await s.accounts.update(inactive.id, { status: "inactive" });
+  assert.equal(await status(BAD, inactive.key), 403, "an inactive account");
+
+  const free = await s.account("free");
+  assert.equal(await status("/v1/scrape?url=not-a-url", free.key), 403, "a group the plan lacks");
+
+  // The free plan admits one call a second; the second, however malformed, is over the limit.
+  assert.equal(await status(BAD, free.key), 422, "the second's one call is validated");
+  assert.equal(await status(BAD, free.key), 429, "the next in the same second is rate limited");
+  clock.advance(1_000);
+  assert.equal(await status(BAD, free.key), 422, "a new second");
 });
