@@ -26,7 +26,10 @@ const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function asset(body: string, type: string, immutable: boolean): () => Response {
+function asset(text: string, type: string, immutable: boolean): () => Response {
+  // Encoded once: a string body is encoded to UTF-8 again for every response, 1.5 MB of it for
+  // the bundle, on the thread that serves paid calls (a flood of it took their p50 from 3 to 300 ms).
+  const body = new TextEncoder().encode(text);
   return () =>
     new Response(body, {
       headers: {

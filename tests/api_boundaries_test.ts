@@ -106,3 +106,13 @@ Deno.test("search limit: -1 and 201 are 422 on `limit`, 0 and 200 are accepted",
     }
   }
 });
+
+Deno.test("authenticated answers, paid or refused, tell shared caches not to keep them", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("starter");
+  for (const path of [OFFERS, "/v1/usage", "/v1/products/details?asin=bad", "/v1/watches"]) {
+    const r = await s.get(path, key);
+    await r.body?.cancel();
+    assert.equal(r.headers.get("cache-control"), "private, no-store", `${path}: ${r.status}`);
+  }
+});
