@@ -1,7 +1,10 @@
 /**
  * The metered data endpoints: authenticate, admit and charge (one batched commit), validate,
  * ask the data source, check the answer against the endpoint's schema. A call that fails after
- * its charge is refunded, so no failed call costs a credit.
+ * its charge is refunded, so no failed call costs a credit. Nor does a call whose client hung up
+ * before its answer was ready: it is refunded and logged as 499. The upstream work already under
+ * way is not stopped (identical calls of others may share it, and it fills the result cache), but
+ * a search stops taking further pages.
  */
 import type { Context, Hono } from "hono";
 import { jsonWithRequestId, noteCall } from "./access_log.ts";
@@ -23,6 +26,7 @@ export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]
 
 async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   const req = c.req.raw;
+  const hungUp = req.signal;
   const query = queryParams(req.url);
   const caller = await authenticate(deps.accounts, req, query);
   noteCall(c, { account: caller.accountId });
@@ -55,6 +59,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       signal: deps.stopping,
       owner: caller.accountId,
       chargePage: async () => {
+        if (hungUp.aborted) return false;
         const r = await deps.meter.charge(caller.accountId, 1, tag);
         if (r.ok) {
           charged += 1;
@@ -77,6 +82,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
       },
     });
+    if (hungUp.aborted) throw clientGone();
     const checked = ep.response.safeParse(body);
     if (!checked.success) {
       deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));
@@ -106,6 +112,11 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
     throw err;
   }
+}
+
+/** Nobody reads it: the status and code are for the access log and the metrics. */
+function clientGone(): ApiError {
+  return new ApiError(499, "client_closed_request", "The client closed the connection first.");
 }
 
 async function refundQuietly(
