@@ -143,3 +143,24 @@ Deno.test("limit=200 over a two-page result costs 2 credits, whatever was fetche
     String(usage.requests_remaining - 2),
   );
 });
+
+Deno.test("one account's concurrent limit=200 searches over small pages all succeed: a call has at most a few pages in flight", async () => {
+  await using rig = await startRig();
+  const queries = ["ipad", "tablet", "stylus"];
+  for (const q of queries) {
+    for (let p = 1; p <= 14; p++) {
+      rig.fake.page(
+        `https://www.amazon.com/s?k=${q}${p > 1 ? `&page=${p}` : ""}`,
+        "search/amazon.com__pavel-ipad-pro.html",
+      );
+    }
+  }
+  const answers = await Promise.all(
+    queries.map((q) => rig.call(`/v1/products/search?query=${q}&limit=200`)),
+  );
+  for (const r of answers) {
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 200));
+    assert.equal(r.body.count, 200);
+    assert.equal(r.headers.get("x-credits-cost"), "13");
+  }
+});

@@ -10,7 +10,10 @@
  * page that is needed fails the whole call (which the route refunds). Pages paid for ahead but
  * not used in the answer (past the last page, or past the items asked for) are given back with
  * `refundPages(n)` before the answer is returned, so that a call costs the pages its answer
- * spans.
+ * spans. At most PAGES_AHEAD pages of a call are requested and not yet read at once: over small
+ * pages (16 items) `limit=200` planned 13 at once, two such calls of one account overran its
+ * waiting room at the marketplace (503 `upstream_busy`), and a call that failed left that many
+ * pages being fetched for nothing.
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { ProductItem } from "../schemas/resources.ts";
@@ -40,6 +43,8 @@ export interface CollectOptions<Raw> {
 
 // Pages of Amazon's search stop existing somewhere past 7 for most queries and never pass 400.
 const MAX_PAGE = 400;
+/** Amazon's 48–60-item pages need 4 for `limit=200`, so a full-size limit still goes at once. */
+export const PAGES_AHEAD = 4;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   let paid = 0;
@@ -67,7 +72,8 @@ async function collect<Raw>(o: CollectOptions<Raw>, onPaid: () => void): Promise
     fetched.set(page, p);
   };
   const plan = (from: number, missing: number, perPage: number) => {
-    const pages = o.limit > 0 ? Math.max(1, Math.ceil(missing / Math.max(1, perPage))) : 1;
+    const wanted = o.limit > 0 ? Math.max(1, Math.ceil(missing / Math.max(1, perPage))) : 1;
+    const pages = Math.min(wanted, PAGES_AHEAD);
     // Charged together (the meter commits them in one batch, in order), then fetched at once.
     return Promise.all(Array.from({ length: pages }, (_, i) => request(from + i)));
   };
