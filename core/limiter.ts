@@ -7,7 +7,9 @@
  * first, so one owner's long queue delays another owner's call by about one slot turnover, not by
  * the whole queue. An owner may have at most `maxWaiting` waiters per key: past it `run` fails at
  * once with LimiterFull. A waiter whose `signal` aborts leaves the queue and fails with the
- * signal's reason.
+ * signal's reason. An owner may hold at most `maxActivePerOwner` slots of a key at once: a slot
+ * can be held for the whole 30 s deadline of a page the marketplace answers slowly, so an owner
+ * holding every slot made everyone else wait that long, at no cost to it (timeouts are refunded).
  */
 export class LimiterFull extends Error {
   constructor(readonly key: string, readonly owner: string) {
@@ -24,6 +26,8 @@ export interface RunOptions {
 
 interface Lane {
   active: number;
+  /** Slots held per owner. */
+  held: Map<string, number>;
   /** Owner → its waiters, oldest first; the map's order is the round-robin turn. */
   waiting: Map<string, (() => void)[]>;
 }
@@ -31,7 +35,11 @@ interface Lane {
 export class KeyedLimiter {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly max: number, private readonly maxWaiting = Infinity) {
+  constructor(
+    private readonly max: number,
+    private readonly maxWaiting = Infinity,
+    private readonly maxActivePerOwner = max,
+  ) {
     if (!Number.isInteger(max) || max < 1) {
       throw new RangeError(
         `Cannot limit concurrency as 'max' must be a positive integer: current value is ${max}`,
@@ -40,21 +48,31 @@ export class KeyedLimiter {
   }
 
   async run<T>(key: string, work: () => Promise<T>, opts: RunOptions = {}): Promise<T> {
-    await this.acquire(key, opts.owner ?? "", opts.signal);
+    const owner = opts.owner ?? "";
+    await this.acquire(key, owner, opts.signal);
     try {
       return await work();
     } finally {
-      this.release(key);
+      this.release(key, owner);
     }
+  }
+
+  private mayTake(lane: Lane, owner: string): boolean {
+    return lane.active < this.max && (lane.held.get(owner) ?? 0) < this.maxActivePerOwner;
+  }
+
+  private take(lane: Lane, owner: string): void {
+    lane.active++;
+    lane.held.set(owner, (lane.held.get(owner) ?? 0) + 1);
   }
 
   private acquire(key: string, owner: string, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, lane = { active: 0, waiting: new Map() });
-    // Someone waits only while every slot is taken (a freed slot goes straight to a waiter).
-    if (lane.active < this.max) {
-      lane.active++;
+    if (!lane) this.lanes.set(key, lane = { active: 0, held: new Map(), waiting: new Map() });
+    // An owner waits only while it may take no slot (a freed slot goes straight to a waiter).
+    if (!lane.waiting.has(owner) && this.mayTake(lane, owner)) {
+      this.take(lane, owner);
       return Promise.resolve();
     }
     const queue = lane.waiting.get(owner) ?? [];
@@ -78,18 +96,22 @@ export class KeyedLimiter {
     });
   }
 
-  /** Hands the slot straight to the next owner's oldest waiter, or gives it back. */
-  private release(key: string): void {
+  /** Gives the slot back, then hands free slots to the next owners in turn that may take one. */
+  private release(key: string, owner: string): void {
     const lane = this.lanes.get(key)!;
-    const turn = lane.waiting.entries().next();
-    if (!turn.done) {
-      const [owner, queue] = turn.value;
-      const next = queue.shift()!;
-      lane.waiting.delete(owner);
-      if (queue.length) lane.waiting.set(owner, queue); // to the back of the turn
-      next();
-      return;
+    lane.active--;
+    const held = lane.held.get(owner)! - 1;
+    if (held) lane.held.set(owner, held);
+    else lane.held.delete(owner);
+    for (const [next, queue] of lane.waiting) {
+      if (lane.active >= this.max) break;
+      if (!this.mayTake(lane, next)) continue;
+      const start = queue.shift()!;
+      lane.waiting.delete(next);
+      if (queue.length) lane.waiting.set(next, queue); // to the back of the turn
+      this.take(lane, next);
+      start();
     }
-    if (--lane.active === 0) this.lanes.delete(key);
+    if (lane.active === 0 && !lane.waiting.size) this.lanes.delete(key);
   }
 }

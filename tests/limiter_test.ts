@@ -82,3 +82,27 @@ Deno.test("a waiter whose signal aborts leaves the queue; the slot goes to the n
   fresh.release();
   await last;
 });
+
+Deno.test("an owner holds at most its share of the slots: another owner starts at once, and the owner's own waiters go on as its slots free", async () => {
+  const limiter = new KeyedLimiter(3, Infinity, 2);
+  const a = [gate(), gate(), gate()];
+  const running = a.map((g) => limiter.run("US", g.work, { owner: "a" }));
+  await tick();
+  assert.deepEqual(a.map((g) => g.started), [true, true, false], "a holds two of three");
+  const b = gate();
+  running.push(limiter.run("US", b.work, { owner: "b" }));
+  await tick();
+  assert.ok(b.started, "b takes the slot a may not");
+  a[0].release();
+  await tick();
+  assert.ok(a[2].started, "a's waiter takes a's freed slot");
+  const c = gate();
+  running.push(limiter.run("US", c.work, { owner: "c" }));
+  await tick();
+  assert.ok(!c.started, "every slot is taken");
+  b.release();
+  await tick();
+  assert.ok(c.started, "b's freed slot goes to c, a holding its share");
+  for (const g of [a[1], a[2], c]) g.release();
+  await Promise.all(running);
+});

@@ -12,8 +12,9 @@
  *   sharing one fetch, redirects followed only within marketplace hosts;
  * - a call's deadline starts when it is asked for and covers its wait for a slot; slots go to
  *   the requests' owners (accounts) in turn, and an owner may have at most
- *   WAITING_PER_OWNER requests waiting per marketplace (then 503 `upstream_busy` at once), so
- *   that one account's flood cannot hold up every other account's calls.
+ *   WAITING_PER_OWNER requests waiting per marketplace (then 503 `upstream_busy` at once), and
+ *   hold all slots but one, so that one account's flood, or its pages that the marketplace
+ *   answers slowly, cannot hold up every other account's calls.
  */
 import { ApiError } from "../core/api_error.ts";
 import type { InterstitialForm } from "../parsers/soft_interstitial.ts";
@@ -100,7 +101,9 @@ export class BrowserTransport implements Transport {
       ...opts,
     };
     this.log = opts.log ?? (() => {});
-    this.limiter = new KeyedLimiter(this.o.perMarketplace, WAITING_PER_OWNER);
+    // One slot is always left to other accounts (see core/limiter.ts).
+    const ownSlots = Math.max(1, this.o.perMarketplace - 1);
+    this.limiter = new KeyedLimiter(this.o.perMarketplace, WAITING_PER_OWNER, ownSlots);
     this.clients = this.o.proxies.map((url) => Deno.createHttpClient({ proxy: { url } }));
   }
 
