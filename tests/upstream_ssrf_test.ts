@@ -106,6 +106,31 @@ Deno.test("scrape: the operator's session goes only to the pages Shelf reads, ne
   }
 });
 
+Deno.test("scrape: the answer to a page fetched signed out cannot sign the operator out, nor add cookies to the signed-in session", async () => {
+  const fake = new FakeMarketplace();
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_COOKIES_US: "session-id=OPSESSION; session-token=OPTOKEN; x-main=OPX" },
+  });
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  fake.page("https://www.amazon.com/gp/flex/sign-out.html", {
+    html: "<html><body>Signed out</body></html>",
+    headers: [
+      ["set-cookie", "session-token=; Max-Age=0; Path=/"],
+      ["set-cookie", "x-main=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/"],
+      ["set-cookie", "session-id=ANON; Path=/"],
+      ["set-cookie", "ubid-main=ANON-UBID; Domain=.amazon.com; Path=/"],
+    ],
+  });
+  const scraped = await rig.call(
+    `/v1/scrape?url=${encodeURIComponent("https://www.amazon.com/gp/flex/sign-out.html")}`,
+  );
+  assert.equal(scraped.headers.get("x-credits-cost"), "0");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  const after = fake.requests.filter((r) => r.path.startsWith("/dp/")).at(-1)!;
+  assert.equal(after.cookie, "session-id=OPSESSION; session-token=OPTOKEN; x-main=OPX");
+});
+
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
   await using rig = await startRig();
   for (const raw of HOSTILE_PATHS) {

@@ -85,8 +85,15 @@ export class CookieJar {
     return this.operatorNames.size > 0 && sessionPath(url.pathname);
   }
 
-  /** Takes the `Set-Cookie` fields of a response to `requestUrl` (RFC 6265 5.2 and 5.3). */
+  /**
+   * Takes the `Set-Cookie` fields of a response to `requestUrl` (RFC 6265 5.2 and 5.3). A response
+   * to a request made signed out while the jar holds the operator's session is not taken: a
+   * marketplace answers a visitor with a fresh anonymous session, and a sign-out page clears the
+   * session cookies, so one scrape of such a page replaced or signed out the operator's session
+   * for every client.
+   */
   store(headers: Headers, requestUrl: URL, now = Date.now()): void {
+    if (this.operatorNames.size > 0 && !sessionPath(requestUrl.pathname)) return;
     const host = canonicalHost(requestUrl.hostname);
     const site = registrableDomain(host);
     if (!site) return;
