@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { isPublicAddress } from "../watches/webhook_target.ts";
+import {
+  canonical,
+  checkedLookup,
+  isPublicAddress,
+  ownAddresses,
+  webhookRefusal,
+} from "../watches/webhook_target.ts";
 import { routeLabel } from "../routes/access_log.ts";
 import { createWatch } from "../watches/store.ts";
 import { hourlyWatch } from "./webhook_receiver.ts";
@@ -184,6 +190,37 @@ Deno.test("watches API: address rules, one by one", () => {
   ];
   for (const a of pub) assert.equal(isPublicAddress(a), true, a);
   for (const a of priv) assert.equal(isPublicAddress(a), false, a);
+});
+
+Deno.test("a webhook may not target this server's own addresses, public ones included, in any spelling or through a name", async () => {
+  // The machine's public address stands in for one of its own (see ownAddresses).
+  const self = () => new Set(["45.33.32.156", canonical("2600:3c01::f03c:91ff:fe18:bb2f")!]);
+  const resolve = (host: string) =>
+    Promise.resolve(host === "me.example" ? ["45.33.32.156"] : ["93.184.215.14"]);
+  for (
+    const url of [
+      "http://45.33.32.156:25555/internal",
+      "http://[::ffff:45.33.32.156]:8080/",
+      "http://[2600:3c01:0:0:f03c:91ff:fe18:bb2f]/",
+      "http://me.example:9200/_cat",
+    ]
+  ) {
+    assert.match(
+      (await webhookRefusal(url, false, resolve, self)) ?? "allowed",
+      /this server itself/,
+      url,
+    );
+  }
+  assert.equal(await webhookRefusal("https://hooks.example/x", false, resolve, self), null);
+  const looked = await new Promise<Error | null>((done) =>
+    checkedLookup(resolve, self)("me.example", {}, (e) => done(e))
+  );
+  assert.match(String(looked), /this server itself/, "refused at the connection too");
+  // The real list holds every interface address, whatever its class.
+  const mine = ownAddresses();
+  for (const i of Deno.networkInterfaces()) {
+    assert.ok(mine.has(canonical(i.address)!), `${i.name} ${i.address}`);
+  }
 });
 
 Deno.test("watches API: each path takes its own methods; the data endpoints stay GET only", async () => {

@@ -8,11 +8,48 @@
  * connection's own name lookup (`checkedLookup`) resolves the host once, refuses a private
  * answer, and connects only to the addresses it checked: a DNS server that answers differently
  * between a check and the connection (DNS rebinding) has no second lookup to change.
+ *
+ * The server's own addresses are refused too, public ones included: a connection from the host to
+ * its own public address goes over loopback, past the firewall that hides whatever listens on
+ * 0.0.0.0 there (a database's HTTP port, a metrics agent), and a watch's delivery notes would tell
+ * which ports are open.
  */
 import type { LookupFunction } from "node:net";
 import { parseV4, parseV6, v4FromGroups } from "../core/ip_address.ts";
 
 export type Resolve = (host: string) => Promise<string[]>;
+
+/** The server's own addresses, canonical (see canonical). */
+export type OwnAddresses = () => ReadonlySet<string>;
+
+let own: { at: number; set: ReadonlySet<string> } | null = null;
+
+/** The addresses of this machine's interfaces, looked up at most once a minute. */
+export const ownAddresses: OwnAddresses = () => {
+  const now = Date.now();
+  if (!own || now - own.at > 60_000) {
+    let found: string[] = [];
+    try {
+      found = Deno.networkInterfaces().map((i) => i.address);
+    } catch {
+      // No --allow-sys, or a platform without interfaces (Deno Deploy): only the classes count.
+    }
+    own = { at: now, set: new Set(found.map(canonical).filter((a) => a !== null)) };
+  }
+  return own.set;
+};
+
+/** One spelling per address: dotted IPv4 (an IPv4-mapped IPv6 address too), or 8 hex groups. */
+export function canonical(address: string): string | null {
+  const v4 = parseV4(address);
+  if (v4) return v4.join(".");
+  const v6 = parseV6(address.replace(/%.*$/, "")); // a link-local address's zone
+  if (!v6) return null;
+  if (v6.slice(0, 5).every((x) => x === 0) && v6[5] === 0xffff) {
+    return v4FromGroups(v6[6], v6[7]).join(".");
+  }
+  return v6.map((g) => g.toString(16)).join(":");
+}
 
 /** Both address families through Deno's resolver; a name without addresses gives []. */
 export const resolveHost: Resolve = async (host) => {
@@ -28,17 +65,22 @@ export async function webhookRefusal(
   raw: string,
   allowPrivate: boolean,
   resolve: Resolve = resolveHost,
+  self: OwnAddresses = ownAddresses,
 ): Promise<string | null> {
-  const shape = webhookUrlRefusal(raw, allowPrivate);
+  const shape = webhookUrlRefusal(raw, allowPrivate, self);
   if (shape !== undefined) return shape;
-  return addressRefusal(await resolve(hostOf(new URL(raw))));
+  return addressRefusal(await resolve(hostOf(new URL(raw))), self);
 }
 
 /**
  * What can be told of `raw` without resolving it: why it may not be called, null when it may
  * (an IP literal, or any host with `allowPrivate`), undefined when its name must be resolved.
  */
-export function webhookUrlRefusal(raw: string, allowPrivate: boolean): string | null | undefined {
+export function webhookUrlRefusal(
+  raw: string,
+  allowPrivate: boolean,
+  self: OwnAddresses = ownAddresses,
+): string | null | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -50,14 +92,20 @@ export function webhookUrlRefusal(raw: string, allowPrivate: boolean): string | 
   if (allowPrivate) return null;
   const host = hostOf(url);
   if (host === "localhost" || host.endsWith(".localhost")) return "a loopback host";
-  return isIpLiteral(host) ? addressRefusal([host]) : undefined;
+  return isIpLiteral(host) ? addressRefusal([host], self) : undefined;
 }
 
-/** Why a host with these addresses may not be called, or null: every one must be public. */
-function addressRefusal(addresses: string[]): string | null {
+/**
+ * Why a host with these addresses may not be called, or null: every one must be public, and none
+ * this server's own.
+ */
+function addressRefusal(addresses: string[], self: OwnAddresses): string | null {
   if (!addresses.length) return "the host does not resolve";
   const bad = addresses.find((a) => !isPublicAddress(a));
-  return bad === undefined ? null : `the host resolves to a private address (${bad})`;
+  if (bad !== undefined) return `the host resolves to a private address (${bad})`;
+  const mine = self();
+  const itself = addresses.find((a) => mine.has(canonical(a) ?? ""));
+  return itself === undefined ? null : `the host is this server itself (${itself})`;
 }
 
 // The URL parser has already normalised IPv4 in any notation (2130706433, 0x7f.1) to dotted form.
@@ -78,12 +126,15 @@ export class RefusedTarget extends Error {
  * unless every address is public, and hands the connection exactly the addresses it checked.
  * Node's connection code asks for one address or for all (`all: true`); both are answered.
  */
-export function checkedLookup(resolve: Resolve = resolveHost): LookupFunction {
+export function checkedLookup(
+  resolve: Resolve = resolveHost,
+  self: OwnAddresses = ownAddresses,
+): LookupFunction {
   return (host, options, callback) => {
     const all = typeof options === "object" && options !== null &&
       (options as { all?: boolean }).all === true;
     resolve(host.toLowerCase()).then((addresses) => {
-      const refusal = addressRefusal(addresses);
+      const refusal = addressRefusal(addresses, self);
       if (refusal) return callback(new RefusedTarget(refusal), "");
       const found = addresses.map((address) => ({
         address,
