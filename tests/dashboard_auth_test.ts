@@ -735,6 +735,8 @@ Deno.test("a flood of sign-ins from one IPv6 /48 waits in its own turn: another 
   });
   const flooded = (await Promise.all(attempts)).map((r) => r.status);
   assert.equal(mine.status, 303, "the other client's correct password signs in");
-  assert.ok(flooded.every((st) => st === 401 || st === 503), `flood answers: ${flooded}`);
-  assert.ok(flooded.filter((st) => st === 503).length > 100, "most of the flood is turned away");
+  // Turned away as too much password work (503), or, when the /48's one window is too contended
+  // to count an attempt, refused as over it (429); the rest checked (401).
+  assert.ok(flooded.every((st) => [401, 429, 503].includes(st)), `flood answers: ${flooded}`);
+  assert.ok(flooded.filter((st) => st !== 401).length > 100, "most of the flood is turned away");
 });
