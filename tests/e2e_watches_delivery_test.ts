@@ -240,3 +240,26 @@ Deno.test("webhook delivery: a receiver that never answers is a timeout, noted o
     await accepting.catch(() => {});
   }
 });
+
+Deno.test("watch refresh: a watch deleted while its page is being fetched is not charged for it", async () => {
+  await using rig = await startRig({ watches: FAST, plan: "scale" });
+  await using hook = receiver();
+  rig.fake.page(DP, PAGE);
+  rig.fake.slowMs = 800; // within the rig's 1.5 s exchange timeout
+  rig.fake.fail("slow", 1, "/dp/");
+  const w = await create(rig, hook.url);
+  await until(
+    "the refresh's page request",
+    () => Promise.resolve(rig.fake.requests.some((r) => r.path.startsWith("/dp/")) || undefined),
+  );
+  const gone = await fetch(`${rig.server.url}/v1/watches/${w.id}`, {
+    method: "DELETE",
+    headers: { "x-api-key": rig.key },
+  });
+  assert.equal(gone.status, 200);
+  await gone.body?.cancel();
+  await new Promise((r) => setTimeout(r, 1_500)); // the page has come and the refresh settled
+  const usage = await rig.call("/v1/usage");
+  assert.equal(usage.body.requests_used, 0, "the refresh nobody got was charged");
+  assert.equal(hook.got.length, 0);
+});

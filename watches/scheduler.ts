@@ -212,15 +212,19 @@ export class WatchScheduler extends PollLoop {
       // Its outbox entry, wherever the event's next attempt is, is dropped when next scanned.
       for (const p of queued.dropped) op.delete(KV.webhook(p.id));
     });
+    let written: Watch | null;
     try {
-      await recorded;
+      written = await recorded;
     } catch (e) {
       // The store would not take the result: the refresh did not happen as far as the watch
       // knows, so it is not paid for either; the lease brings it back.
       await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
       throw e;
     }
-    if (queued.event) this.#d.onEvent();
+    // Deleted while its page was fetched (or claimed again once its lease ran out): nobody gets
+    // this refresh, so nobody pays for it.
+    if (!written) await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
+    else if (queued.event) this.#d.onEvent();
   }
 
   async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
@@ -229,13 +233,16 @@ export class WatchScheduler extends PollLoop {
       .catch((e) => this.log.error(`refund of watch ${w.id}'s refresh failed`, e));
   }
 
-  /** Writes the refresh's outcome, unless the watch was deleted or re-claimed meanwhile. */
-  async #finish(
+  /**
+   * Writes the refresh's outcome, unless the watch was deleted or re-claimed meanwhile; null
+   * then.
+   */
+  #finish(
     claimed: Watch,
     change: (w: Watch) => Watch,
     extra?: (op: Deno.AtomicOperation) => void,
-  ): Promise<void> {
-    await updateWatch(
+  ): Promise<Watch | null> {
+    return updateWatch(
       this.#d.kv,
       claimed.id,
       (w) => (w.next_at === claimed.next_at ? change(w) : null),
