@@ -362,12 +362,22 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
     (kvPath ? whyNot(e).replaceAll(kvPath, where) : whyNot(e))
       .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#'"()]*@/g, "$1");
   let kv: Deno.Kv;
+  const file = localKvFile(kvPath);
+  let created = false;
   try {
-    if (localKvFile(kvPath)) {
-      const dir = kvPath!.replace(/[^/]*$/, "");
-      if (dir) await Deno.mkdir(dir, { recursive: true });
+    if (file) {
+      // A new store and its directory are the owner's alone: they hold webhook secrets and the
+      // digests of keys and passwords. An existing one keeps the mode its operator gave it.
+      const dir = file.replace(/[^/]*$/, "");
+      if (dir) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+      created = !(await Deno.lstat(file).then(() => true, () => false));
     }
     kv = await Deno.openKv(kvPath);
+    if (file && created) {
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+        await Deno.chmod(f, 0o600).catch(() => {}); // absent, or a system without modes
+      }
+    }
   } catch (e) {
     throw new StoreError(`Cannot open the store at ${where}: ${reason(e)}`);
   }

@@ -177,7 +177,9 @@ export async function backup(
     lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
   }
   const tmp = `${file}.partial`;
-  await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
+  // The owner's alone, like the store: it holds webhook secrets and key and password digests.
+  await Deno.writeTextFile(tmp, lines.join("\n") + "\n", { mode: 0o600 });
+  await Deno.chmod(tmp, 0o600).catch(() => {}); // a .partial left by an earlier run keeps its mode
   await Deno.rename(tmp, file);
   return entries.length;
 }
@@ -187,6 +189,8 @@ interface Decoded {
   line: number;
   key: Deno.KvKey;
   value: unknown;
+  /** The life left of an entry that carries `expires_at`; 0 or less: over, not restored. */
+  expireIn?: number;
 }
 
 /** A backup line that cannot be restored: its line number (1 is the header) and why. */
@@ -261,7 +265,7 @@ function checkedValue(raw: unknown, line: number): unknown {
  * shapes, no key twice, and each entry accepted by KV (key and value size limits), tried in a
  * throw-away in-memory store. So a file that cannot be restored whole writes nothing.
  */
-async function readBackup(file: string): Promise<Decoded[]> {
+async function readBackup(file: string, now: number): Promise<Decoded[]> {
   const lines = (await Deno.readTextFile(file)).split("\n");
   const parse = (i: number): unknown => {
     try {
@@ -296,15 +300,20 @@ async function readBackup(file: string): Promise<Decoded[]> {
       const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
       const key = checkedKey(rawKey, line);
       const value = checkedValue(rawValue, line);
+      const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
+      const expireIn = typeof expiresAt === "number" ? expiresAt - now : undefined;
+      // Written here as restore will write it, life left included: a life KV refuses (an
+      // `expires_at` of 1e300) failed only in the real write, after the entries before it.
+      const life = expireIn !== undefined && expireIn > 0 ? { expireIn } : undefined;
       let ok: boolean;
       try {
-        ok = (await scratch.atomic().check({ key, versionstamp: null }).set(key, value).commit())
-          .ok;
+        ok = (await scratch.atomic().check({ key, versionstamp: null }).set(key, value, life)
+          .commit()).ok;
       } catch (e) {
         throw new LineError(line, (e as Error).message.split("\n")[0]);
       }
       if (!ok) throw new LineError(line, "the same key as an earlier line");
-      out.push({ line, key, value });
+      out.push({ line, key, value, expireIn });
     }
     if (out.length !== header.entries) {
       throw new Error(`${file} holds ${out.length} entries, its header says ${header.entries}`);
@@ -323,9 +332,10 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) {
     throw new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
   }
+  const now = Date.now();
   let entries: Decoded[];
   try {
-    entries = await readBackup(file);
+    entries = await readBackup(file, now);
   } catch (e) {
     throw new Error(
       `Cannot restore: ${e instanceof LineError ? `${file} ` : ""}${
@@ -334,16 +344,14 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
     );
   }
   // Ten entries a commit: every KV backend takes ten checks in one atomic operation.
-  const now = Date.now();
   let restored = 0;
   for (let i = 0; i < entries.length; i += 10) {
     const op = kv.atomic();
     let n = 0;
-    for (const { key, value } of entries.slice(i, i + 10)) {
-      const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
-      if (typeof expiresAt === "number" && expiresAt <= now) continue;
+    for (const { key, value, expireIn } of entries.slice(i, i + 10)) {
+      if (expireIn !== undefined && expireIn <= 0) continue;
       op.check({ key, versionstamp: null })
-        .set(key, value, typeof expiresAt === "number" ? { expireIn: expiresAt - now } : undefined);
+        .set(key, value, expireIn === undefined ? undefined : { expireIn });
       n++;
     }
     let ok: boolean;

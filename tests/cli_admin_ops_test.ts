@@ -214,6 +214,15 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     ],
     dup: [[header(2), junk(1), junk(1)], /line 3: the same key as an earlier line/],
     count: [[header(3), junk(1), junk(2)], /holds 2 entries, its header says 3/],
+    // A life KV will not take, after ten good entries: refused before any is written.
+    lifetime: [
+      [
+        header(12),
+        ...Array.from({ length: 11 }, (_, i) => junk(i)),
+        entry([{ s: "session" }, { s: "x" }], { t: "json", v: { expires_at: 1e300 } }),
+      ],
+      /line 13: .*expireIn/,
+    ],
   };
   try {
     for (const [name, [lines, pattern]] of Object.entries(files)) {
@@ -340,5 +349,22 @@ Deno.test("admin CLI: a refused key mode leaves no account behind; a command nam
     assert.match(help.stdout, /^usage: deno task admin COMMAND/);
   } finally {
     await removeKvFiles(kvPath);
+  }
+});
+
+Deno.test("a new store, its directory and a backup are readable by their owner only", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/private/shelf.kv`;
+  try {
+    const created = await cli(kvPath, "account", "create", "--email", "mode@example.com");
+    assert.equal(created.code, 0, created.stderr);
+    const file = `${dir}/backup.jsonl`;
+    assert.equal((await cli(kvPath, "backup", file)).code, 0);
+    const mode = async (p: string) => ((await Deno.stat(p)).mode ?? 0) & 0o777;
+    assert.equal((await mode(`${dir}/private`)).toString(8), "700");
+    assert.equal((await mode(kvPath)).toString(8), "600");
+    assert.equal((await mode(file)).toString(8), "600");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
