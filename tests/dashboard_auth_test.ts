@@ -42,6 +42,29 @@ function linkIn(raw: string, path: string): string {
   return m[1];
 }
 
+/** Asks for a reset link for `email`; the `n`th mail the sink gets holds it. */
+async function askReset(
+  url: string,
+  smtp: Awaited<ReturnType<typeof startSmtpSink>>,
+  email: string,
+  n: number,
+) {
+  const b = browser(url);
+  const f = await b.send("/dashboard/forgot");
+  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+  await eventually(`reset mail ${n}`, () => smtp.received.length === n);
+  return linkIn(smtp.received[n - 1].raw, "/dashboard/reset");
+}
+
+/** Sets `password` through the reset link `token`: the status of the form's answer, or of the link. */
+async function resetWith(url: string, token: string, password: string) {
+  const b = browser(url);
+  const page = await b.send(`/dashboard/reset?token=${token}`);
+  if (page.status !== 200) return page.status;
+  return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
+    .status;
+}
+
 Deno.test("TRUST_PROXY: unset or 0 trusts no proxy, 1 one, a number up to 10 a chain; anything else stops start-up", () => {
   const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
   assert.equal(loadConfig(env({})).trustProxy, 0);
@@ -258,28 +281,16 @@ Deno.test("a reset link dies with the password it was asked for: a reset or a ch
   const email = "twice@example.com";
   const owner = browser(s.url);
   await signUpOpen(owner, email);
-  const askReset = async (n: number) => {
-    const b = browser(s.url);
-    const f = await b.send("/dashboard/forgot");
-    await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-    await eventually(`reset mail ${n}`, () => smtp.received.length === n);
-    return linkIn(smtp.received[n - 1].raw, "/dashboard/reset");
-  };
-  const reset = async (token: string, password: string) => {
-    const b = browser(s.url);
-    const page = await b.send(`/dashboard/reset?token=${token}`);
-    if (page.status !== 200) return page.status;
-    return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
-      .status;
-  };
+  const ask = (n: number) => askReset(s.url, smtp, email, n);
+  const reset = (token: string, password: string) => resetWith(s.url, token, password);
   // Two links asked for; the first one used; the second, older than that reset, no longer works.
-  const first = await askReset(1);
-  const second = await askReset(2);
+  const first = await ask(1);
+  const second = await ask(2);
   assert.equal(await reset(first, "reset by the first link"), 303);
   assert.equal(await reset(second, "reset by a stale link"), 400);
   assert.equal((await signIn(browser(s.url), email, "reset by the first link")).status, 303);
   // A link asked for, then the password changed while signed in: the link is void too.
-  const third = await askReset(3);
+  const third = await ask(3);
   const b = browser(s.url);
   await signIn(b, email, "reset by the first link");
   const page = await b.send("/dashboard/password");
@@ -296,21 +307,8 @@ Deno.test("an account the operator made has no password yet: setting its first o
   await using s = await startServer({ signup: "closed", smtp: { url: smtp.url } });
   const email = "onboard@example.com";
   await s.accounts.create(email);
-  const links: string[] = [];
-  for (const n of [1, 2]) {
-    const b = browser(s.url);
-    const f = await b.send("/dashboard/forgot");
-    await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-    await eventually(`reset mail ${n}`, () => smtp.received.length === n);
-    links.push(linkIn(smtp.received[n - 1].raw, "/dashboard/reset"));
-  }
-  const reset = async (token: string, password: string) => {
-    const b = browser(s.url);
-    const page = await b.send(`/dashboard/reset?token=${token}`);
-    if (page.status !== 200) return page.status;
-    return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
-      .status;
-  };
+  const links = [await askReset(s.url, smtp, email, 1), await askReset(s.url, smtp, email, 2)];
+  const reset = (token: string, password: string) => resetWith(s.url, token, password);
   assert.equal(await reset(links[1], "the owner's first password"), 303);
   const owner = browser(s.url);
   assert.equal((await signIn(owner, email, "the owner's first password")).status, 303);
