@@ -130,10 +130,11 @@ export function untruncated(shown: string, copies: (string | undefined)[]): stri
  * The JSON text of script data starting at `start` (a "[" or "{"), up to its matching close,
  * strings skipped; "" when it is not closed. indexOf-style scanning: no regex walks the page.
  */
-export function balancedJson(s: string, start: number): string {
+export function balancedJson(s: string, start: number, maxLength = Infinity): string {
   let depth = 0;
   let inString = false;
-  for (let i = start; i < s.length; i++) {
+  const end = Math.min(s.length, start + maxLength);
+  for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     if (inString) {
       if (c === 92 /* \ */) i++;

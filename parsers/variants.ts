@@ -4,8 +4,22 @@
  * twister's script data: `dimensionValuesDisplayData` ({asin: [value, …]}) and the dimension
  * names, either `dimensionsDisplay` (["Color", "Size"]) or `dimensions` (["color_name", …]) with
  * `variationDisplayLabels` ({"color_name": "Color"}). Pages without a twister give [].
+ *
+ * Bounded against a hostile page: each key's first MAX_TRIES occurrences are tried, each value
+ * read over at most MAX_JSON characters (unclosed brackets after every one of thousands of keys
+ * made the scan quadratic: 800 KB took 22 s); and at most MAX_VARIANTS variants of at most
+ * MAX_DIMENSIONS names are answered, names and values of bounded length, since every variant
+ * repeats every name (100 names of 10,000 characters made a 1 MB page a 500 MB answer). The
+ * corpus's largest twister has 128 variants of 3 dimensions, names of 17 characters, values of 46.
  */
 import { balancedJson } from "./page_text.ts";
+const MAX_TRIES = 8;
+const MAX_JSON = 1 << 20;
+const MAX_VARIANTS = 2_000;
+const MAX_DIMENSIONS = 8;
+const MAX_NAME = 100;
+const MAX_VALUE = 300;
+
 export interface Variant {
   asin: string;
   dimensions: Record<string, string>;
@@ -16,14 +30,18 @@ export function variantsOf(html: string, currentAsin: string): Variant[] {
   const values = jsonAfter(html, '"dimensionValuesDisplayData"', "{");
   if (!isRecord(values)) return [];
   const names = dimensionNames(html);
-  if (names.length === 0) return [];
+  if (names.length === 0 || names.length > MAX_DIMENSIONS) return [];
+  if (names.some((n) => n.length > MAX_NAME)) return [];
   const variants: Variant[] = [];
   for (const [asin, shown] of Object.entries(values)) {
+    if (variants.length === MAX_VARIANTS) break;
     if (!/^[A-Z0-9]{10}$/.test(asin) || !Array.isArray(shown) || shown.length !== names.length) {
       continue;
     }
+    const texts = shown.map(String);
+    if (texts.some((t) => t.length > MAX_VALUE)) continue;
     const dimensions: Record<string, string> = {};
-    names.forEach((name, i) => (dimensions[name] = String(shown[i])));
+    names.forEach((name, i) => (dimensions[name] = texts[i]));
     variants.push({ asin, dimensions, is_current: asin === currentAsin });
   }
   return variants;
@@ -48,14 +66,16 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  * page has no such key or its value is not JSON. indexOf first: a regex would walk the page.
  */
 function jsonAfter(html: string, key: string, open: "{" | "["): unknown {
-  for (let at = html.indexOf(key); at >= 0; at = html.indexOf(key, at + 1)) {
+  let tries = 0;
+  for (let at = html.indexOf(key); at >= 0 && tries < MAX_TRIES; at = html.indexOf(key, at + 1)) {
     let i = at + key.length;
     while (i < html.length && /\s/.test(html[i])) i++;
     if (html[i] !== ":") continue;
     i++;
     while (i < html.length && /\s/.test(html[i])) i++;
     if (html[i] !== open) continue;
-    const text = balancedJson(html, i);
+    tries++;
+    const text = balancedJson(html, i, MAX_JSON);
     if (!text) continue;
     try {
       return JSON.parse(text);

@@ -121,3 +121,29 @@ Deno.test("PARSE_WORKERS: the number of cores unless set, 0 for inline, anything
     assert.throws(() => loadConfig(env({ PARSE_WORKERS: bad })), /PARSE_WORKERS/);
   }
 });
+
+Deno.test("a queued page job whose caller has given up leaves the queue at once; the worker is not kept busy with it", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 2_000 });
+  try {
+    const job = (url: string) => ({
+      parser: "product" as const,
+      url,
+      marketplace: "US",
+      status: 200,
+      contentType: "text/html",
+      wantLocation: false,
+    });
+    const body = () => new TextEncoder().encode("<html><body>page</body></html>");
+    const stuck = pool.read(job("https://www.amazon.com/dp/B0HANG0000"), body());
+    stuck.catch(() => {});
+    const caller = new AbortController();
+    const queued = pool.read(job("https://www.amazon.com/dp/B000000001"), body(), caller.signal);
+    assert.equal(pool.queued, 1);
+    caller.abort(new Error("the call's deadline passed"));
+    await assert.rejects(queued, /deadline passed/);
+    assert.equal(pool.queued, 0, "the abandoned job is out of the queue");
+    await assert.rejects(stuck, /longer than 2000 ms/);
+  } finally {
+    pool.close();
+  }
+});

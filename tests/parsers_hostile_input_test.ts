@@ -256,3 +256,42 @@ Deno.test("a page of 150,000 tiny elements is refused with ParseError (probe C's
   // The real page itself is far below the cap.
   assert.equal(parseProduct(product, { marketplace: "US" }).asin, "B07H57DNVV");
 });
+
+// ---- the variation matrix (probe H) ------------------------------------------------------------
+
+Deno.test("variant data whose brackets never close, after 20,000 keys, gives no variants (was: 800 KB took 22 s)", () => {
+  const unclosed = '"dimensionValuesDisplayData":{"B000000002":["a"'.repeat(20_000);
+  const page = parseProduct(
+    productPage(`<script>${unclosed}"dimensionsDisplay":["Color"]</script>`),
+    { marketplace: "US" },
+  );
+  assert.deepEqual(page.variants, []);
+});
+
+Deno.test("a variation matrix of long names and values is not multiplied into the answer (was: a 1 MB page, a 500 MB answer)", () => {
+  const long = (i: number) => `${"N".repeat(10_000)}${i}`;
+  const names = Array.from({ length: 100 }, (_, i) => long(i));
+  const values: Record<string, string[]> = {};
+  for (let v = 0; v < 50; v++) {
+    values[`B${String(v).padStart(9, "0")}`] = names.map(() => "x");
+  }
+  const script = `"dimensionsDisplay":${JSON.stringify(names)},` +
+    `"dimensionValuesDisplayData":${JSON.stringify(values)}`;
+  const page = parseProduct(productPage(`<script>${script}</script>`), { marketplace: "US" });
+  assert.deepEqual(page.variants, [], "100 names of 10,000 characters are no twister");
+  // A twister of ordinary size still reads, capped in count and value length.
+  const many: Record<string, string[]> = {};
+  for (let v = 0; v < 2_500; v++) many[`B${String(v).padStart(9, "0")}`] = [`v${v}`, "S"];
+  many["B999999999"] = ["y".repeat(1_000), "S"];
+  const ordinary = parseProduct(
+    productPage(
+      `<script>"dimensionsDisplay":["Color","Size"],"dimensionValuesDisplayData":${
+        JSON.stringify(many)
+      }</script>`,
+    ),
+    { marketplace: "US" },
+  );
+  assert.equal(ordinary.variants?.length, 2_000);
+  assert.deepEqual(ordinary.variants?.[0].dimensions, { Color: "v0", Size: "S" });
+  assert.ok(ordinary.variants?.every((v) => v.dimensions.Color.length < 1_000));
+});

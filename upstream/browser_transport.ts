@@ -176,7 +176,7 @@ export class BrowserTransport implements Transport {
         // caller too), else a bare one here. A 503 or 429 is a block whatever its body says.
         const read = async (r: UpstreamResponse) => {
           if (r.status === 503 || r.status === 429) return;
-          r.outcome = req.read ? await untilAborted(req.read(r), signal) : readPage({
+          r.outcome = req.read ? await untilAborted(req.read(r, signal), signal) : readPage({
             parser: "none",
             url: r.url,
             marketplace: req.marketplace,

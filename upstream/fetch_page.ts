@@ -38,16 +38,20 @@ export async function fetchPage(
   reader: PageReader,
   req: PageRequest,
 ): Promise<FetchedPage> {
-  const read = (res: UpstreamResponse): Promise<PageOutcome> =>
-    reader.read({
-      parser: req.parser,
-      url: res.url,
-      marketplace: req.marketplace,
-      status: res.status,
-      contentType: res.headers.get("content-type"),
-      wantLocation: !!req.zip,
-      reviewId: req.reviewId,
-    }, res.body);
+  const read = (res: UpstreamResponse, signal?: AbortSignal): Promise<PageOutcome> =>
+    reader.read(
+      {
+        parser: req.parser,
+        url: res.url,
+        marketplace: req.marketplace,
+        status: res.status,
+        contentType: res.headers.get("content-type"),
+        wantLocation: !!req.zip,
+        reviewId: req.reviewId,
+      },
+      res.body,
+      signal,
+    );
   const res = await transport.fetch({
     ...req,
     read,

@@ -6,7 +6,9 @@
  * The pool transfers each body's buffer to a worker (no copy) and gets plain data back. A job
  * that outlives `timeoutMs`, or a worker that dies, fails that one call with an uncharged 502
  * and the worker is replaced. Jobs wait in a bounded queue; past `queueLimit` a call is refused
- * at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in memory.
+ * at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in memory. A
+ * job whose `signal` aborts while it waits leaves the queue: its caller has had its answer (a
+ * 504 at the deadline), and reading its page would only delay the jobs behind it.
  */
 import { ApiError } from "../core/api_error.ts";
 import { type PageJob, type PageOutcome, readPage } from "./page_read.ts";
@@ -15,7 +17,7 @@ import type { JobMessage } from "./page_worker.ts";
 export interface PageReader {
   /** Worker threads doing the work; 0 means inline. */
   readonly workers: number;
-  read(job: PageJob, body: Uint8Array): Promise<PageOutcome>;
+  read(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome>;
   close(): void;
 }
 
@@ -75,7 +77,8 @@ export class PagePool implements PageReader {
     this.#log = o.log ?? (() => {});
   }
 
-  read(job: PageJob, body: Uint8Array): Promise<PageOutcome> {
+  read(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#closed) {
       return Promise.reject(new ApiError(503, "unavailable", "The server is shutting down."));
     }
@@ -94,7 +97,25 @@ export class PagePool implements PageReader {
       body.buffer instanceof ArrayBuffer;
     const buffer = (whole ? body.buffer : body.slice().buffer) as ArrayBuffer;
     return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, job, buffer, resolve, reject });
+      const leave = () => {
+        const at = this.#queue.indexOf(task);
+        if (at < 0) return; // at a worker already: it runs to its end or its timeout
+        this.#queue.splice(at, 1);
+        reject(signal!.reason);
+      };
+      const settle = <T>(done: (v: T) => void) => (v: T) => {
+        signal?.removeEventListener("abort", leave);
+        done(v);
+      };
+      const task: Task = {
+        id: this.#nextId++,
+        job,
+        buffer,
+        resolve: settle(resolve),
+        reject: settle(reject),
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.#queue.push(task);
       this.#pump();
     });
   }

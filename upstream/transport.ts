@@ -28,7 +28,7 @@ export interface UpstreamRequest {
    * returns the outcome with the response; the body may be gone (transferred to a page worker)
    * once it was read.
    */
-  read?: (res: UpstreamResponse) => Promise<PageOutcome>;
+  read?: (res: UpstreamResponse, signal?: AbortSignal) => Promise<PageOutcome>;
   /** What `read` does (the parser), so that shared fetches only share the same reading. */
   readKey?: string;
 }
