@@ -225,8 +225,21 @@ Deno.test("a redirect chain that leaves the marketplace is an uncharged 502, and
     assert.equal(r.headers.get("x-credits-cost"), "0");
   }
   const hosts = new Set(fake.requests.map((r) => r.host));
-  for (const h of hosts) assert.match(h, /^www\.amazon\.(com|de)$/);
-  assert.ok(hosts.has("www.amazon.de"), "the redirect within the marketplaces was followed");
+  assert.deepEqual([...hosts], ["www.amazon.com"], "no hop left the call's marketplace");
+});
+
+Deno.test("a redirect to another marketplace is an uncharged 502, not that marketplace's page answered as this one's", async () => {
+  const fake = new FakeMarketplace()
+    .redirect("https://www.amazon.com/dp/B01LW7X0JJ", "https://www.amazon.de/dp/B01LW7X0JJ")
+    .page("https://www.amazon.de/dp/B01LW7X0JJ", "product/amazon.de__app-B01LW7X0JJ.html");
+  await using _fake = fake;
+  await using rig = await startRig({ fake });
+  const r = await rig.call("/v1/products/details?asin=B01LW7X0JJ");
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.match((r.body.error as { message: string }).message, /another marketplace/);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const de = await rig.call("/v1/products/details?asin=B01LW7X0JJ&marketplace=DE");
+  assert.equal(de.status, 200, "the same page asked for in its own marketplace");
 });
 
 Deno.test("cookies a page sets for another site, a public suffix or a narrower path are not sent back (no jar poisoning)", async () => {

@@ -304,8 +304,9 @@ export class BrowserTransport implements Transport {
       const res = await this.send(s, current, { signal });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
+        let next;
         try {
-          current = upstreamUrl(location, current).url.href;
+          next = upstreamUrl(location, current);
         } catch (e) {
           if (!(e instanceof NotMarketplaceUrl)) throw e;
           throw new ApiError(
@@ -314,6 +315,15 @@ export class BrowserTransport implements Transport {
             "The marketplace redirected off its own hosts.",
           );
         }
+        // Another marketplace's page would be answered as this one's: its prices, its currency.
+        if (next.marketplace.code !== upstreamUrl(current).marketplace.code) {
+          throw new ApiError(
+            502,
+            "upstream_error",
+            `The marketplace redirected to another marketplace (${next.url.host}).`,
+          );
+        }
+        current = next.url.href;
         continue;
       }
       // Signed in only where the operator's session was sent (see session_paths.ts).
