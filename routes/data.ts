@@ -26,7 +26,9 @@ export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]
 
 async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   const req = c.req.raw;
-  const hungUp = req.signal;
+  // The request's signal tells of a hang-up only if it exists before it (see watchHangUp).
+  let hungUp: AbortSignal | null = null;
+  const gone = () => hungUp?.aborted === true;
   const query = queryParams(req.url);
   const caller = await authenticate(deps.accounts, req, query);
   noteCall(c, { account: caller.accountId });
@@ -58,8 +60,9 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       params: input.value,
       signal: deps.stopping,
       owner: caller.accountId,
+      watchHangUp: () => void (hungUp ??= req.signal),
       chargePage: async () => {
-        if (hungUp.aborted) return false;
+        if (gone()) return false;
         const r = await deps.meter.charge(caller.accountId, 1, tag);
         if (r.ok) {
           charged += 1;
@@ -82,7 +85,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
       },
     });
-    if (hungUp.aborted) throw clientGone();
+    if (gone()) throw clientGone();
     const checked = ep.response.safeParse(body);
     if (!checked.success) {
       deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));

@@ -164,3 +164,34 @@ Deno.test("one account's concurrent limit=200 searches over small pages all succ
     assert.equal(r.headers.get("x-credits-cost"), "13");
   }
 });
+
+Deno.test("a client that hangs up while its pages are fetched is not charged, and its search takes no further pages", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using rig = await startRig({ accessLog: (l) => lines.push(l) });
+  servePages(rig, 6);
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  rig.fake.slowMs = 600; // within the rig's 1.5 s exchange timeout
+  rig.fake.fail("slow", 2);
+  for (
+    const path of [
+      "/v1/products/details?asin=B07H57DNVV",
+      "/v1/products/search?query=ipad&limit=60",
+    ]
+  ) {
+    const gaveUp = await fetch(`${rig.server.url}${path}`, {
+      headers: { "x-api-key": rig.key },
+      signal: AbortSignal.timeout(150),
+    }).then(() => false, () => true);
+    assert.ok(gaveUp, "the client gave up first");
+  }
+  await new Promise((r) => setTimeout(r, 900)); // both pages have come, both calls settled
+  const usage = await rig.call("/v1/usage");
+  assert.equal(usage.body.requests_used, 0, "neither abandoned call is charged");
+  assert.equal(rig.fake.pageRequests("/s?"), 1, "the search took no page past its first");
+  const abandoned = lines.filter((l) => l.status === 499);
+  assert.equal(abandoned.length, 2, `logged as 499: ${JSON.stringify(lines)}`);
+  // A call that stays is charged as before.
+  const kept = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(kept.status, 200);
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, 1);
+});

@@ -48,6 +48,7 @@ export async function startRig(opts: {
   /** Where pages are read (default inline); the rig closes it. */
   reader?: PageReader;
   watches?: NonNullable<Parameters<typeof startServer>[0]>["watches"];
+  accessLog?: (line: Record<string, unknown>) => void;
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
@@ -62,6 +63,7 @@ export async function startRig(opts: {
     plans: opts.plans,
     adminToken: opts.adminToken,
     watches: opts.watches,
+    accessLog: opts.accessLog,
   });
   if (opts.wrap) (passThrough as { inner: DataSource }).inner = opts.wrap(upstream, server.kv);
   const { key, id } = await server.account(opts.plan ?? "growth");

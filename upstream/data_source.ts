@@ -17,6 +17,12 @@ export interface DataRequest {
    */
   refundPages?(n: number): Promise<void>;
   signal?: AbortSignal;
+  /**
+   * Called by a source as it starts work that takes long (fetching upstream pages): from then on
+   * the route watches for the client hanging up. Not before: Deno makes a request's signal on
+   * first use, about a microsecond a call, which answers from the cache need not pay.
+   */
+  watchHangUp?(): void;
   /** The account the call is for: upstream capacity is shared out per owner. */
   owner?: string;
 }

@@ -34,6 +34,7 @@ export class UpstreamSource implements DataSource {
   ) {}
 
   fetch(req: DataRequest): Promise<unknown> {
+    req.watchHangUp?.();
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const get: Get = (url, parser) =>
