@@ -88,3 +88,20 @@ Deno.test("the displayed location is read near its id: a page of decoys costs li
   const decoys = '<b id="glow-ingress-line2">x'.repeat(60_000);
   assert.equal(displayedLocation(decoys), null);
 });
+
+Deno.test("with the operator's session configured, a postcode runs on a session of its own: clients' postcodes do not move each other", async () => {
+  await using rig = await startRig({
+    env: { UPSTREAM_COOKIES_US: "session-id=OPSESSION; session-token=OPTOKEN" },
+  });
+  rig.fake.page(PAGE, FIXTURE);
+  for (const zip of ["10001", "90210", "10001", "90210"]) {
+    const r = await rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`);
+    assert.equal(r.status, 200, `${zip}: ${JSON.stringify(r.body).slice(0, 200)}`);
+  }
+  const flow = rig.fake.requests.filter((q) => q.path.startsWith("/portal-migration/"));
+  assert.ok(flow.length > 0);
+  for (const q of flow) assert.doesNotMatch(q.cookie, /OPSESSION|OPTOKEN/, q.path);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  const last = rig.fake.requests.filter((q) => q.path.startsWith("/dp/")).at(-1)!;
+  assert.match(last.cookie, /session-id=OPSESSION/, "a call without a postcode is signed in");
+});

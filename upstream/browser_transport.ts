@@ -205,6 +205,7 @@ export class BrowserTransport implements Transport {
         if (req.zip) {
           const shown = res.outcome?.location ?? null;
           if (shown !== null && !locationMatches(shown, req.zip)) {
+            this.drop(session); // located elsewhere since: the next call locates afresh
             throw mismatch(
               `the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`,
             );
@@ -269,7 +270,10 @@ export class BrowserTransport implements Transport {
     let s = this.sessions.get(key);
     if (!s) {
       const jar = new CookieJar();
-      const operator = this.o.operatorCookies[code];
+      // The operator's session only where no postcode is asked for: "Deliver to" is kept on the
+      // account, so a client's postcode run on it would move every other call's location (and the
+      // operator's own), the last postcode winning.
+      const operator = zip ? undefined : this.o.operatorCookies[code];
       if (operator) jar.seed(operator, marketplace(code).host);
       const proxy = this.nextProxy.get(key) ?? 0;
       s = { key, marketplace: code, zip, jar, proxy };
