@@ -22,7 +22,7 @@
  */
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { KV } from "../metering/kv_layout.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
+import { removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -102,10 +102,34 @@ async function listedTwice(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
   );
 }
 
-/** Every entry of the store in the SQLite file `kvFile`, from a copy taken in one transaction. */
-async function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry<unknown>[]> {
-  const copy = await Deno.makeTempFile({ dir, prefix: ".shelf-snapshot-", suffix: ".kv" });
+/**
+ * Runs `work` on a new file in `dir` whose name nobody can guess (created exclusively, readable
+ * by the owner only), then removes what is left of it and its SQLite side files, also when the
+ * process is told to stop (SIGINT, SIGTERM). A SIGKILL leaves it: a `.shelf-*` file beside FILE.
+ */
+async function withTempFile<T>(
+  dir: string,
+  prefix: string,
+  work: (path: string) => Promise<T>,
+): Promise<T> {
+  const path = await Deno.makeTempFile({ dir, prefix });
+  const stop = () => {
+    removeKvFilesSync(path);
+    Deno.exit(130);
+  };
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, stop);
   try {
+    return await work(path);
+  } finally {
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+    await removeKvFiles(path);
+  }
+}
+
+/** Every entry of the store in the SQLite file `kvFile`, from a copy taken in one transaction. */
+function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry<unknown>[]> {
+  return withTempFile(dir, ".shelf-snapshot-", async (copy) => {
     const db = new DatabaseSync(kvFile);
     try {
       db.exec("PRAGMA busy_timeout = 10000");
@@ -120,9 +144,7 @@ async function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry
     } finally {
       snapshot.close();
     }
-  } finally {
-    await removeKvFiles(copy);
-  }
+  });
 }
 
 /** The absolute path `file` names, through symbolic links where they exist. */
@@ -176,11 +198,13 @@ export async function backup(
   for (const e of entries) {
     lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
   }
-  const tmp = `${file}.partial`;
-  // The owner's alone, like the store: it holds webhook secrets and key and password digests.
-  await Deno.writeTextFile(tmp, lines.join("\n") + "\n", { mode: 0o600 });
-  await Deno.chmod(tmp, 0o600).catch(() => {}); // a .partial left by an earlier run keeps its mode
-  await Deno.rename(tmp, file);
+  // Made new under a name nobody can guess (a planted `FILE.partial` symlink to the store was
+  // written through), and the owner's alone, like the store: it holds webhook secrets and key
+  // and password digests.
+  await withTempFile(dir, ".shelf-backup-", async (tmp) => {
+    await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
+    await Deno.rename(tmp, file);
+  });
   return entries.length;
 }
 

@@ -318,10 +318,18 @@ Deno.test("backup never writes over the store it reads, nor over an existing fil
     assert.equal(forced.code, 0, forced.stderr);
     assert.match(await Deno.readTextFile(file), /shelf-backup\/1/);
     assert.deepEqual(
-      [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.includes("snapshot")),
+      [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.startsWith(".shelf-")),
       [],
-      "the snapshot copy is removed",
+      "the snapshot copy and the temporary file are gone",
     );
+    // A FILE.partial planted as a link to the store is not written through.
+    const planted = `${dir}/planted.jsonl`;
+    await Deno.symlink(kvPath, `${planted}.partial`);
+    const through = await cli(kvPath, "backup", planted);
+    assert.equal(through.code, 0, through.stderr);
+    assert.match(await Deno.readTextFile(planted), /shelf-backup\/1/);
+    const still = await cli(kvPath, "account", "list");
+    assert.equal(still.code, 0, `the store still opens: ${still.stderr}`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
