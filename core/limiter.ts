@@ -57,6 +57,11 @@ export class KeyedLimiter {
     }
   }
 
+  /** Waiters `owner` has for `key` now. */
+  waitingOf(key: string, owner: string): number {
+    return this.lanes.get(key)?.waiting.get(owner)?.length ?? 0;
+  }
+
   private mayTake(lane: Lane, owner: string): boolean {
     return lane.active < this.max && (lane.held.get(owner) ?? 0) < this.maxActivePerOwner;
   }

@@ -37,6 +37,9 @@ export const MAX_PASSWORD = 200;
 const SCRYPT_AT_ONCE = 2;
 const SCRYPT_QUEUE = 256;
 const SCRYPT_WAITING_PER_CLIENT = 16;
+// Past SCRYPT_QUEUE only a network with nothing waiting still gets in line (17 networks of 16
+// filled it for everyone else); this bounds the queue all the same.
+const SCRYPT_QUEUE_MAX = 4 * SCRYPT_QUEUE;
 const scryptSlots = new KeyedLimiter(SCRYPT_AT_ONCE, SCRYPT_WAITING_PER_CLIENT);
 let scryptQueued = 0;
 
@@ -54,7 +57,8 @@ async function derive(
   c: { N: number; r: number; p: number },
   client: string,
 ): Promise<Buffer> {
-  if (scryptQueued >= SCRYPT_QUEUE) throw new PasswordWorkBusy();
+  const full = scryptQueued >= SCRYPT_QUEUE && scryptSlots.waitingOf("scrypt", client) > 0;
+  if (full || scryptQueued >= SCRYPT_QUEUE_MAX) throw new PasswordWorkBusy();
   scryptQueued++;
   try {
     return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c), { owner: client });
