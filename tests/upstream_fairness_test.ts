@@ -124,3 +124,26 @@ Deno.test("a call whose deadline passes while it waits for a slot is an uncharge
   await others;
   assert.equal(await used(rig.server, rig.key), served);
 });
+
+Deno.test("an account asking for a page another account has queued gets it in its own turn, not behind the other's queue", async () => {
+  await using rig = await startRig({ plan: "scale", browser: { perMarketplace: 2 } });
+  const other = await rig.server.account("scale");
+  for (const asin of ["B0SLOW0000", "B0SLOW0001", "B07H57DNVV"]) {
+    rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
+  }
+  rig.fake.slowMs = 800;
+  rig.fake.fail("slow", 2, "/dp/B0SLOW");
+  // The first account holds its one slot with a slow page and queues two more behind it.
+  const settled: string[] = [];
+  const first = ["B0SLOW0000", "B0SLOW0001", "B07H57DNVV"].map((asin) =>
+    call(rig.server, rig.key, `/v1/products/details?asin=${asin}`).then((a) => {
+      settled.push(asin);
+      return a;
+    })
+  );
+  await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") > 0, 1_500);
+  const mine = await call(rig.server, other.key, "/v1/products/details?asin=B07H57DNVV");
+  assert.equal(mine.status, 200, JSON.stringify(mine.body).slice(0, 300));
+  assert.deepEqual(settled, [], "answered before any of the first account's queue moved");
+  for (const a of await Promise.all(first)) assert.equal(a.status, 200);
+});

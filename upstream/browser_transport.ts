@@ -8,8 +8,8 @@
  * - a robot check, captcha, 503 or 429, or a failed connection: the session is dropped, the next
  *   attempt starts a fresh one on the next proxy, after an exponential backoff with jitter;
  * - a timeout is a 504 at once (the caller's time is spent; a retry would double it);
- * - at most `perMarketplace` requests at once per marketplace, identical concurrent requests
- *   sharing one fetch, redirects followed only within marketplace hosts;
+ * - at most `perMarketplace` requests at once per marketplace, identical concurrent requests of
+ *   one account sharing one fetch, redirects followed only within the call's marketplace;
  * - a call's deadline starts when it is asked for and covers its wait for a slot; slots go to
  *   the requests' owners (accounts) in turn, and an owner may have at most
  *   WAITING_PER_OWNER requests waiting per marketplace (then 503 `upstream_busy` at once), and
@@ -111,8 +111,12 @@ export class BrowserTransport implements Transport {
   sent = 0;
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
-    const key = `${req.marketplace}|${req.zip ?? ""}|${req.url}|${req.readKey ?? ""}`;
-    // Shared by identical requests whoever owns them: the first one's owner and deadline rule.
+    // Shared by one owner's identical requests only: a shared request waits in its first asker's
+    // turn, so another account joining it waited behind that account's queue (up to the
+    // deadline), with a slot of its own free. Across accounts the result cache shares answers.
+    const key = `${req.owner ?? ""}|${req.marketplace}|${req.zip ?? ""}|${req.url}|${
+      req.readKey ?? ""
+    }`;
     return this.flights.run(key, () => this.limited(req));
   }
 
