@@ -156,3 +156,16 @@ Deno.test("history keeps the newest 1,000 observations of a product", async () =
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("history: a call for a postcode records nothing, since a point carries no postcode", async () => {
+  const history = recorded();
+  await using rig = await startRig({ wrap: history.wrap });
+  rig.fake.page(DP, PAGE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  await history.settled();
+  assert.deepEqual((await rig.call("/v1/products/history?asin=B07H57DNVV")).body.points, []);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  await history.settled();
+  const points = (await rig.call("/v1/products/history?asin=B07H57DNVV")).body.points as unknown[];
+  assert.equal(points.length, 1, "the call without a postcode is recorded");
+});

@@ -241,7 +241,7 @@ Deno.test("webhook delivery: a receiver that never answers is a timeout, noted o
   }
 });
 
-Deno.test("watch refresh: a watch deleted while its page is being fetched is not charged for it", async () => {
+Deno.test("watch refresh: a watch deleted while its page is being fetched is charged for the fetch and sends nothing", async () => {
   await using rig = await startRig({ watches: FAST, plan: "scale" });
   await using hook = receiver();
   rig.fake.page(DP, PAGE);
@@ -260,6 +260,6 @@ Deno.test("watch refresh: a watch deleted while its page is being fetched is not
   await gone.body?.cancel();
   await new Promise((r) => setTimeout(r, 1_500)); // the page has come and the refresh settled
   const usage = await rig.call("/v1/usage");
-  assert.equal(usage.body.requests_used, 0, "the refresh nobody got was charged");
+  assert.equal(usage.body.requests_used, 1, "the fetch made for the watch is paid for");
   assert.equal(hook.got.length, 0);
 });

@@ -54,7 +54,13 @@ export class HistorySource implements DataSource {
     if (req.endpoint.name === "history") return await this.#history(req);
     const body = await this.#inner.fetch(req);
     const asked = String(req.params.asin ?? "");
-    if (this.#enabled && req.endpoint.name === "details" && (body as ProductPage).asin === asked) {
+    // Only what the marketplace shows its default location: a point carries no postcode, and a
+    // client's chosen postcode (its prices, its stock) would otherwise be everyone's history.
+    const located = req.params.zip !== undefined;
+    if (
+      this.#enabled && req.endpoint.name === "details" && !located &&
+      (body as ProductPage).asin === asked
+    ) {
       const mp = String(req.params.marketplace ?? "US");
       const done = this.#append(mp, body as ProductPage).catch(this.#onError)
         .finally(() => this.#pending.delete(done));

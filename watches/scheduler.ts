@@ -221,10 +221,9 @@ export class WatchScheduler extends PollLoop {
       await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
       throw e;
     }
-    // Deleted while its page was fetched (or claimed again once its lease ran out): nobody gets
-    // this refresh, so nobody pays for it.
-    if (!written) await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
-    else if (queued.event) this.#d.onEvent();
+    // A watch deleted while its page was fetched stays charged for it, as a call whose client
+    // hung up does (routes/data.ts): refunding made the fetch free, one new watch after another.
+    if (written && queued.event) this.#d.onEvent();
   }
 
   async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
