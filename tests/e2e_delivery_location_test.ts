@@ -47,6 +47,13 @@ Deno.test("a postcode the marketplace refuses is an uncharged 502 saying so", as
     /did not accept the delivery postcode '99999'/,
   );
   assert.equal(r.headers.get("x-credits-cost"), "0");
+  // Asked again, it is answered the same without a request to the marketplace.
+  const before = rig.fake.requests.length;
+  const again = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=99999");
+  assert.equal(again.status, 502);
+  assert.match((again.body.error as { message: string }).message, /'99999'/);
+  assert.equal(rig.fake.requests.length, before, "no upstream request for a refused postcode");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
 });
 
 Deno.test("a page showing another delivery location is an uncharged 502, not wrong prices", async () => {

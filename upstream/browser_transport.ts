@@ -27,6 +27,7 @@ import {
   LocationBlocked,
   locationMatches,
   mismatch,
+  PostcodeRefused,
   type Send,
   type Sent,
 } from "./delivery_location.ts";
@@ -35,6 +36,7 @@ import { readCapped } from "./read_capped.ts";
 import { metrics } from "../core/metrics.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
+import { setBounded } from "../core/bounded_map.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 
 export interface BrowserOptions {
@@ -78,11 +80,19 @@ const MAX_REDIRECTS = 5;
  * queueing without end in front of everyone else's calls.
  */
 export const WAITING_PER_OWNER = 16;
+/** How long a refused postcode is answered without asking the marketplace again. */
+export const REFUSED_POSTCODE_MS = 15 * 60 * 1000;
 
 export class BrowserTransport implements Transport {
   private readonly sessions = new Map<string, Session>();
   private readonly nextProxy = new Map<string, number>();
   private readonly flights = new SingleFlight<UpstreamResponse>();
+  /**
+   * Postcodes a marketplace refused, until when they are answered so without asking again: each
+   * try ran the whole location flow (3 upstream requests, and a POST of the client's text to the
+   * marketplace's address change) for an uncharged 502, as often as a client liked.
+   */
+  private readonly refusedPostcodes = new Map<string, number>();
   private readonly limiter: KeyedLimiter;
   private readonly clients: Deno.HttpClient[];
   private readonly o: Required<Omit<BrowserOptions, "origin" | "log">> & { origin?: string };
@@ -111,6 +121,12 @@ export class BrowserTransport implements Transport {
   sent = 0;
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
+    if (req.zip) {
+      const until = this.refusedPostcodes.get(`${req.marketplace}|${req.zip}`);
+      if (until !== undefined && until > Date.now()) {
+        return Promise.reject(new PostcodeRefused(req.zip));
+      }
+    }
     // Shared by one owner's identical requests only: a shared request waits in its first asker's
     // turn, so another account joining it waited behind that account's queue (up to the
     // deadline), with a slot of its own free. Across accounts the result cache shares answers.
@@ -299,7 +315,14 @@ export class BrowserTransport implements Transport {
 
   private locate(s: Session): Promise<void> {
     if (!s.located) {
-      s.located = applyDeliveryLocation(this.sender(s), s.marketplace, s.zip!);
+      s.located = applyDeliveryLocation(this.sender(s), s.marketplace, s.zip!).catch((e) => {
+        if (e instanceof PostcodeRefused) {
+          const key = `${s.marketplace}|${s.zip}`;
+          setBounded(this.refusedPostcodes, key, Date.now() + REFUSED_POSTCODE_MS, 1_000);
+          this.drop(s);
+        }
+        throw e;
+      });
       // A failed flow is not reused: the next request on this session tries again.
       s.located.catch(() => (s.located = undefined));
     }

@@ -54,7 +54,7 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   });
   const answer = safeJson(decodeHtml(changed.body));
   if (changed.status >= 400 || answer?.isValidAddress === 0 || answer?.isValidAddress === false) {
-    throw mismatch(`The marketplace did not accept the delivery postcode '${zip}'.`);
+    throw new PostcodeRefused(zip);
   }
 
   const after = await send(homeUrl(code), {});
@@ -100,6 +100,17 @@ export function locationMatches(shown: string, zip: string): boolean {
 
 export function mismatch(message: string): ApiError {
   return new ApiError(502, "upstream_error", `Delivery location mismatch: ${message}`);
+}
+
+/** The marketplace's address change refused the postcode: the same answer for a while after. */
+export class PostcodeRefused extends ApiError {
+  constructor(zip: string) {
+    super(
+      502,
+      "upstream_error",
+      `Delivery location mismatch: The marketplace did not accept the delivery postcode '${zip}'.`,
+    );
+  }
 }
 
 // The pop-over's token sits in an HTML-escaped JSON attribute: {"ajaxHeaders":{"anti-csrftoken-a2z":"…"}}.
