@@ -38,20 +38,28 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
     const origin = originOf(opts.marketplace);
     const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));
     const { starts_at, ends_at } = schedule(text(one(doc, "#promotionSchedule")));
+    const terms = text(one(doc, TERMS));
+    const items = eligibleItems(doc);
+    // The id alone comes from the URL asked for: a page showing no title, terms or items is an
+    // ended or unknown promotion, a 404 as an ended deal is, not an empty answer that costs a
+    // credit.
+    if (!title && !terms && items.length === 0) {
+      throw new ParseError("not_found", "The promotion page shows no promotion (ended or unknown)");
+    }
     return {
       url: opts.url
         ? linkUrl(opts.url, origin)
         : promoId
         ? `${origin}/promotion/psp/${promoId}`
         : "",
-      terms: text(one(doc, TERMS)),
+      terms,
       title,
       ends_at,
       discount: DISCOUNT.exec(title)?.[0] ?? "",
       promo_id: promoId,
       starts_at,
       marketplace: opts.marketplace.toUpperCase(),
-      eligible_items: eligibleItems(doc),
+      eligible_items: items,
     };
   });
 }

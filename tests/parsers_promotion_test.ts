@@ -7,6 +7,7 @@ import { PromotionPage } from "../schemas/pages.ts";
 import { fixture } from "./fixture.ts";
 import { PROMOTION_PAGE } from "./handbuilt_pages.ts";
 import { assertRobust } from "./robustness.ts";
+import { startRig } from "./upstream_harness.ts";
 
 Deno.test("parsePromotion() reads title, schedule, terms, discount and eligible ASINs", () => {
   const promo = PromotionPage.parse(parsePromotion(PROMOTION_PAGE, { marketplace: "us" }));
@@ -42,4 +43,19 @@ Deno.test("parsePromotion() refuses a page that is not a promotion", async () =>
 
 Deno.test("parsePromotion() gives a valid page or ParseError on truncated and junk input", () => {
   assertRobust(parsePromotion, PromotionPage, PROMOTION_PAGE, "US");
+});
+
+Deno.test("a promotion page that shows no promotion is an uncharged 404 through the API, not an empty answer", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/promotion/psp/AENDEDPROMO1", {
+    html: "<html><head><title>Amazon.com</title></head><body>" +
+      "<p>This promotion is no longer available.</p></body></html>",
+  });
+  rig.fake.page("https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX", { html: PROMOTION_PAGE });
+  const ended = await rig.call("/v1/promotions?promo_id=AENDEDPROMO1");
+  assert.equal(ended.status, 404, JSON.stringify(ended.body));
+  assert.equal(ended.headers.get("x-credits-cost"), "0");
+  const live = await rig.call("/v1/promotions?promo_id=A2P3X1AN29HWHX");
+  assert.equal(live.status, 200, JSON.stringify(live.body).slice(0, 200));
+  assert.equal(live.body.title, "Save 20% on select kitchen items");
 });
