@@ -9,7 +9,7 @@
  */
 import type { PageType } from "../schemas/pages.ts";
 import { isSoftInterstitial } from "./soft_interstitial.ts";
-import { startTags, startTagWhere } from "./page_text.ts";
+import { before, someTag, startTags, startTagWhere } from "./page_text.ts";
 
 export type BlockReason =
   | "robot_check"
@@ -64,12 +64,26 @@ function isSingleReview(html: string): boolean {
 /** A seller's storefront is a search restricted to one merchant (`s?me=<id>`). */
 function isStorefront(html: string): boolean {
   return /storeContext(?:=|&#x3D;)merchant-items/.test(html) ||
-    startTagWhere(html, "input", /name=["']me["'][^>]+value=["'][A-Z0-9]{6,}/) !== "";
+    someTag(
+      html,
+      "input",
+      (a) =>
+        a.get("name") === "me" && before(a, "name", "value") &&
+        /^[A-Z0-9]{6,}/.test(a.get("value")!),
+    );
+}
+
+/** A promotion page's canonical link (`<link rel=canonical href=…/promotion/psp/ID>`). */
+function hasPromotionCanonical(html: string): boolean {
+  return html.includes("/promotion/psp/") &&
+    someTag(html, "link", (a) =>
+      a.get("rel")?.toLowerCase() === "canonical" &&
+      /\/promotion\/psp\/[A-Z0-9]/.test(a.get("href") ?? ""));
 }
 
 // Pages and fragments without a page-type token, in an order where no earlier marker can occur
 // on a later type's page (seller, promotion and deal pages embed product links and cards).
-const MARKUP: [RegExp, PageType][] = [
+const MARKUP: [RegExp | ((html: string) => boolean), PageType][] = [
   [
     /id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/,
     "offers",
@@ -79,7 +93,7 @@ const MARKUP: [RegExp, PageType][] = [
     "seller_profile",
   ],
   [
-    /id=["']promotionTitle["']|\/promotion\/psp\/[A-Z0-9]+["'][^>]*rel=["']?canonical|rel=["']?canonical["']?\s+href=["'][^"']*\/promotion\/psp\//,
+    (html) => /id=["']promotionTitle["']/.test(html) || hasPromotionCanonical(html),
     "promotion",
   ],
   [/id=["']octopus-dlp-asin-stream["']|class=["'][^"']*octopus-dlp-asin-section/, "deal_products"],
@@ -94,8 +108,10 @@ const MARKUP: [RegExp, PageType][] = [
 ];
 
 function typeFromMarkup(html: string): PageType | null {
-  for (const [re, type] of MARKUP) {
-    if (re.test(html)) return type === "search" && isStorefront(html) ? "seller_products" : type;
+  for (const [marker, type] of MARKUP) {
+    if (typeof marker === "function" ? marker(html) : marker.test(html)) {
+      return type === "search" && isStorefront(html) ? "seller_products" : type;
+    }
   }
   return null;
 }

@@ -5,7 +5,7 @@
  * that form: its action and fields, entities decoded.
  */
 import { all, attr, one, parseHtml } from "./dom.ts";
-import { startTagWhere } from "./page_text.ts";
+import { before, someTag } from "./page_text.ts";
 import { ParseError } from "./parse_error.ts";
 
 export interface InterstitialForm {
@@ -16,14 +16,20 @@ export interface InterstitialForm {
 
 /**
  * The pre-filled `field-keywords` that tells a soft interstitial from a real captcha, or its
- * prompt. Each `<input` tag is read once (page_text.ts's startTags): `/<input[^>]*\bname=…/` over
- * the page retries `[^>]*` from every "<input", quadratic on a page of them and no ">".
+ * prompt. Each `<input` tag is read once, its attributes in one pass (page_text.ts's someTag): a
+ * `name=…[^>]*value=…` pattern retried `[^>]*` from every "<input", and again at every `name=` of
+ * a single tag the page long, quadratic either way.
  */
 export function isSoftInterstitial(html: string): boolean {
   return /Click the button below to continue shopping/i.test(html) ||
-    startTagWhere(html, "input", FILLED_KEYWORDS) !== "";
+    someTag(
+      html,
+      "input",
+      (a) =>
+        a.get("name")?.toLowerCase() === "field-keywords" && before(a, "name", "value") &&
+        a.get("value") !== "",
+    );
 }
-const FILLED_KEYWORDS = /\bname=["']?field-keywords["']?[^>]*\bvalue=["'][^"']+["']/i;
 
 /** The form to submit, or null when the page holds none it can read (readPage calls this unguarded). */
 export function interstitialForm(html: string): InterstitialForm | null {

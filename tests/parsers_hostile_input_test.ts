@@ -23,6 +23,7 @@ import { splitDateLine } from "../parsers/reviews.ts";
 import { rejectBlockedPage, untruncated } from "../parsers/page_text.ts";
 import { mobileImages } from "../parsers/product_images.ts";
 import { detectPage } from "../parsers/detect.ts";
+import { isSoftInterstitial } from "../parsers/soft_interstitial.ts";
 import { fixture } from "./fixture.ts";
 import { DEAL_PRODUCTS_PAGE, SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
 
@@ -294,4 +295,32 @@ Deno.test("a variation matrix of long names and values is not multiplied into th
   assert.equal(ordinary.variants?.length, 2_000);
   assert.deepEqual(ordinary.variants?.[0].dimensions, { Color: "v0", Size: "S" });
   assert.ok(ordinary.variants?.every((v) => v.dimensions.Color.length < 1_000));
+});
+
+// ---- detection (probe K) -----------------------------------------------------------------------
+
+Deno.test("detection reads one tag the page long in one pass: promotion, storefront and interstitial markers (was: 26 s for these three)", () => {
+  const promo = "<html><body><p>" + '/promotion/psp/A" '.repeat(35_000) + "</p></body></html>";
+  assert.deepEqual(detectPage(promo), { kind: "unknown" });
+  const store = `<html><script>ue_pty='Search'</script><input ${'name="me" '.repeat(60_000)}>`;
+  assert.deepEqual(detectPage(store), { kind: "page", type: "search" });
+  const captcha = `<html>validateCaptcha<input ${"name=field-keywords ".repeat(30_000)}>`;
+  assert.equal(isSoftInterstitial(captcha), false);
+  // The real markers still read, in either quoting.
+  assert.deepEqual(
+    detectPage(
+      `<html><link href="https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX" rel="canonical"></html>`,
+    ),
+    { kind: "page", type: "promotion" },
+  );
+  assert.deepEqual(
+    detectPage(
+      `<html><script>ue_pty='Search'</script><input type=hidden name='me' value='A1B2C3D4E5'>`,
+    ),
+    { kind: "page", type: "seller_products" },
+  );
+  assert.equal(
+    isSoftInterstitial(`<form><input type=hidden name="field-keywords" value="ABCDEF"></form>`),
+    true,
+  );
 });
