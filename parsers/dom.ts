@@ -16,8 +16,11 @@ export type { AnyNode, Document, Element };
  * The deepest a page may nest elements. The corpus's pages nest at most 45 deep; htmlparser2
  * keeps the open elements in an array it shifts at every start and end tag, so a page of
  * thousands of nested elements costs time quadratic in its depth (1.2 MB of nested divs: 14 s).
+ * And every reader that takes each match of a selector, nested ones too, repeats an innermost
+ * text once per enclosing match: at 512 levels a 1 MB page made a 500 MB answer. 128 leaves real
+ * pages nearly three times their depth.
  */
-export const MAX_DEPTH = 512;
+export const MAX_DEPTH = 128;
 
 /**
  * The most start tags, comments and declarations one parse may read. The corpus's largest page

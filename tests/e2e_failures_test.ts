@@ -98,6 +98,6 @@ Deno.test("a page nested deeper than any real one is an uncharged 502 at once, n
   const r = await rig.call(DETAILS);
   assert.equal(r.status, 502);
   assert.equal((r.body.error as { code: string }).code, "upstream_error");
-  assert.match((r.body.error as { message: string }).message, /nests elements more than 512 deep/);
+  assert.match((r.body.error as { message: string }).message, /nests elements more than 128 deep/);
   await assertUncharged(rig, r);
 });

@@ -218,7 +218,7 @@ Deno.test("a page nested deeper than any real one is refused as it is read, by e
   // seconds, and 8 MiB of it minutes.
   const deep = "<html><body>" + "<div>".repeat(100_000) + "x";
   const refused = (f: () => unknown) =>
-    assert.throws(f, (e) => e instanceof ParseError && /more than 512 deep/.test(e.message));
+    assert.throws(f, (e) => e instanceof ParseError && /more than 128 deep/.test(e.message));
   refused(() => parseHtml(deep));
   refused(() => parseRegions(deep, () => "keep"));
   refused(() => parseRegions(deep, () => undefined));
