@@ -26,21 +26,22 @@ export function routeLabel(path: string): string {
   return "other";
 }
 
-/** Responses built with this request's id already among their headers (see jsonWithRequestId). */
+/** Responses built with this request's id already among their headers (see textWithRequestId). */
 const stamped = new WeakSet<Response>();
 
 /**
- * A JSON response carrying the request's id from the start: setting it afterwards makes
- * Deno copy the whole header list again, which the metered call's hot path cannot afford.
+ * A response of serialized JSON (its headers name the content type) carrying the request's id
+ * from the start: setting it afterwards makes Deno copy the whole header list again, which the
+ * metered call's hot path cannot afford.
  */
-export function jsonWithRequestId(
+export function textWithRequestId(
   c: Context,
-  body: unknown,
+  text: string,
   headers: Record<string, string>,
 ): Response {
   const id = c.get("requestId" as never) as string | undefined;
   if (id) headers["x-request-id"] = id;
-  const res = Response.json(body, { headers });
+  const res = new Response(text, { headers });
   if (id) stamped.add(res);
   return res;
 }

@@ -7,7 +7,7 @@
  * 0 credits). A search stops taking further pages then, so it pays for what it had fetched.
  */
 import type { Context, Hono } from "hono";
-import { jsonWithRequestId, noteCall } from "./access_log.ts";
+import { noteCall, textWithRequestId } from "./access_log.ts";
 import type { Deps } from "./deps.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { ApiError } from "../core/api_error.ts";
@@ -19,6 +19,13 @@ import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
 import type { UsageTag } from "../metering/account_state.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
+
+/**
+ * An answer longer than this is refused as an uncharged 502: real answers are far smaller (a
+ * search of 200 items: about 300 KB), and a hostile page that makes a reader repeat its text
+ * (nested matches) must not cost a client a credit for half a gigabyte.
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
   for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c));
@@ -94,6 +101,15 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         "The upstream page did not yield a complete answer.",
       );
     }
+    const json = JSON.stringify(checked.data);
+    if (json.length > MAX_ANSWER_CHARS) {
+      deps.log.error(`answer of ${ep.path} too large: ${json.length} characters`);
+      throw new ApiError(
+        502,
+        "upstream_error",
+        "The upstream page yielded an answer far larger than any real page does.",
+      );
+    }
     const headers = meterHeaders(snapshot, charged, deps.clock.now());
     noteCall(c, { credits: charged });
     deps.metrics.creditsCharged.inc(charged);
@@ -101,7 +117,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     if (gone()) return new Response(null, { status: 499, headers });
     const age = cachedAge(body);
     if (age !== undefined) headers["age"] = String(age);
-    return jsonWithRequestId(c, checked.data, headers);
+    return textWithRequestId(c, json, headers);
   } catch (e) {
     await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
     const refunded: Snapshot | null = snapshot &&

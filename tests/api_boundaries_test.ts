@@ -4,9 +4,11 @@
  * their size and one byte over; search `limit` at -1, 0, 200 and 201. Real server on loopback.
  */
 import assert from "node:assert/strict";
-import { ManualClock, startServer } from "./test_server.ts";
+import { ControlledSource, ManualClock, startServer } from "./test_server.ts";
 import { parsePlans } from "../metering/plans.ts";
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../routes/body_limit.ts";
+import type { DataRequest } from "../upstream/data_source.ts";
+import { MAX_ANSWER_CHARS } from "../routes/data.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ADMIN = "boundaries-test-admin-token-0123456789";
@@ -115,4 +117,20 @@ Deno.test("authenticated answers, paid or refused, tell shared caches not to kee
     await r.body?.cancel();
     assert.equal(r.headers.get("cache-control"), "private, no-store", `${path}: ${r.status}`);
   }
+});
+
+Deno.test("an answer larger than any real page yields is an uncharged 502, not a charge for half a gigabyte", async () => {
+  class Repeating extends ControlledSource {
+    override async fetch(req: DataRequest) {
+      const body = await super.fetch(req) as Record<string, unknown>;
+      return { ...body, url: `https://www.amazon.com/${"x".repeat(MAX_ANSWER_CHARS)}` };
+    }
+  }
+  await using s = await startServer({ source: new Repeating() });
+  const { key } = await s.account("starter");
+  const r = await s.get(OFFERS, key);
+  assert.equal(r.status, 502);
+  assert.equal((await r.json()).error.code, "upstream_error");
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
 });
