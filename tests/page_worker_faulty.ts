@@ -1,7 +1,8 @@
 /**
- * The real page worker, except that it dies on a page whose URL contains "CRASH" and never
- * answers for one that contains "HANG": the two failures of a worker that real pages cannot be
- * relied on to cause. Used by tests/page_workers_test.ts through PagePool's workerUrl.
+ * The real page worker, except that it dies on a page whose URL contains "CRASH", never answers
+ * for one that contains "HANG", and reads one that contains "SLOW" for 1.5 s of busy thread: the
+ * failures of a worker that real pages cannot be relied on to cause. It keeps the real worker's
+ * busy flag. Used by tests/page_workers_test.ts through PagePool's workerUrl.
  */
 import { readPage } from "../upstream/page_read.ts";
 import type { JobMessage } from "../upstream/page_worker.ts";
@@ -12,8 +13,18 @@ const scope = self as unknown as {
 };
 
 scope.onmessage = (e) => {
-  const { id, job, buffer } = e.data;
-  if (job.url.includes("CRASH")) throw new Error("page worker crashed on purpose");
-  if (job.url.includes("HANG")) { while (true) { /* stuck, as a runaway regex would be */ } }
-  scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });
+  const { id, job, buffer, busy } = e.data;
+  const flag = new Int32Array(busy ?? new SharedArrayBuffer(4));
+  Atomics.store(flag, 0, 1);
+  try {
+    if (job.url.includes("CRASH")) throw new Error("page worker crashed on purpose");
+    if (job.url.includes("HANG")) { while (true) { /* stuck, as a runaway regex would be */ } }
+    if (job.url.includes("SLOW")) {
+      const end = Date.now() + 1_500;
+      while (Date.now() < end) { /* a long synchronous parse: terminate() cannot stop it */ }
+    }
+    scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });
+  } finally {
+    Atomics.store(flag, 0, 0);
+  }
 };

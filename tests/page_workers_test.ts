@@ -79,7 +79,8 @@ Deno.test("a page worker that crashes fails that call uncharged (502) and is rep
 });
 
 Deno.test("a stuck page worker is abandoned after the timeout: 502 uncharged, the next call is served", async () => {
-  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_000 });
+  // A thread stuck for good is waited for drainMs before its slot gets a new worker.
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_000, drainMs: 200 });
   await using rig = await startRig({ reader: pool });
   pages(rig, "B0HANG0000", "B07H57DNVV");
   const before = await used(rig);
@@ -93,7 +94,13 @@ Deno.test("a stuck page worker is abandoned after the timeout: 502 uncharged, th
 });
 
 Deno.test("a full page queue refuses at once with 503 upstream_busy and Retry-After, uncharged; queued calls go on", async () => {
-  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_500, queueLimit: 1 });
+  const pool = new PagePool({
+    size: 1,
+    workerUrl: FAULTY,
+    timeoutMs: 1_500,
+    queueLimit: 1,
+    drainMs: 200,
+  });
   await using rig = await startRig({ reader: pool });
   pages(rig, "B0HANG0000", "B07H57DNVV", "B000000001");
   const before = await used(rig);
@@ -143,6 +150,34 @@ Deno.test("a queued page job whose caller has given up leaves the queue at once;
     await assert.rejects(queued, /deadline passed/);
     assert.equal(pool.queued, 0, "the abandoned job is out of the queue");
     await assert.rejects(stuck, /longer than 2000 ms/);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("a timed-out worker's slot gets a new worker only once the old thread has stopped reading", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 300, drainMs: 10_000 });
+  try {
+    const job = (url: string) => ({
+      parser: "product" as const,
+      url,
+      marketplace: "US",
+      status: 200,
+      contentType: "text/html",
+      wantLocation: false,
+    });
+    const body = () => new TextEncoder().encode("<html><body>page</body></html>");
+    await assert.rejects(
+      pool.read(job("https://www.amazon.com/dp/B0SLOW0000"), body()),
+      /longer than 300 ms/,
+    );
+    const next = pool.read(job("https://www.amazon.com/dp/B000000001"), body());
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(pool.queued, 1, "no second thread starts beside the busy one");
+    assert.equal(pool.draining, 1, "the old thread still reads its page");
+    await next; // served once the old thread stopped (1.5 s in)
+    assert.equal(pool.draining, 0);
+    assert.equal(pool.replaced, 1);
   } finally {
     pool.close();
   }

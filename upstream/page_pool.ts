@@ -5,7 +5,11 @@
  *
  * The pool transfers each body's buffer to a worker (no copy) and gets plain data back. A job
  * that outlives `timeoutMs`, or a worker that dies, fails that one call with an uncharged 502
- * and the worker is replaced. Jobs wait in a bounded queue; past `queueLimit` a call is refused
+ * and the worker is replaced. Replaced once its thread has stopped: Deno's Worker.terminate()
+ * does not interrupt a thread busy in synchronous code, so a timed-out parse kept its thread
+ * spinning while a new one took its place (22 such threads in two minutes of 0-credit calls).
+ * A timed-out slot drains, its thread telling through a shared flag when it is done, and gets a
+ * new worker then, or after `drainMs` at the latest. Jobs wait in a bounded queue; past `queueLimit` a call is refused
  * at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in memory. A
  * job whose `signal` aborts while it waits leaves the queue: its caller has had its answer (a
  * 504 at the deadline), and reading its page would only delay the jobs behind it.
@@ -37,6 +41,8 @@ export interface PoolOptions {
   workerUrl?: URL;
   /** One line per replaced worker, for the operations log. */
   log?: (line: Record<string, unknown>) => void;
+  /** The longest a timed-out worker's thread is waited for before a new one starts (60 s). */
+  drainMs?: number;
 }
 
 interface Task {
@@ -51,6 +57,10 @@ interface Slot {
   worker: Worker;
   task: Task | null;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** 1 while the worker's thread reads a page (page_worker.ts sets it). */
+  busy: Int32Array<SharedArrayBuffer>;
+  /** Since when a terminated worker's thread has been waited for. */
+  draining?: number;
 }
 
 const WORKER_URL = new URL("./page_worker.ts", import.meta.url);
@@ -63,6 +73,8 @@ export class PagePool implements PageReader {
   readonly #timeoutMs: number;
   readonly #url: URL;
   readonly #log: (line: Record<string, unknown>) => void;
+  readonly #drainMs: number;
+  #drainCheck: ReturnType<typeof setInterval> | undefined;
   #nextId = 1;
   #closed = false;
   /** Workers replaced after a crash or a timeout, since start. */
@@ -75,6 +87,12 @@ export class PagePool implements PageReader {
     this.#timeoutMs = o.timeoutMs ?? 10_000;
     this.#url = o.workerUrl ?? WORKER_URL;
     this.#log = o.log ?? (() => {});
+    this.#drainMs = o.drainMs ?? 60_000;
+  }
+
+  /** Slots whose terminated worker's thread is still reading a page. */
+  get draining(): number {
+    return this.#slots.filter((s) => s?.draining !== undefined).length;
   }
 
   read(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome> {
@@ -127,6 +145,7 @@ export class PagePool implements PageReader {
 
   close(): void {
     this.#closed = true;
+    clearInterval(this.#drainCheck);
     for (const t of this.#queue.splice(0)) {
       t.reject(new ApiError(503, "unavailable", "The server is shutting down."));
     }
@@ -142,18 +161,24 @@ export class PagePool implements PageReader {
   #pump(): void {
     for (let i = 0; i < this.#slots.length && this.#queue.length; i++) {
       const slot = this.#slots[i] ??= this.#spawn(i);
-      if (slot.task) continue;
+      if (slot.task || slot.draining !== undefined) continue;
       const task = this.#queue.shift()!;
       slot.task = task;
       slot.timer = setTimeout(() => this.#fail(i, "timeout"), this.#timeoutMs);
-      const message: JobMessage = { id: task.id, job: task.job, buffer: task.buffer };
+      const message: JobMessage = {
+        id: task.id,
+        job: task.job,
+        buffer: task.buffer,
+        busy: slot.busy.buffer,
+      };
       slot.worker.postMessage(message, [task.buffer]);
     }
   }
 
   #spawn(i: number): Slot {
     const worker = new Worker(this.#url.href, { type: "module" });
-    const slot: Slot = { worker, task: null, timer: undefined };
+    const busy = new Int32Array(new SharedArrayBuffer(4));
+    const slot: Slot = { worker, task: null, timer: undefined, busy };
     worker.onmessage = (e: MessageEvent<{ id: number; outcome: PageOutcome }>) => {
       const task = slot.task;
       if (!task || task.id !== e.data.id) return;
@@ -175,12 +200,16 @@ export class PagePool implements PageReader {
   #fail(i: number, why: "timeout" | "crash", detail = ""): void {
     const slot = this.#slots[i];
     if (!slot) return;
+    if (slot.draining !== undefined) return;
     clearTimeout(slot.timer);
     slot.worker.terminate();
-    this.#slots[i] = null;
+    if (Atomics.load(slot.busy, 0) === 1) this.#drain(slot);
+    else this.#slots[i] = null;
     this.replaced++;
     this.#log({ event: "page_worker_replaced", reason: why, detail: detail.slice(0, 200) });
-    slot.task?.reject(
+    const task = slot.task;
+    slot.task = null;
+    task?.reject(
       new ApiError(
         502,
         "upstream_error",
@@ -189,6 +218,32 @@ export class PagePool implements PageReader {
           : "Reading the upstream page failed; retry.",
       ),
     );
+    if (!this.#closed) this.#pump();
+  }
+
+  /** Keeps `slot` out of use until its thread has stopped reading, or drainMs has passed. */
+  #drain(slot: Slot): void {
+    slot.draining = Date.now();
+    this.#drainCheck ??= setInterval(() => this.#drained(), 100);
+    Deno.unrefTimer(this.#drainCheck);
+  }
+
+  #drained(): void {
+    const now = Date.now();
+    this.#slots.forEach((slot, i) => {
+      if (slot?.draining === undefined) return;
+      const stopped = Atomics.load(slot.busy, 0) === 0;
+      if (!stopped && now - slot.draining < this.#drainMs) return;
+      this.#slots[i] = null;
+      this.#log({
+        event: stopped ? "page_worker_drained" : "page_worker_abandoned",
+        ms: now - slot.draining,
+      });
+    });
+    if (!this.draining) {
+      clearInterval(this.#drainCheck);
+      this.#drainCheck = undefined;
+    }
     if (!this.#closed) this.#pump();
   }
 }

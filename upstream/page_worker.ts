@@ -9,6 +9,8 @@ export interface JobMessage {
   id: number;
   job: PageJob;
   buffer: ArrayBuffer;
+  /** One Int32: 1 while this thread reads a page, 0 after (see PagePool's draining slots). */
+  busy: SharedArrayBuffer;
 }
 
 const scope = self as unknown as {
@@ -19,6 +21,12 @@ const scope = self as unknown as {
 lowerThisThreadsPriority();
 
 scope.onmessage = (e) => {
-  const { id, job, buffer } = e.data;
-  scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });
+  const { id, job, buffer, busy } = e.data;
+  const flag = new Int32Array(busy);
+  Atomics.store(flag, 0, 1);
+  try {
+    scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });
+  } finally {
+    Atomics.store(flag, 0, 0);
+  }
 };
