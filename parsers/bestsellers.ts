@@ -17,6 +17,7 @@ import {
   type RegionChoice,
   text,
 } from "./dom.ts";
+import { outermost } from "./dom_tree.ts";
 import { parsePrice } from "./price.ts";
 import { untruncated } from "./page_text.ts";
 import { ParseError } from "./parse_error.ts";
@@ -66,7 +67,9 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
     const doc = parseRegions(region, chooseRegion);
     const origin = originOf(opts.marketplace);
     const results: BestSellerItem[] = [];
-    for (const card of all(doc, CARD)) {
+    // A card nested in a card would read the same innermost title (and walk the same subtree)
+    // once per level.
+    for (const card of outermost(all(doc, CARD))) {
       const item = readCard(card, origin, opts.marketplace);
       if (item) results.push(item);
     }

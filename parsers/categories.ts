@@ -8,6 +8,7 @@
  *   (type `search_alias`); verified on the corpus's amazon.ca home page.
  */
 import { all, attr, linkUrl, parseHtml, text } from "./dom.ts";
+import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
 import type { CategoriesPage } from "../schemas/pages.ts";
 import type { Category } from "../schemas/resources.ts";
@@ -36,7 +37,14 @@ function treeCategories(html: string, origin: string): Category[] {
   const doc = parseHtml(regionOf(html, ['role="tree"'], ["<!-- EndZeitgeist -->"]));
   const seen = new Set<string>();
   const categories: Category[] = [];
-  for (const link of all(doc, '[role="tree"] [role="treeitem"] a[href]')) {
+  // Searched from each tree rather than as '[role="tree"] [role="treeitem"] a[href]' over the
+  // page: for a link under many treeitems and no tree, that selector tries every treeitem
+  // ancestor's ancestors in turn (quadratic in the depth). The outermost trees hold every link
+  // the long selector matches, each once and in page order.
+  const links = outermost(all(doc, '[role="tree"]')).flatMap((tree) =>
+    all(tree, '[role="treeitem"] a[href]')
+  );
+  for (const link of links) {
     const category = toCategory(attr(link, "href"), text(link), origin);
     if (!category || seen.has(category.id)) continue;
     seen.add(category.id);

@@ -10,7 +10,7 @@
  * - the apparel grid (`#productFactsDesktopExpander`): `.product-facts-detail` left/right columns.
  */
 import { type Element, text } from "./dom.ts";
-import { query } from "./dom_tree.ts";
+import { outermost, query } from "./dom_tree.ts";
 
 // Selectors compiled once (dom.ts's one/all compile on every call).
 const ROW = query("tr");
@@ -54,7 +54,8 @@ export function readDetailFacts(sections: Element[]): Record<string, string> {
 function rowsOf(section: Element): [string, string][] {
   const rows: [string, string][] = [];
   for (const tr of ROW.all(section)) addRow(rows, tableRow(tr));
-  for (const li of BULLET.all(section)) addRow(rows, bulletRow(li));
+  // An li nested in an li (a rank's sub-list) would take the text of every enclosing li again.
+  for (const li of outermost(BULLET.all(section))) addRow(rows, bulletRow(li));
   for (const grid of GRID_ROW.all(section)) addRow(rows, gridRow(grid));
   return rows;
 }

@@ -18,6 +18,7 @@ import {
   type RegionChoice,
   text,
 } from "./dom.ts";
+import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
 import { marketplaceOrParseError } from "./page_common.ts";
@@ -130,6 +131,9 @@ function findParts(html: string): ReviewsParts {
   };
   const doc = parseRegions(html, chooseRegion, { from: PARTS_START });
   for (const el of allWhere(doc.children, isPart)) sortPart(el, parts);
+  // A review nested inside another would be read again at every level, each time finding the
+  // same innermost body: a page nesting them 128 deep repeated one text 128 times.
+  parts.reviews = outermost(parts.reviews);
   return parts;
 }
 
@@ -197,7 +201,8 @@ const STAR_WORDS: Record<string, string> = { five: "5", four: "4", three: "3", t
 function readHistogram(histograms: Element[]): Record<string, number> {
   const breakdown: Record<string, number> = {};
   // Pages nest two elements with this id, and browser-saved copies may leave the outer one empty.
-  const rows = histograms.length ? all(histograms, "tr.a-histogram-row, li") : [];
+  // Rows nested in a row would read the enclosing row's text again at every level.
+  const rows = histograms.length ? outermost(all(histograms, "tr.a-histogram-row, li")) : [];
   for (const row of rows) {
     const star = rowStar(row);
     const pct = rowPercent(row);

@@ -13,6 +13,7 @@
  */
 import {
   all,
+  type AnyNode,
   attr,
   type AttributeReader,
   type Document,
@@ -25,6 +26,7 @@ import {
   type RegionChoice,
   text,
 } from "./dom.ts";
+import { outermost } from "./dom_tree.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { untruncated } from "./page_text.ts";
@@ -531,12 +533,21 @@ function rowOf(star: Element): Element {
 
 /** Status badges ("Best Seller", "Amazon's Choice", "Overall Pick"); deal badges are price copy. */
 function badgeOf(parts: CardParts): string | null {
+  // A badge inside a badge that shows no text shows none either: skipping it spares walking the
+  // same subtree again at every level of nested badges.
+  const blank = new Set<AnyNode>();
   for (const badge of parts.badges) {
-    if (attr(badge, "data-a-badge-type") === "deal") continue;
+    if (attr(badge, "data-a-badge-type") === "deal" || insideAny(badge, blank)) continue;
     const label = text(one(badge, ".a-badge-label")) || text(badge);
     if (label) return label;
+    blank.add(badge);
   }
   return null;
+}
+
+function insideAny(el: Element, set: Set<AnyNode>): boolean {
+  for (let p = el.parent; p; p = p.parent) if (set.has(p)) return true;
+  return false;
 }
 
 /**
@@ -545,13 +556,31 @@ function badgeOf(parts: CardParts): string | null {
  * delivery); the 2018-19 list a plain line under the price.
  */
 function deliveryOf(parts: CardParts): string {
-  const udm = parts.udm.map(text).filter(Boolean);
+  // A message's text holds every message nested in it: reading the nested ones too repeated the
+  // innermost text once per level.
+  const udm = outermost(parts.udm).map(text).filter(Boolean);
   if (udm.length) return udm.join(" ");
+  const priced = holdersOfPrice(parts.deliveryLabels);
   const lines = parts.deliveryLabels
-    .filter((s) => !one(s, ".a-color-price") && !isRatingLabel(attr(s, "aria-label")))
+    .filter((s) => !priced.has(s) && !isRatingLabel(attr(s, "aria-label")))
     .map((s) => attr(s, "aria-label")).filter((l) => l && !/^[\d.,\s]+$/.test(l));
   if (lines.length) return lines.join(" ");
   return text(parts.oldDelivery);
+}
+
+/**
+ * The elements holding an `.a-color-price` element among `labels`' descendants (what
+ * `one(label, ".a-color-price")` finds), from one search of each outermost label: searching from
+ * every label walked the subtree of nested labels again at every level.
+ */
+function holdersOfPrice(labels: Element[]): Set<AnyNode> {
+  const holders = new Set<AnyNode>();
+  for (const label of outermost(labels)) {
+    for (const price of all(label, ".a-color-price")) {
+      for (let p = price.parent; p && !holders.has(p); p = p.parent) holders.add(p);
+    }
+  }
+  return holders;
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import {
   all,
+  type AnyNode,
   attr,
   type Document,
   type Element,
@@ -21,6 +22,7 @@ import {
   ratingFrom,
   text,
 } from "./dom.ts";
+import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
 import type { SellerProfilePage } from "../schemas/pages.ts";
 import { guardParse, originOf, type ParseOptions } from "./page_common.ts";
@@ -108,22 +110,40 @@ function businessDetails(doc: Document): Record<string, string> {
   const box = one(doc, "#page-section-detail-seller-info");
   if (!box) return details;
   let key = "";
+  // Each row met, and whether it was read: a row's text holds every row nested in it, so reading
+  // those too appended the innermost text to the same key once per level. A row inside one that
+  // holds no label holds none either, and is not searched again.
+  const met = new Map<AnyNode, boolean>();
   for (const row of all(box, ".a-row")) {
-    const label = one(row, ".a-text-bold");
+    const outer = nearestMet(row, met);
+    if (outer === true) continue;
+    const label = outer === false ? null : one(row, ".a-text-bold");
     if (label) {
       key = text(label).replace(/ ?[:：]$/, ""); // text() leaves single spaces, trimmed
       addLine(details, key, valueAfterLabel(row, label));
+      met.set(row, true);
     } else if (key && /\bindent-left\b/.test(attr(row, "class"))) {
       addLine(details, key, text(row));
-    }
+      met.set(row, true);
+    } else met.set(row, false);
   }
   for (const k of Object.keys(details)) if (!details[k]) delete details[k];
   return details;
 }
 
 function valueAfterLabel(row: Element, label: Element): string {
-  return all(row, "span").filter((s) => s !== label && !label.children.includes(s)).map(text)
-    .filter(Boolean).join(" ");
+  // A span's text holds the spans nested in it, which would otherwise repeat it once per level.
+  const spans = all(row, "span").filter((s) => s !== label && !label.children.includes(s));
+  return outermost(spans).map(text).filter(Boolean).join(" ");
+}
+
+/** What `met` says of the nearest row enclosing `row` (rows inside a read row are never met). */
+function nearestMet(row: Element, met: Map<AnyNode, boolean>): boolean | undefined {
+  for (let p = row.parent; p; p = p.parent) {
+    const read = met.get(p);
+    if (read !== undefined) return read;
+  }
+  return undefined;
 }
 
 function addLine(details: Record<string, string>, key: string, line: string) {

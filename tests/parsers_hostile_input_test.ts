@@ -324,3 +324,131 @@ Deno.test("detection reads one tag the page long in one pass: promotion, storefr
     true,
   );
 });
+
+// ---- nested matches (probe K, F3/F4) -----------------------------------------------------------
+// A reader that took every match of a card or row selector, nested matches too, read the
+// innermost text once per enclosing match: at 120 levels a 1 MB page made a 118 MB answer. Each
+// page below nests its matches 120 deep (60 for <li><ul> pairs) around a text holding MARK once.
+
+const DEEP = 120;
+const MARK = "ZQXJK-INNERMOST";
+const INNER = "lorem ipsum ".repeat(1_000) + MARK;
+const marks = (answer: unknown) => JSON.stringify(answer).split(MARK).length - 1;
+const nest = (levels: number, open: (i: number) => string, close: string, inner: string) =>
+  Array.from({ length: levels }, (_, i) => open(i)).join("") + inner + close.repeat(levels);
+
+Deno.test("nested reviews are read once: the innermost body is not repeated per level (was: 118 MB from 1 MB)", () => {
+  const id = (i: number) => `R${String(i).padStart(10, "0")}`;
+  const html = `<html><body><div id="cm_cr-review_list">` +
+    nest(
+      DEEP,
+      (i) => `<div data-hook="review" id="${id(i)}">`,
+      "</div>",
+      `<span data-hook="review-body">${INNER}</span>`,
+    ) +
+    `</div></body></html>`;
+  const page = PARSERS.reviews(html, { marketplace: "US" }) as { reviews: { id: string }[] };
+  assert.deepEqual(page.reviews.map((r) => r.id), [id(0)]);
+  assert.equal(marks(page), 1);
+});
+
+Deno.test("nested histogram rows are read once (was: each row's text read twice per enclosing row)", () => {
+  // Every level is labelled with its own star count; the percentage closes the innermost row.
+  const rows = nest(60, (i) => `<li>${1 + (i % 5)} star <ul>`, "</ul></li>", "70%");
+  const html = `<html><body><span data-hook="total-review-count">12 ratings</span>` +
+    `<table id="histogramTable"><tr><td><ul>${rows}</ul></td></tr></table></body></html>`;
+  const page = PARSERS.reviews(html, { marketplace: "US" }) as {
+    summary: { breakdown: Record<string, number> };
+  };
+  assert.deepEqual(page.summary.breakdown, { "1": 70 }, "the outermost row only");
+});
+
+Deno.test("nested best sellers cards are read once: the innermost title is not repeated per level (was: 118 MB from 1 MB)", () => {
+  const asin = (i: number) => `B${String(i).padStart(9, "0")}`;
+  const card = (i: number) =>
+    `<div id="gridItemRoot"><span class="zg-bdg-text">#${i + 1}</span>` +
+    `<div class="p13n-sc-uncoverable-faceout" id="${asin(i)}"></div>`;
+  const html = `<html><body><h1>Best Sellers</h1>` +
+    nest(DEEP, card, "</div>", `<div class="p13n-sc-truncate">${INNER}</div>`) +
+    `</body></html>`;
+  const page = PARSERS.bestsellers(html, { marketplace: "US" }) as {
+    results: { asin: string; rank: number }[];
+  };
+  assert.deepEqual(page.results.map((r) => [r.asin, r.rank]), [[asin(0), 1]]);
+  assert.equal(marks(page), 1);
+});
+
+Deno.test("nested seller detail rows and spans are read once: one address line, not one per level (was: 118 MB from 1 MB)", () => {
+  const box = (rows: string) =>
+    `<html><body><h1 id="seller-name">S</h1><div id="page-section-detail-seller-info">${rows}` +
+    `</div></body></html>`;
+  const rows = `<div class="a-row"><span class="a-text-bold">Address:</span></div>` +
+    nest(DEEP, () => `<div class="a-row indent-left">`, "</div>", INNER);
+  const details = parseSellerProfile(box(rows), { marketplace: "US" }).business_details;
+  assert.deepEqual(Object.keys(details), ["Address"]);
+  assert.equal(marks(details), 1);
+  // A labelled row's value nested in spans.
+  const spans = `<div class="a-row"><span class="a-text-bold">Business Name:</span>` +
+    nest(DEEP, () => "<span>", "</span>", INNER) + "</div>";
+  const named = parseSellerProfile(box(spans), { marketplace: "US" }).business_details;
+  assert.equal(named["Business Name"], INNER);
+});
+
+Deno.test("nested delivery messages of a search card are read once (was: 120 MB from 1 MB)", () => {
+  const card = (asin: string, inner: string) =>
+    `<div data-component-type="s-search-result" data-asin="${asin}">` +
+    `<h2><a href="/dp/${asin}"><span>Title</span></a></h2>${inner}</div>`;
+  const html = `<html><body><div class="s-main-slot">` +
+    card(
+      "B000000001",
+      nest(DEEP, () => `<div class="udm-primary-delivery-message">`, "</div>", INNER),
+    ) +
+    // Blank badges and labelled spans nested deep, the labels all holding a stock warning, and
+    // one labelled span beside them: each nested one's subtree used to be searched again.
+    card(
+      "B000000002",
+      nest(DEEP, () => `<span class="a-badge">`, "</span>", "") +
+        `<div class="s-align-children-center"><span aria-label="FREE delivery Tue">x</span>` +
+        nest(
+          DEEP,
+          (i) => `<span aria-label="Arrives ${i}">`,
+          "</span>",
+          `<span class="a-color-price">Only 1 left</span>`,
+        ) + "</div>",
+    ) + `</div></body></html>`;
+  const page = parseSearch(html, { marketplace: "US" });
+  assert.deepEqual(page.results.map((r) => r.asin), ["B000000001", "B000000002"]);
+  assert.equal(page.results[0].delivery, INNER);
+  assert.equal(marks(page), 1);
+  assert.equal(page.results[1].badge, null);
+  assert.equal(page.results[1].delivery, "FREE delivery Tue");
+});
+
+Deno.test("nested detail bullets are read once: the innermost text is not repeated per labelled level", () => {
+  const bullets = nest(
+    60,
+    (i) => `<li><span class="a-text-bold">L${i}</span><ul>`,
+    "</ul></li>",
+    INNER,
+  );
+  const page = parseProduct(
+    productPage(`<div id="detailBullets_feature_div"><ul>${bullets}</ul></div>`),
+    { marketplace: "US" },
+  );
+  assert.deepEqual(Object.keys(page.product_facts ?? {}), ["L0"]);
+  assert.equal(marks(page.product_facts), 1);
+});
+
+Deno.test("category links under treeitems nested 120 deep are found from each tree (was: quadratic in the depth per link)", () => {
+  // Without a tree, 10,000 links under 120 treeitems each searched every ancestor pair (0.6 s).
+  const links = `<a href="/zgbs/x">x</a>`.repeat(10_000);
+  const orphan = `<html><body><i role="tree"></i>` +
+    nest(DEEP, () => `<div role="treeitem">`, "</div>", links) + `</body></html>`;
+  assert.throws(() => parseCategories(orphan, { marketplace: "US" }), ParseError);
+  // Inside a tree, every nested level's link is a category, once and in page order.
+  const tree = `<html><body><div role="tree">` +
+    nest(DEEP, (i) => `<div role="treeitem"><a href="/zgbs/c${i}">C${i}</a>`, "</div>", "") +
+    `</div></body></html>`;
+  const ids = parseCategories(tree, { marketplace: "US" }).categories.map((c) => c.id);
+  assert.deepEqual(ids, Array.from({ length: DEEP }, (_, i) => `c${i}`));
+});
