@@ -52,7 +52,12 @@ Deno.test("proof: kill -9 under load loses no charge of a 200 and charges at mos
       }
     };
     const load = Promise.all(Array.from({ length: CONNECTIONS }, loop));
-    await new Promise((r) => setTimeout(r, 1_000 + Math.random() * 1_000));
+    // Under load from the start: once answers come (a busy machine may take seconds to start the
+    // page workers), then a moment more.
+    for (let waited = 0; answers.length === 0 && waited < 30_000; waited += 10) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, 500 + Math.random() * 1_000));
     killed = true;
     killedInFlight = inFlight;
     await first.crash();
