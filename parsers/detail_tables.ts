@@ -53,10 +53,11 @@ export function readDetailFacts(sections: Element[]): Record<string, string> {
 
 function rowsOf(section: Element): [string, string][] {
   const rows: [string, string][] = [];
-  for (const tr of ROW.all(section)) addRow(rows, tableRow(tr));
-  // An li nested in an li (a rank's sub-list) would take the text of every enclosing li again.
+  // Rows or grid rows nested in rows (a table in a cell) would take the enclosing row's text again
+  // at every level, as nested bullets would.
+  for (const tr of outermost(ROW.all(section))) addRow(rows, tableRow(tr));
   for (const li of outermost(BULLET.all(section))) addRow(rows, bulletRow(li));
-  for (const grid of GRID_ROW.all(section)) addRow(rows, gridRow(grid));
+  for (const grid of outermost(GRID_ROW.all(section))) addRow(rows, gridRow(grid));
   return rows;
 }
 

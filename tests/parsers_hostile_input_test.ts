@@ -452,3 +452,20 @@ Deno.test("category links under treeitems nested 120 deep are found from each tr
   const ids = parseCategories(tree, { marketplace: "US" }).categories.map((c) => c.id);
   assert.deepEqual(ids, Array.from({ length: DEEP }, (_, i) => `c${i}`));
 });
+
+Deno.test("nested detail table rows are read once: a table in a cell does not repeat its text per level", () => {
+  const rows = nest(
+    30,
+    (i) => `<tr><th>L${i}</th><td><table><tbody>`,
+    "</tbody></table></td></tr>",
+    INNER,
+  );
+  const page = parseProduct(
+    productPage(
+      `<div id="prodDetails"><table><tbody>${rows}</tbody></table></div>`,
+    ),
+    { marketplace: "US" },
+  );
+  assert.deepEqual(Object.keys(page.product_facts ?? {}), ["L0"]);
+  assert.equal(marks(page.product_facts), 1);
+});
