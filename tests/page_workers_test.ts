@@ -26,6 +26,17 @@ function pages(rig: Rig, ...asins: string[]): void {
   );
 }
 
+/** A product job for a pool read directly, and a small body for it. */
+const job = (url: string) => ({
+  parser: "product" as const,
+  url,
+  marketplace: "US",
+  status: 200,
+  contentType: "text/html",
+  wantLocation: false,
+});
+const body = () => new TextEncoder().encode("<html><body>page</body></html>");
+
 async function used(rig: Rig): Promise<number> {
   return (await rig.call("/v1/usage")).body.requests_used as number;
 }
@@ -132,15 +143,6 @@ Deno.test("PARSE_WORKERS: the number of cores unless set, 0 for inline, anything
 Deno.test("a queued page job whose caller has given up leaves the queue at once; the worker is not kept busy with it", async () => {
   const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 2_000 });
   try {
-    const job = (url: string) => ({
-      parser: "product" as const,
-      url,
-      marketplace: "US",
-      status: 200,
-      contentType: "text/html",
-      wantLocation: false,
-    });
-    const body = () => new TextEncoder().encode("<html><body>page</body></html>");
     const stuck = pool.read(job("https://www.amazon.com/dp/B0HANG0000"), body());
     stuck.catch(() => {});
     const caller = new AbortController();
@@ -158,15 +160,6 @@ Deno.test("a queued page job whose caller has given up leaves the queue at once;
 Deno.test("a timed-out worker's slot gets a new worker only once the old thread has stopped reading", async () => {
   const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 300, drainMs: 10_000 });
   try {
-    const job = (url: string) => ({
-      parser: "product" as const,
-      url,
-      marketplace: "US",
-      status: 200,
-      contentType: "text/html",
-      wantLocation: false,
-    });
-    const body = () => new TextEncoder().encode("<html><body>page</body></html>");
     await assert.rejects(
       pool.read(job("https://www.amazon.com/dp/B0SLOW0000"), body()),
       /longer than 300 ms/,
