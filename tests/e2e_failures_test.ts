@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { BLOCKED_CALLS } from "../upstream/browser_transport.ts";
 
 const DETAILS = "/v1/products/details?asin=B07H57DNVV";
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
@@ -100,4 +101,23 @@ Deno.test("a page nested deeper than any real one is an uncharged 502 at once, n
   assert.equal((r.body.error as { code: string }).code, "upstream_error");
   assert.match((r.body.error as { message: string }).message, /nests elements more than 128 deep/);
   await assertUncharged(rig, r);
+});
+
+Deno.test("after five calls in a row blocked through every retry, the marketplace's calls pause: refused at once, uncharged, then tried again", async () => {
+  await using rig = await startRig({ browser: { pauseMs: 500 } });
+  rig.fake.page(PAGE, FIXTURE).fail("robot", BLOCKED_CALLS * 3); // every attempt of five calls
+  for (let i = 0; i < BLOCKED_CALLS; i++) {
+    assert.equal((await rig.call(DETAILS)).status, 503);
+  }
+  const before = rig.fake.pageRequests("/dp/");
+  assert.equal(before, BLOCKED_CALLS * 3);
+  const paused = await rig.call(DETAILS);
+  assert.equal(paused.status, 503);
+  assert.equal((paused.body.error as { code: string }).code, "upstream_blocked");
+  assert.equal(paused.headers.get("retry-after"), "1");
+  assert.equal(rig.fake.pageRequests("/dp/"), before, "no upstream request while paused");
+  await assertUncharged(rig, paused);
+  await new Promise((r) => setTimeout(r, 600));
+  const after = await rig.call(DETAILS);
+  assert.equal(after.status, 200, "tried again once the pause is over");
 });

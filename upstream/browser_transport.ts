@@ -61,7 +61,19 @@ export interface BrowserOptions {
    * session is forgotten past this many rather than letting memory grow (issue 15.4).
    */
   maxSessions?: number;
+  /**
+   * How long calls to a marketplace are refused at once after BLOCKED_CALLS calls in a row ended
+   * blocked through every retry (default 30 s).
+   */
+  pauseMs?: number;
 }
+
+/**
+ * Calls in a row that ended blocked after every retry, after which a marketplace's calls pause:
+ * while it blocks, each call cost its retries (up to 94 upstream requests for a postcode search,
+ * uncharged), which only deepens the block on the operator's addresses.
+ */
+export const BLOCKED_CALLS = 5;
 
 interface Session {
   key: string;
@@ -93,6 +105,8 @@ export class BrowserTransport implements Transport {
    * marketplace's address change) for an uncharged 502, as often as a client liked.
    */
   private readonly refusedPostcodes = new Map<string, number>();
+  /** Per marketplace: calls in a row that ended blocked, and until when new ones are refused. */
+  private readonly blockedRuns = new Map<string, { count: number; until: number }>();
   private readonly limiter: KeyedLimiter;
   private readonly clients: Deno.HttpClient[];
   private readonly o: Required<Omit<BrowserOptions, "origin" | "log">> & { origin?: string };
@@ -108,6 +122,7 @@ export class BrowserTransport implements Transport {
       proxies: [],
       operatorCookies: {},
       maxSessions: 1_000,
+      pauseMs: 30_000,
       ...opts,
     };
     this.log = opts.log ?? (() => {});
@@ -138,15 +153,30 @@ export class BrowserTransport implements Transport {
 
   /** Waits for a slot (the owner's turn), then fetches; the deadline counts from the start. */
   private async limited(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const run = this.blockedRuns.get(req.marketplace);
+    if (run && run.count >= BLOCKED_CALLS && run.until > Date.now()) {
+      const seconds = Math.max(1, Math.ceil((run.until - Date.now()) / 1000));
+      throw new ApiError(
+        503,
+        "upstream_blocked",
+        `The marketplace blocked the last ${run.count} calls; calls to it pause for ${seconds} s.`,
+        { "Retry-After": String(seconds) },
+      );
+    }
     const deadline = AbortSignal.timeout(this.o.deadlineMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     try {
-      return await this.limiter.run(
+      const res = await this.limiter.run(
         req.marketplace,
         () => this.withRetries(req, deadline, signal),
         { owner: req.owner ?? "", signal },
       );
+      this.noteBlocked(req.marketplace, isBlocked(res));
+      return res;
     } catch (e) {
+      if (e instanceof ApiError && e.code === "upstream_blocked") {
+        this.noteBlocked(req.marketplace, true);
+      }
       if (e instanceof LimiterFull) {
         metrics.upstreamFailures.inc({ marketplace: req.marketplace, outcome: "busy" });
         throw new ApiError(
@@ -161,6 +191,26 @@ export class BrowserTransport implements Transport {
       }
       throw e;
     }
+  }
+
+  /** Counts a call that ended blocked; one that did not ends the run. */
+  private noteBlocked(code: string, blocked: boolean): void {
+    if (!blocked) {
+      this.blockedRuns.delete(code);
+      return;
+    }
+    const run = this.blockedRuns.get(code) ?? { count: 0, until: 0 };
+    run.count++;
+    if (run.count >= BLOCKED_CALLS) {
+      run.until = Date.now() + this.o.pauseMs;
+      this.log({
+        event: "upstream_paused",
+        marketplace: code,
+        calls: run.count,
+        ms: this.o.pauseMs,
+      });
+    }
+    this.blockedRuns.set(code, run);
   }
 
   private timedOut(): ApiError {
