@@ -18,7 +18,6 @@ import { digestHex, sha256Words } from "./sha256.ts";
 import { DigestMap } from "./digest_map.ts";
 import { readAccount, transact } from "./transact.ts";
 
-/** A refused change, with the HTTP status and code the admin API answers with. */
 /** Revoked keys an account keeps for its audit trail; older ones are forgotten (see #pruneRevoked). */
 export const KEPT_REVOKED_KEYS = 100;
 
@@ -33,6 +32,7 @@ function keyIdAccount(entry: KeyIdEntry | string | null): string | null {
   return typeof entry === "string" ? entry : entry?.account_id ?? null;
 }
 
+/** A refused change, with the HTTP status and code the admin API answers with. */
 export class AccountError extends Error {
   readonly status: number;
   readonly code: string;

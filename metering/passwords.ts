@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { KV } from "./kv_layout.ts";
 import { randomHex } from "./api_key.ts";
 import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
+import { type Client, NO_CLIENT } from "./window_slots.ts";
 
 export interface Credential {
   algo: "scrypt";
@@ -55,13 +56,15 @@ async function derive(
   password: string,
   salt: string,
   c: { N: number; r: number; p: number },
-  client: string,
+  client: Client,
 ): Promise<Buffer> {
-  const full = scryptQueued >= SCRYPT_QUEUE && scryptSlots.waitingOf("scrypt", client) > 0;
+  // The turn is the client's network: its /48 for IPv6, else its address.
+  const turn = client.network ?? client.address ?? "";
+  const full = scryptQueued >= SCRYPT_QUEUE && scryptSlots.waitingOf("scrypt", turn) > 0;
   if (full || scryptQueued >= SCRYPT_QUEUE_MAX) throw new PasswordWorkBusy();
   scryptQueued++;
   try {
-    return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c), { owner: client });
+    return await scryptSlots.run("scrypt", () => deriveNow(password, salt, c), { owner: turn });
   } catch (e) {
     throw e instanceof LimiterFull ? new PasswordWorkBusy() : e;
   } finally {
@@ -83,8 +86,8 @@ function deriveNow(
 }
 
 /**
- * A new credential; `previous` is the one it replaces, whose sessions it ends. `client` names
- * whose turn the work waits in (the client's network, see derive). Even the first one
+ * A new credential; `previous` is the one it replaces, whose sessions it ends. `client` is the
+ * request's, whose network's turn the work waits in (see derive). Even the first one
  * takes a new epoch: reset links asked for before an account had a password carry epoch 0, and
  * setting that first password must void them too.
  */
@@ -92,7 +95,7 @@ export async function hashPassword(
   password: string,
   now: number,
   previous?: Credential | null,
-  client = "",
+  client: Client = NO_CLIENT,
 ): Promise<Credential> {
   const salt = randomHex(16);
   const key = await derive(password, salt, PARAMS, client);
@@ -104,7 +107,7 @@ export async function hashPassword(
 export async function verifyPassword(
   password: string,
   cred: Credential | null,
-  client = "",
+  client: Client = NO_CLIENT,
 ): Promise<boolean> {
   const c = cred ?? { ...PARAMS, salt: "00".repeat(16), hash: "00".repeat(KEY_LEN) };
   const key = await derive(password, c.salt, c, client);

@@ -176,7 +176,6 @@ export function* startTags(html: string, name: string, ignoreCase = false): Gene
   }
 }
 
-/** The text of the first start tag `<name…>` (see startTags) `test` matches; "" when none does. */
 /**
  * The attributes of one start tag's text, names lower-cased, the first of a name kept: one pass,
  * each match consuming what it read. A pattern such as `name="me"[^>]+value=…` tried instead at
@@ -214,6 +213,7 @@ export function someTag(
   return false;
 }
 
+/** The text of the first start tag `<name…>` (see startTags) `test` matches; "" when none does. */
 export function startTagWhere(html: string, name: string, test: RegExp): string {
   for (const { start, end } of startTags(html, name, test.flags.includes("i"))) {
     const tag = html.slice(start, end);

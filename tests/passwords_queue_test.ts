@@ -11,10 +11,14 @@ Deno.test("seventeen networks with sixteen waiting each still leave a place in l
   for (let net = 0; net < 17; net++) {
     for (let i = 0; i < 18; i++) {
       // Each network's last ones are past its own bound: refused at once.
-      flood.push(verifyPassword("not the password", null, `2001:db8:${net}::/48`).catch((e) => e));
+      const client = { address: `2001:db8:${net}:${i}::/64`, network: `2001:db8:${net}::/48` };
+      flood.push(verifyPassword("not the password", null, client).catch((e) => e));
     }
   }
-  const mine = verifyPassword("not the password", null, "198.51.100.20").then(
+  const mine = verifyPassword("not the password", null, {
+    address: "198.51.100.20",
+    network: null,
+  }).then(
     () => "checked",
     (e) => (e instanceof PasswordWorkBusy ? "refused" : e),
   );

@@ -86,12 +86,6 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
    * well-formed address, whether it has an account or not, so that the answer's time tells
    * neither.
    */
-  /** Whose turn a request's password work waits in: its client's network (passwords.ts). */
-  const turnOf = (from: Context | Client) => {
-    const client = "req" in from ? clientAddress(from, deps.trustProxy) : from;
-    return client.network ?? client.address ?? "";
-  };
-
   const mayMail = async (c: Context, email: string) => {
     const client = clientAddress(c, deps.trustProxy);
     if (await reserveAccountMail(kv, email, client, clock.now())) return true;
@@ -146,7 +140,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const credential = id ? await readCredential(kv, id) : null;
     let ok: boolean;
     try {
-      ok = await verifyPassword(password, credential, turnOf(client));
+      ok = await verifyPassword(password, credential, client);
     } catch (e) {
       if (!(e instanceof PasswordWorkBusy)) throw e;
       return c.html(<SignInPage csrf={form(c)} email={email} error={BUSY} />, 503);
@@ -194,10 +188,11 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const problem = passwordProblem(password);
     if (problem) return again(problem, 422);
     // The client's sign-up is counted before its password is hashed (see signup_limit.ts).
-    if (!(await reserveSignup(kv, clientAddress(c, deps.trustProxy), clock.now()))) {
+    const client = clientAddress(c, deps.trustProxy);
+    if (!(await reserveSignup(kv, client, clock.now()))) {
       return again("Too many sign-ups from your network. Try again in an hour.", 429);
     }
-    const credential = await newCredential(password, clock.now(), null, turnOf(c));
+    const credential = await newCredential(password, clock.now(), null, client);
     if (!credential) return again(BUSY, 503);
     try {
       const account = await accounts.create(
@@ -233,7 +228,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       c.html(<VerifyPage csrf={form(c)} token={token} email={email} error={error} />, status);
     const problem = passwordProblem(password);
     if (problem) return again(problem, 422);
-    const credential = await newCredential(password, clock.now(), null, turnOf(c));
+    const credential = await newCredential(
+      password,
+      clock.now(),
+      null,
+      clientAddress(c, deps.trustProxy),
+    );
     if (!credential) return again(BUSY, 503);
     try {
       // One commit creates the account, stores its password and spends the link.
@@ -286,7 +286,12 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if ((current.value?.epoch ?? 0) !== epoch) return c.html(<LinkInvalidPage />, 400);
     const problem = passwordProblem(password);
     if (problem) return c.html(<ResetPage csrf={form(c)} token={token} error={problem} />, 422);
-    const credential = await newCredential(password, clock.now(), current.value, turnOf(c));
+    const credential = await newCredential(
+      password,
+      clock.now(),
+      current.value,
+      clientAddress(c, deps.trustProxy),
+    );
     if (!credential) return c.html(<ResetPage csrf={form(c)} token={token} error={BUSY} />, 503);
     // The new epoch ends every session of the account; the link is spent in the same commit,
     // which fails if the password changed meanwhile.
@@ -324,10 +329,11 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       const stored = await kv.get<Credential>(KV.credential(s.account.id));
       const old = stored.value;
       try {
-        if (!old || !(await verifyPassword(current, old, turnOf(c)))) {
+        const client = clientAddress(c, deps.trustProxy);
+        if (!old || !(await verifyPassword(current, old, client))) {
           return again("The current password is wrong.", 401);
         }
-        const credential = await hashPassword(password, clock.now(), old, turnOf(c));
+        const credential = await hashPassword(password, clock.now(), old, client);
         // Checked: a reset landing meanwhile must not be overwritten by a change decided before it.
         const r = await kv.atomic().check(stored).set(KV.credential(s.account.id), credential)
           .commit();
@@ -356,7 +362,7 @@ async function newCredential(
   password: string,
   now: number,
   previous: Credential | null | undefined,
-  client: string,
+  client: Client,
 ): Promise<Credential | null> {
   try {
     return await hashPassword(password, now, previous, client);
