@@ -86,6 +86,11 @@ interface Session {
 
 const MAX_REDIRECTS = 5;
 
+/** A session's key: one per marketplace and postcode. */
+function sessionKey(code: string, zip?: string): string {
+  return `${code}|${zip ?? ""}`;
+}
+
 /**
  * Requests one owner (account) may have waiting for a slot of one marketplace, besides those
  * under way; past it a call is refused at once with 503 `upstream_busy` (uncharged), rather than
@@ -100,9 +105,10 @@ export class BrowserTransport implements Transport {
   private readonly nextProxy = new Map<string, number>();
   private readonly flights = new SingleFlight<UpstreamResponse>();
   /**
-   * Postcodes a marketplace refused, until when they are answered so without asking again: each
-   * try ran the whole location flow (3 upstream requests, and a POST of the client's text to the
-   * marketplace's address change) for an uncharged 502, as often as a client liked.
+   * Postcodes a marketplace refused (by session key), until when they are answered so without
+   * asking again: each try ran the whole location flow (3 upstream requests, and a POST of the
+   * client's text to the marketplace's address change) for an uncharged 502, as often as a client
+   * liked.
    */
   private readonly refusedPostcodes = new Map<string, number>();
   /** Per marketplace: calls in a row that ended blocked, and until when new ones are refused. */
@@ -137,7 +143,7 @@ export class BrowserTransport implements Transport {
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     if (req.zip) {
-      const until = this.refusedPostcodes.get(`${req.marketplace}|${req.zip}`);
+      const until = this.refusedPostcodes.get(sessionKey(req.marketplace, req.zip));
       if (until !== undefined && until > Date.now()) {
         return Promise.reject(new PostcodeRefused(req.zip));
       }
@@ -336,7 +342,7 @@ export class BrowserTransport implements Transport {
   }
 
   private session(code: string, zip?: string): Session {
-    const key = `${code}|${zip ?? ""}`;
+    const key = sessionKey(code, zip);
     let s = this.sessions.get(key);
     if (!s) {
       const jar = new CookieJar();
@@ -367,8 +373,7 @@ export class BrowserTransport implements Transport {
     if (!s.located) {
       s.located = applyDeliveryLocation(this.sender(s), s.marketplace, s.zip!).catch((e) => {
         if (e instanceof PostcodeRefused) {
-          const key = `${s.marketplace}|${s.zip}`;
-          setBounded(this.refusedPostcodes, key, Date.now() + REFUSED_POSTCODE_MS, 1_000);
+          setBounded(this.refusedPostcodes, s.key, Date.now() + REFUSED_POSTCODE_MS, 1_000);
           this.drop(s);
         }
         throw e;
@@ -397,7 +402,7 @@ export class BrowserTransport implements Transport {
           );
         }
         // Another marketplace's page would be answered as this one's: its prices, its currency.
-        if (next.marketplace.code !== upstreamUrl(current).marketplace.code) {
+        if (next.marketplace.code !== s.marketplace) {
           throw new ApiError(
             502,
             "upstream_error",
