@@ -22,7 +22,7 @@
  */
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { KV } from "../metering/kv_layout.ts";
-import { removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
+import { kvFiles, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -163,7 +163,7 @@ async function checkTarget(file: string, kvFile: string | undefined, force: bool
   if (kvFile) {
     const store = await resolved(kvFile);
     const target = await resolved(file);
-    if ([store, `${store}-wal`, `${store}-shm`, `${store}-journal`].includes(target)) {
+    if (kvFiles(store).includes(target)) {
       throw new Error(`Cannot back up into ${file}: it is the store itself (KV_PATH)`);
     }
   }

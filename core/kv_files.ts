@@ -1,9 +1,10 @@
 /**
- * A KV file on disk is three files: SQLite keeps a write-ahead log and a shared-memory index next
- * to the store while it is open, and leaves them behind when the process ends without closing
- * it (and a copy made with SQLite's backup API has a rollback journal while it is written). A temporary store removed by its path alone leaks megabytes of log per run.
+ * A KV file on disk is several files: SQLite keeps a write-ahead log and a shared-memory index
+ * next to the store while it is open, and leaves them behind when the process ends without
+ * closing it (and a copy made with SQLite's backup API has a rollback journal while it is
+ * written). A temporary store removed by its path alone leaks megabytes of log per run.
  */
-function kvFiles(path: string): string[] {
+export function kvFiles(path: string): string[] {
   return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`];
 }
 

@@ -9,9 +9,9 @@
  * does not interrupt a thread busy in synchronous code, so a timed-out parse kept its thread
  * spinning while a new one took its place (22 such threads in two minutes of 0-credit calls).
  * A timed-out slot drains, its thread telling through a shared flag when it is done, and gets a
- * new worker then, or after `drainMs` at the latest. Jobs wait in a bounded queue; past `queueLimit` a call is refused
- * at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in memory. A
- * job whose `signal` aborts while it waits leaves the queue: its caller has had its answer (a
+ * new worker then, or after `drainMs` at the latest. Jobs wait in a bounded queue; past
+ * `queueLimit` a call is refused at once with 503 `upstream_busy` (Retry-After: 1) rather than
+ * holding its page in memory. A job whose `signal` aborts while it waits leaves the queue: its caller has had its answer (a
  * 504 at the deadline), and reading its page would only delay the jobs behind it.
  */
 import { ApiError } from "../core/api_error.ts";
