@@ -10,6 +10,7 @@
  * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
 import { createApp } from "./app.ts";
+import { ApiError, errorResponse } from "./core/api_error.ts";
 import { type Config, loadConfig, openStore, redactUrl } from "./config.ts";
 import { systemClock } from "./metering/clock.ts";
 import { checkUpstream, dataSourceFor } from "./upstream/select.ts";
@@ -33,11 +34,10 @@ function startupLine(config: Config, hostname: string, port: number): string {
 
 /** Until the app exists (a few milliseconds after the bind): 503 `unavailable`, retry in 1 s. */
 function starting(): Response {
-  return Response.json(
-    {
-      error: { code: "unavailable", message: "Shelf is starting; retry in a moment.", status: 503 },
-    },
-    { status: 503, headers: { "retry-after": "1" } },
+  return errorResponse(
+    new ApiError(503, "unavailable", "Shelf is starting; retry in a moment.", {
+      "Retry-After": "1",
+    }),
   );
 }
 
