@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { lookup } from "node:dns/promises";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
-import { receiver, until } from "./webhook_receiver.ts";
-import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
+import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
+import type { WatchView } from "../schemas/watches.ts";
 import { KV } from "../metering/kv_layout.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
@@ -25,24 +25,10 @@ const FAST = {
   webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
 };
 
-async function create(rig: Rig, webhook: string) {
-  const r = await fetch(`${rig.server.url}/v1/watches`, {
-    method: "POST",
-    headers: { "x-api-key": rig.key, "content-type": "application/json" },
-    body: JSON.stringify({
-      asin: "B07H57DNVV",
-      every_seconds: 1,
-      webhook_url: webhook,
-      on: ["price"],
-    }),
-  });
-  assert.equal(r.status, 201);
-  return WatchCreated.parse(await r.json());
-}
+const create = (rig: Rig, webhook: string) => createdWatch(rig.server.url, rig.key, webhook);
 
 async function watchOf(rig: Rig, id: string): Promise<WatchView | undefined> {
-  const r = await fetch(`${rig.server.url}/v1/watches`, { headers: { "x-api-key": rig.key } });
-  return WatchList.parse(await r.json()).watches.find((w) => w.id === id);
+  return (await watchList(rig.server.url, rig.key)).find((w) => w.id === id);
 }
 
 async function outbox(kv: Deno.Kv): Promise<number> {

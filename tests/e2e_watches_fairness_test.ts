@@ -10,8 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { ControlledSource, startServer, type TestServer } from "./test_server.ts";
-import { receiver, until } from "./webhook_receiver.ts";
-import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
+import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { KV } from "../metering/kv_layout.ts";
 import type { Delivery, Watch } from "../watches/store.ts";
@@ -53,27 +52,10 @@ class PriceSource extends ControlledSource {
   }
 }
 
-function create(s: TestServer, key: string, webhook: string, every = 1) {
-  return fetch(`${s.url}/v1/watches`, {
-    method: "POST",
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: JSON.stringify({
-      asin: "B07H57DNVV",
-      every_seconds: every,
-      webhook_url: webhook,
-      on: ["price"],
-    }),
-  }).then(async (r) => {
-    assert.equal(r.status, 201);
-    return WatchCreated.parse(await r.json());
-  });
-}
+const create = (s: TestServer, key: string, webhook: string, every = 1) =>
+  createdWatch(s.url, key, webhook, every);
 
-async function watchesOf(s: TestServer, key: string): Promise<WatchView[]> {
-  const r = await fetch(`${s.url}/v1/watches`, { headers: { "x-api-key": key } });
-  assert.equal(r.status, 200);
-  return WatchList.parse(await r.json()).watches;
-}
+const watchesOf = (s: TestServer, key: string) => watchList(s.url, key);
 
 /** Every watch of the account has had its first refresh. */
 function refreshed(s: TestServer, key: string, n = 1) {

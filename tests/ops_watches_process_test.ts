@@ -9,26 +9,13 @@ import { spawnShelf } from "./proof/shelf_process.ts";
 import { createAccount } from "./proof/admin_client.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { fixture } from "./fixture.ts";
-import { receiver, verify } from "./webhook_receiver.ts";
+import { postWatch, receiver, verify } from "./webhook_receiver.ts";
 import { loadConfig } from "../config.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const TOKEN = `watch-${crypto.randomUUID()}`;
-
-function create(url: string, key: string, webhook: string, every = 1) {
-  return fetch(`${url}/v1/watches`, {
-    method: "POST",
-    headers: { "x-api-key": key, "content-type": "application/json" },
-    body: JSON.stringify({
-      asin: "B07H57DNVV",
-      every_seconds: every,
-      webhook_url: webhook,
-      on: ["price"],
-    }),
-  });
-}
 
 Deno.test("watches in a spawned main.ts: settings from the environment, a signed event, a clean drain", async () => {
   await using fake = new FakeMarketplace();
@@ -46,7 +33,7 @@ Deno.test("watches in a spawned main.ts: settings from the environment, a signed
   });
   try {
     const { key } = await createAccount(shelf.url, TOKEN, "growth");
-    const r = await create(shelf.url, key, hook.url);
+    const r = await postWatch(shelf.url, key, hook.url);
     assert.equal(r.status, 201);
     const { secret } = await r.json();
     const stop = Date.now() + 15_000;
@@ -68,7 +55,7 @@ Deno.test("watches in a spawned main.ts: settings from the environment, a signed
   const strict = await spawnShelf({ KV_PATH: kvPath, UPSTREAM: fake.upstream, ADMIN_TOKEN: TOKEN });
   try {
     const { key } = await createAccount(strict.url, TOKEN, "growth");
-    const r = await create(strict.url, key, hook.url, 3600);
+    const r = await postWatch(strict.url, key, hook.url, 3600);
     assert.equal(r.status, 422);
     assert.deepEqual((await r.json()).detail[0].loc, ["body", "webhook_url"]);
     const slow = await fetch(`${strict.url}/v1/watches`, {

@@ -1,9 +1,12 @@
 /**
  * A real webhook receiver on loopback for watch tests, the signature check a receiver would run
  * (written with Web Crypto rather than the code under test), a poll for what the service's
- * loops do in their own time, and a watch record to put straight into a store.
+ * loops do in their own time, a watch record to put straight into a store, and the watch calls
+ * the tests make over HTTP.
  */
+import assert from "node:assert/strict";
 import { newWatch, type Watch } from "../watches/store.ts";
+import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
 interface Received {
   body: string;
   signature: string;
@@ -71,4 +74,32 @@ export function hourlyWatch(accountId: string, keyId: string): Watch {
     webhook_url: "https://hooks.example.com/x",
     on: ["price"],
   }, Date.now());
+}
+
+/** POSTs a price watch of B07H57DNVV to the server at `url` with `key`; the raw answer. */
+export function postWatch(url: string, key: string, webhook: string, every = 1) {
+  return fetch(`${url}/v1/watches`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: JSON.stringify({
+      asin: "B07H57DNVV",
+      every_seconds: every,
+      webhook_url: webhook,
+      on: ["price"],
+    }),
+  });
+}
+
+/** As postWatch, answered 201: the watch created. */
+export async function createdWatch(url: string, key: string, webhook: string, every = 1) {
+  const r = await postWatch(url, key, webhook, every);
+  assert.equal(r.status, 201);
+  return WatchCreated.parse(await r.json());
+}
+
+/** The watches of `key`'s account, as GET /v1/watches lists them (answered 200). */
+export async function watchList(url: string, key: string): Promise<WatchView[]> {
+  const r = await fetch(`${url}/v1/watches`, { headers: { "x-api-key": key } });
+  assert.equal(r.status, 200);
+  return WatchList.parse(await r.json()).watches;
 }
