@@ -5,7 +5,7 @@
  * records nothing and answers an uncharged 404. At most 1,000 observations are kept per product.
  */
 import assert from "node:assert/strict";
-import { startRig } from "./upstream_harness.ts";
+import { type Rig, startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { HISTORY_POINTS, HistorySource } from "../upstream/price_history.ts";
 import { systemClock } from "../metering/clock.ts";
@@ -27,6 +27,12 @@ function recorded() {
       kv: Deno.Kv,
     ) => (history = new HistorySource(source, kv, systemClock)),
     settled: () => history!.settled(),
+    /** A details call of B07H57DNVV (`extra` appended to its query) answered 200, appended. */
+    async fetched(rig: Rig, extra = "") {
+      const r = await rig.call(`/v1/products/details?asin=B07H57DNVV${extra}`);
+      assert.equal(r.status, 200);
+      await history!.settled();
+    },
   };
 }
 
@@ -35,8 +41,7 @@ Deno.test("history: two fetches with a price change between them, newest first, 
   await using rig = await startRig({ wrap: history.wrap });
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
-  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  await history.settled();
+  await history.fetched(rig);
   rig.fake.page(DP, { html: page.replaceAll("$11.88", "$10.50") });
   const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
   assert.equal((second.body.price as { amount: number }).amount, 10.5);
@@ -81,8 +86,7 @@ Deno.test("history: a page cannot write into another product's history, nor stor
   await using rig = await startRig({ wrap: history.wrap });
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
-  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  await history.settled();
+  await history.fetched(rig);
   // Another ASIN's page that names B07H57DNVV (served at /dp/B0ATTACK01) records nothing under it.
   rig.fake.page("https://www.amazon.com/dp/B0ATTACK01", { html: page.replace("$11.88", "$1.00") });
   await rig.call("/v1/products/details?asin=B0ATTACK01");
@@ -161,11 +165,9 @@ Deno.test("history: a call for a postcode records nothing, since a point carries
   const history = recorded();
   await using rig = await startRig({ wrap: history.wrap });
   rig.fake.page(DP, PAGE);
-  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
-  await history.settled();
+  await history.fetched(rig, "&zip=10001");
   assert.deepEqual((await rig.call("/v1/products/history?asin=B07H57DNVV")).body.points, []);
-  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
-  await history.settled();
+  await history.fetched(rig);
   const points = (await rig.call("/v1/products/history?asin=B07H57DNVV")).body.points as unknown[];
   assert.equal(points.length, 1, "the call without a postcode is recorded");
 });
