@@ -112,25 +112,30 @@ function hangingReceiver() {
   };
 }
 
+type WatchOptions = NonNullable<NonNullable<Parameters<typeof startServer>[0]>["watches"]>;
+
+/** A server whose watch loops run at test speed, webhooks to loopback allowed. */
+function watchServer(
+  source: PriceSource,
+  scheduler: WatchOptions["scheduler"],
+  webhooks: WatchOptions["webhooks"],
+) {
+  return startServer({
+    source,
+    watches: { minSeconds: 1, allowPrivate: true, run: true, scheduler, webhooks },
+  });
+}
+
 Deno.test("webhook fairness: another account's event is delivered while one account's receiver hangs", async () => {
   const source = new PriceSource();
-  await using s = await startServer({
-    source,
-    watches: {
-      minSeconds: 1,
-      allowPrivate: true,
-      run: true,
-      scheduler: { pollMs: 50 },
-      // Attempts hang far longer than the test: none of A's ends while B's event is sent.
-      webhooks: {
-        pollMs: 50,
-        retryMs: 50,
-        maxDelayMs: 100,
-        timeoutMs: 30_000,
-        maxInFlight: 6,
-        perAccount: 2,
-      },
-    },
+  await using s = await watchServer(source, { pollMs: 50 }, {
+    pollMs: 50,
+    retryMs: 50,
+    maxDelayMs: 100,
+    // Attempts hang far longer than the test: none of A's ends while B's event is sent.
+    timeoutMs: 30_000,
+    maxInFlight: 6,
+    perAccount: 2,
   });
   await using hookB = receiver();
   // Closed before the server stops: A's attempts end then rather than at their timeout.
@@ -163,16 +168,11 @@ Deno.test("webhook fairness: another account's event is delivered while one acco
 
 Deno.test("refresh fairness: another account's watch is refreshed while one account's refreshes hang", async () => {
   const source = new PriceSource();
-  await using s = await startServer({
+  await using s = await watchServer(
     source,
-    watches: {
-      minSeconds: 1,
-      allowPrivate: true,
-      run: true,
-      scheduler: { pollMs: 50, maxInFlight: 4, perAccount: 2 },
-      webhooks: { pollMs: 50 },
-    },
-  });
+    { pollMs: 50, maxInFlight: 4, perAccount: 2 },
+    { pollMs: 50 },
+  );
   await using hook = receiver();
   try {
     const a = await s.account("scale");
