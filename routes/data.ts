@@ -77,20 +77,6 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         }
         return r.ok;
       },
-      // Pages paid for ahead and not in the answer: the call costs the pages its answer spans.
-      // (A refund that fails leaves the call charged as it was, and says so in its headers.)
-      refundPages: async (n) => {
-        const amount = Math.min(n, charged - admitted.charged);
-        if (amount <= 0) return;
-        try {
-          await deps.meter.refund(caller.accountId, periodStart, amount, tag);
-        } catch (e) {
-          deps.log.error(`refund of ${amount} unused page(s) to ${caller.accountId} failed`, e);
-          return;
-        }
-        charged -= amount;
-        if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
-      },
     });
     const checked = ep.response.safeParse(body);
     if (!checked.success) {

@@ -1,7 +1,7 @@
 /**
- * Search `limit` over real HTTP: items collected over successive pages, one credit per page used
- * (pages fetched ahead past the last page are refunded), and a stop with `has_next_page` true
- * when the credits run out.
+ * Search `limit` over real HTTP: items collected over successive pages, one credit per upstream page
+ * fetched (SPEC), pages fetched ahead past the last page included, and a stop with `has_next_page`
+ * true when the credits run out.
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
@@ -93,6 +93,18 @@ Deno.test("with credits to spare, the pages fetched are the pages charged", asyn
   }
 });
 
+/**
+ * The search pages the fake marketplace has been asked for, once the `expected` ones a call paid
+ * for have come in: a call may answer while pages it fetched ahead are still on their way.
+ */
+async function searchPagesFetched(rig: Awaited<ReturnType<typeof startRig>>, expected: number) {
+  for (let i = 0; i < 100 && rig.fake.pageRequests("/s?") < expected; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 50)); // none past them either
+  return rig.fake.pageRequests("/s?");
+}
+
 /** The ipad page as the last page of its results: no next link, no links to further pages. */
 async function lastPage(): Promise<string> {
   const html = (await fixture("search/amazon.com__pavel-ipad-pro.html"))
@@ -102,24 +114,40 @@ async function lastPage(): Promise<string> {
   return html;
 }
 
-Deno.test("limit=200 over a one-page result costs 1 credit: pages paid ahead and not used are refunded", async () => {
+Deno.test("limit=200 over a one-page result pays every page it fetched: pages fetched ahead are not free", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", { html: await lastPage() });
   const r = await rig.call("/v1/products/search?query=ipad&limit=200");
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 16);
   assert.equal(r.body.has_next_page, false);
-  assert.ok(rig.fake.pageRequests("/s?") > 1, "pages were fetched ahead");
-  assert.equal(r.headers.get("x-credits-cost"), "1");
+  const cost = Number(r.headers.get("x-credits-cost"));
+  const fetched = await searchPagesFetched(rig, cost);
+  assert.ok(fetched > 1, "pages were fetched ahead");
+  assert.equal(cost, fetched, "one credit per page fetched");
   const usage = (await rig.call("/v1/usage")).body as {
     requests_used: number;
     requests_remaining: number;
   };
-  assert.equal(usage.requests_used, 1);
+  assert.equal(usage.requests_used, fetched);
   assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
 });
 
-Deno.test("limit=200 over a two-page result costs 2 credits, whatever was fetched ahead", async () => {
+Deno.test("a query without results and limit=200 costs as many credits as the pages it moved", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?k=qzxv", {
+    // Amazon's answer to a query without results: an empty result grid (as in e2e_endpoints).
+    html:
+      `<html><body><div class="s-main-slot s-result-list"></div>No results for qzxv.</body></html>`,
+  });
+  const r = await rig.call("/v1/products/search?query=qzxv&limit=200");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 0);
+  const cost = Number(r.headers.get("x-credits-cost"));
+  assert.equal(cost, await searchPagesFetched(rig, cost));
+});
+
+Deno.test("limit=200 over a two-page result pays the pages fetched, and a second call the same", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", "search/amazon.com__pavel-ipad-pro.html");
   rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage() });
@@ -127,20 +155,24 @@ Deno.test("limit=200 over a two-page result costs 2 credits, whatever was fetche
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 32);
   assert.equal(r.body.has_next_page, false);
-  assert.ok(rig.fake.pageRequests("/s?") > 2, "pages were fetched ahead");
-  assert.equal(r.headers.get("x-credits-cost"), "2");
+  const cost = Number(r.headers.get("x-credits-cost"));
+  const fetched = await searchPagesFetched(rig, cost);
+  assert.ok(fetched > 2, "pages were fetched ahead");
+  assert.equal(cost, fetched);
   const usage = (await rig.call("/v1/usage")).body as {
     requests_used: number;
     requests_remaining: number;
   };
-  assert.equal(usage.requests_used, 2);
+  assert.equal(usage.requests_used, fetched);
   assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
-  // A second call is charged the same, from the remaining credits the first one left.
+  // A second call is charged its own pages, from the remaining credits the first one left.
   const again = await rig.call("/v1/products/search?query=ipad&limit=200");
-  assert.equal(again.headers.get("x-credits-cost"), "2");
+  const costAgain = Number(again.headers.get("x-credits-cost"));
+  const fetchedAgain = await searchPagesFetched(rig, fetched + costAgain) - fetched;
+  assert.equal(costAgain, fetchedAgain);
   assert.equal(
     again.headers.get("x-credits-remaining"),
-    String(usage.requests_remaining - 2),
+    String(usage.requests_remaining - fetchedAgain),
   );
 });
 

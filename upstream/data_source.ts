@@ -11,11 +11,6 @@ export interface DataRequest {
   params: Record<string, unknown>;
   /** Charges one more credit for a further upstream page (search `limit`); false when none is left. */
   chargePage(): Promise<boolean>;
-  /**
-   * Gives back `n` credits of pages charged through `chargePage()` whose items are not in the
-   * answer (fetched ahead past the last page), before the answer is sent.
-   */
-  refundPages?(n: number): Promise<void>;
   signal?: AbortSignal;
   /**
    * Called by a source as it starts work that takes long (fetching upstream pages): from then on

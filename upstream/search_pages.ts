@@ -4,13 +4,12 @@
  * Pages are requested ahead, concurrently, on a guess of how many items a page holds (Amazon's
  * desktop grid shows 48–60); after each page the guess is corrected from what the pages really
  * held. A page is fetched only once it is paid for (issue 13.11): the first by the call itself,
- * every further one by `chargePage()` just before its request, so the upstream pages a call
- * fetches never outnumber the credits it pays (SPEC: 1 credit per upstream page fetched). When
- * `chargePage()` refuses, the items so far are returned with `has_next_page` true. A failed
- * page that is needed fails the whole call (which the route refunds). Pages paid for ahead but
- * not used in the answer (past the last page, or past the items asked for) are given back with
- * `refundPages(n)` before the answer is returned, so that a call costs the pages its answer
- * spans. At most PAGES_AHEAD pages of a call are requested and not yet read at once: over small
+ * every further one by `chargePage()` just before its request, so a call pays exactly the upstream
+ * pages it fetches (SPEC: "1 credit per upstream page fetched"). That includes pages fetched ahead
+ * that turn out to lie past the last page: giving those back, as this module once did, let a
+ * nonsense query with `limit=200` move 4 pages for 1 credit at will. When `chargePage()` refuses,
+ * the items so far are returned with `has_next_page` true. A failed page that is needed fails
+ * the whole call (which the route refunds). At most PAGES_AHEAD pages of a call are requested and not yet read at once: over small
  * pages (16 items) `limit=200` planned 13 at once, two such calls of one account overran its
  * waiting room at the marketplace (503 `upstream_busy`), and a call that failed left that many
  * pages being fetched for nothing.
@@ -22,7 +21,7 @@ export interface Collected {
   results: ProductItem[];
   has_next_page: boolean;
   total_results: number;
-  /** Upstream pages whose items are in the answer (each one charged). */
+  /** Upstream pages whose items are in the answer (pages fetched ahead and unused not counted). */
   pages: number;
 }
 
@@ -34,8 +33,6 @@ export interface CollectOptions<Raw> {
   /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
   read(raw: Raw): SearchPage;
   chargePage(): Promise<boolean>;
-  /** Gives back the credits of `n` pages charged with `chargePage()` and not used. */
-  refundPages?(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
   /** Items expected on a page before one has been seen. */
   perPageGuess?: number;
@@ -47,15 +44,6 @@ const MAX_PAGE = 400;
 export const PAGES_AHEAD = 4;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
-  let paid = 0;
-  const got = await collect(o, () => paid++);
-  // Every request is settled by now (each is awaited before the next step), so `paid` is final.
-  const unused = paid - (got.pages - 1);
-  if (unused > 0) await o.refundPages?.(unused);
-  return got;
-}
-
-async function collect<Raw>(o: CollectOptions<Raw>, onPaid: () => void): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
   let unpaid = false;
   const request = async (page: number) => {
@@ -65,7 +53,6 @@ async function collect<Raw>(o: CollectOptions<Raw>, onPaid: () => void): Promise
         unpaid = true;
         return;
       }
-      onPaid();
     }
     const p = o.fetchPage(page);
     p.catch(() => {}); // a page fetched ahead whose call failed earlier may fail unobserved
