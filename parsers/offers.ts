@@ -61,17 +61,19 @@ export function parseOffers(html: string, opts: OffersOptions): OffersPage {
     rejectEmpty(html, "offers");
     const mp = marketplaceOrParseError(opts.marketplace);
     const parts = findParts(html);
-    if (!parts.isOffersPage && parts.offers.length === 0) {
+    // A block with neither price nor seller is a template or a stub, not an offer (a bare
+    // `<div id="aod-offer">` on a page that is no offers page was answered as one, for 2 credits).
+    const offers = parts.offers
+      .map((el) => el.attribs.id ? readAodOffer(el, mp.code) : readOlpOffer(el, mp))
+      .filter((o) => o.price !== null || o.seller.id !== null || o.seller.name !== "")
+      .map((o, i) => ({ ...o, position: i + 1 }));
+    if (!parts.isOffersPage && offers.length === 0) {
       rejectBlockedPage(html);
       throw new ParseError(
         "unrecognised",
         "Cannot read the offers page: it has neither AOD offers nor offer-listing rows",
       );
     }
-    const offers = parts.offers.map((el, i) => {
-      const offer = el.attribs.id ? readAodOffer(el, mp.code) : readOlpOffer(el, mp);
-      return { ...offer, position: i + 1 };
-    });
     return { asin: parts.asin || asinFromUrl(opts.url), offers };
   });
 }

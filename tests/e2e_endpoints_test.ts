@@ -274,6 +274,18 @@ Deno.test("scrape does not follow a redirect off the marketplace hosts", async (
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
 
+Deno.test("scrape of a page whose only offer mark is an empty offer block is an uncharged 502", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/sp?seller=A1", {
+    html: `<html><body><div id="seller-name">x</div><div id="aod-offer"></div></body></html>`,
+  });
+  const r = await rig.call(
+    "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/sp?seller=A1"),
+  );
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+});
+
 Deno.test("scrape reads a product page through the parser registry", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");

@@ -241,6 +241,22 @@ Deno.test("parseOffers() reads the 2015 'Buying Choices' page of used offers", a
   ]);
 });
 
+Deno.test("parseOffers() drops offer blocks with neither price nor seller", async () => {
+  const name = "offers/amazon.com__wk-aod-page-B0BN72FYFG.html";
+  const html = await fixture(name);
+  const real = parseOffers(html, { marketplace: "US" });
+  const first = html.indexOf('id="aod-offer"');
+  const start = html.lastIndexOf("<", first);
+  const stubbed = html.slice(0, start) + '<div id="aod-offer"></div>' + html.slice(start);
+  assert.deepEqual(parseOffers(stubbed, { marketplace: "US" }), real);
+  // Alone on a page that is no offers page, such a block is no offer at all.
+  assert.throws(
+    () =>
+      parseOffers(`<html><body><div id="aod-offer"></div></body></html>`, { marketplace: "US" }),
+    (e) => e instanceof ParseError && e.reason === "unrecognised",
+  );
+});
+
 Deno.test("parseOffers() answers captcha and sign-in pages with ParseError 'blocked'", async () => {
   for (const name of fixtureNames("blocked")) {
     const html = await fixture(name);
