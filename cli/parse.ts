@@ -9,6 +9,7 @@
 import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { PARSERS } from "../parsers/mod.ts";
+import { withoutControlChars } from "../parsers/control_chars.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PAGE_TYPES, type PageType } from "../schemas/pages.ts";
 import {
@@ -152,7 +153,7 @@ function main() {
   const canonical = canonicalOf(html);
   const marketplace = args.marketplace ?? marketplaceOf(html, canonical);
   try {
-    const result = PARSERS[type](html, { marketplace, url: canonical });
+    const result = withoutControlChars(PARSERS[type](html, { marketplace, url: canonical }));
     const answer = enveloped(type, marketplace, canonical, result, html);
     const ep = ALL_ENDPOINTS.find((e) => e.name === PAGE_ENDPOINT[type])!;
     const checked = ep.response.safeParse(answer);

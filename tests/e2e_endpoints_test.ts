@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { fixture } from "./fixture.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 
 function schemaOf(path: string) {
@@ -68,6 +69,22 @@ Deno.test("details of a product page", async () => {
   const body = await expectValid(rig, "/v1/products/details?asin=B07H57DNVV");
   assert.equal(body.asin, "B07H57DNVV");
   assert.equal(body.title, "Anthem Of The Peaceful Army");
+});
+
+Deno.test("details carry no control characters that a page puts in its text", async () => {
+  await using rig = await startRig();
+  const html = (await fixture("product/amazon.com__app-B07H57DNVV.html"))
+    .replaceAll("Anthem Of The Peaceful Army", "Anthem\x00 Of\x1b[31m The\x07 Peaceful\x9b Army");
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", { html });
+  const body = await expectValid(rig, "/v1/products/details?asin=B07H57DNVV");
+  assert.equal(body.title, "Anthem Of[31m The Peaceful Army");
+  const controls: string[] = [];
+  JSON.stringify(body, (_k, v) => {
+    // deno-lint-ignore no-control-regex -- the characters this test looks for
+    if (typeof v === "string" && /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/.test(v)) controls.push(v);
+    return v;
+  });
+  assert.deepEqual(controls, []);
 });
 
 Deno.test("offers from the all-offers-display fragment", async () => {

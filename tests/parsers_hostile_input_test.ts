@@ -24,6 +24,7 @@ import { rejectBlockedPage, untruncated } from "../parsers/page_text.ts";
 import { mobileImages } from "../parsers/product_images.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { isSoftInterstitial } from "../parsers/soft_interstitial.ts";
+import { withoutControlChars } from "../parsers/control_chars.ts";
 import { fixture } from "./fixture.ts";
 import { DEAL_PRODUCTS_PAGE, SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
 
@@ -468,4 +469,22 @@ Deno.test("nested detail table rows are read once: a table in a cell does not re
   );
   assert.deepEqual(Object.keys(page.product_facts ?? {}), ["L0"]);
   assert.equal(marks(page.product_facts), 1);
+});
+
+Deno.test("control characters leave every string of a parsed answer; tab and line breaks stay", () => {
+  const value = {
+    title: "a\x00b\x1b[0mc",
+    bullets: ["x\x7fy", "line\none\ttab\r"],
+    nested: [{ name: "\x85z\x9f" }],
+    n: 3,
+    none: null,
+  };
+  assert.equal(withoutControlChars(value), value);
+  assert.deepEqual(value, {
+    title: "ab[0mc",
+    bullets: ["xy", "line\none\ttab\r"],
+    nested: [{ name: "z" }],
+    n: 3,
+    none: null,
+  });
 });

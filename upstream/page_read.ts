@@ -8,6 +8,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
+import { withoutControlChars } from "../parsers/control_chars.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
 import { parseReviewSummary } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
@@ -97,6 +98,7 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
       default:
         value = PARSERS[job.parser](html, opts);
     }
+    withoutControlChars(value);
     return { ok: true, value, type, fields: fieldCounts(value) };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
