@@ -105,12 +105,13 @@ Deno.test("a page nested deeper than any real one is an uncharged 502 at once, n
 
 Deno.test("after five calls in a row blocked through every retry, the marketplace's calls pause: refused at once, uncharged, then tried again", async () => {
   await using rig = await startRig({ browser: { pauseMs: 500 } });
-  rig.fake.page(PAGE, FIXTURE).fail("robot", BLOCKED_CALLS * 3); // every attempt of five calls
+  // Every attempt of five calls: the first tries three times, the rest once (see below).
+  rig.fake.page(PAGE, FIXTURE).fail("robot", 3 + BLOCKED_CALLS - 1);
   for (let i = 0; i < BLOCKED_CALLS; i++) {
     assert.equal((await rig.call(DETAILS)).status, 503);
   }
   const before = rig.fake.pageRequests("/dp/");
-  assert.equal(before, BLOCKED_CALLS * 3);
+  assert.equal(before, 3 + BLOCKED_CALLS - 1);
   const paused = await rig.call(DETAILS);
   assert.equal(paused.status, 503);
   assert.equal((paused.body.error as { code: string }).code, "upstream_blocked");
@@ -120,4 +121,23 @@ Deno.test("after five calls in a row blocked through every retry, the marketplac
   await new Promise((r) => setTimeout(r, 600));
   const after = await rig.call(DETAILS);
   assert.equal(after.status, 200, "tried again once the pause is over");
+});
+
+Deno.test("once a call ended blocked through its retries, the marketplace's next calls try once, until one gets through", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE).fail("robot", 4);
+  const first = await rig.call(DETAILS);
+  assert.equal(first.status, 503);
+  assert.equal(rig.fake.pageRequests("/dp/"), 3, "the first attempt and two retries");
+  const second = await rig.call(DETAILS);
+  assert.equal(second.status, 503);
+  assert.equal((second.body.error as { code: string }).code, "upstream_blocked");
+  assert.equal(rig.fake.pageRequests("/dp/"), 4, "one attempt, no retry");
+  await assertUncharged(rig, second);
+  assert.equal((await rig.call(DETAILS)).status, 200, "the block has lifted");
+  // A call that got through ends the run: a robot check is retried again.
+  rig.fake.fail("robot", 1);
+  rig.fake.page("https://www.amazon.com/dp/B0BJLF2BRM", FIXTURE);
+  assert.equal((await rig.call("/v1/products/details?asin=B0BJLF2BRM")).status, 200);
+  assert.equal(rig.fake.pageRequests("/dp/B0BJLF2BRM"), 2);
 });

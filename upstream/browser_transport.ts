@@ -71,7 +71,8 @@ export interface BrowserOptions {
 /**
  * Calls in a row that ended blocked after every retry, after which a marketplace's calls pause:
  * while it blocks, each call cost its retries (up to 94 upstream requests for a postcode search,
- * uncharged), which only deepens the block on the operator's addresses.
+ * uncharged), which only deepens the block on the operator's addresses. From the first such call
+ * on, until a call gets through, calls to that marketplace make one attempt and no retries.
  */
 export const BLOCKED_CALLS = 5;
 
@@ -240,7 +241,10 @@ export class BrowserTransport implements Transport {
     let lastBlocked: UpstreamResponse | undefined;
     let lastError: unknown;
     let interstitialTried = false;
-    for (let attempt = 0; attempt <= this.o.retries; attempt++) {
+    // While the marketplace's last call ended blocked, a retry is more load on a block, not a
+    // way past it: a fresh session (for a postcode, the location flow again) per attempt.
+    const retries = this.blockedRuns.has(req.marketplace) ? 0 : this.o.retries;
+    for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await this.backoff(attempt, signal);
       const session = this.session(req.marketplace, req.zip);
       try {
@@ -274,7 +278,7 @@ export class BrowserTransport implements Transport {
         }
         if (isBlocked(res)) {
           lastBlocked = res;
-          this.failed(req, attempt, `blocked (HTTP ${res.status})`);
+          this.failed(req, attempt, `blocked (HTTP ${res.status})`, attempt < retries);
           this.drop(session);
           continue;
         }
@@ -296,13 +300,18 @@ export class BrowserTransport implements Transport {
         }
         if (e instanceof LocationBlocked) {
           lastError = e;
-          this.failed(req, attempt, "location_blocked");
+          this.failed(req, attempt, "location_blocked", attempt < retries);
           this.drop(session);
           continue;
         }
         if (req.signal?.aborted) throw e;
         lastError = e; // connection refused or reset: a fresh session and connection may work
-        this.failed(req, attempt, `connection: ${errorText(e).split("\n")[0].slice(0, 120)}`);
+        this.failed(
+          req,
+          attempt,
+          `connection: ${errorText(e).split("\n")[0].slice(0, 120)}`,
+          attempt < retries,
+        );
         this.drop(session);
       }
     }
@@ -326,7 +335,7 @@ export class BrowserTransport implements Transport {
     req: UpstreamRequest,
     attempt: number,
     outcome: string,
-    retry = attempt < this.o.retries,
+    retry: boolean,
   ): void {
     metrics.upstreamFailures.inc({
       marketplace: req.marketplace,
