@@ -7,6 +7,7 @@ import { builtinPlans, parsePlans, type Plans } from "./metering/plans.ts";
 import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 import type { SignupMode } from "./routes/deps.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
+import { redactUrl } from "./core/redact_url.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -400,22 +401,6 @@ export class StoreError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StoreError";
-  }
-}
-
-/**
- * A URL without its user name and password, as the URL parser reads it (the user info ends at
- * the LAST "@" before the host); a value the parser refuses loses everything up to that "@" too.
- */
-export function redactUrl(value: string): string {
-  try {
-    const u = new URL(value);
-    if (!u.username && !u.password) return value;
-    u.username = "";
-    u.password = "";
-    return u.href;
-  } catch {
-    return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?.*@/s, "$1");
   }
 }
 

@@ -11,7 +11,8 @@
  */
 import { createApp } from "./app.ts";
 import { ApiError, errorResponse } from "./core/api_error.ts";
-import { type Config, loadConfig, openStore, redactUrl } from "./config.ts";
+import { type Config, loadConfig, openStore } from "./config.ts";
+import { redactUrl } from "./core/redact_url.ts";
 import { systemClock } from "./metering/clock.ts";
 import { checkUpstream, dataSourceFor } from "./upstream/select.ts";
 import { pageReaderFor } from "./upstream/page_pool.ts";

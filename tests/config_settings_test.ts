@@ -6,7 +6,8 @@
  * ops_startup_test.ts.
  */
 import assert from "node:assert/strict";
-import { hostFrom, loadConfig, MAX_PLANS_FILE_BYTES, redactUrl } from "../config.ts";
+import { hostFrom, loadConfig, MAX_PLANS_FILE_BYTES } from "../config.ts";
+import { redactUrl } from "../core/redact_url.ts";
 import { checkUpstream } from "../upstream/select.ts";
 import { parseSmtpUrl } from "../mail/smtp.ts";
 
@@ -188,4 +189,6 @@ Deno.test("a URL's credentials are cut at the LAST @ before the host", () => {
     "https://ho st/",
     "unparsable, cut all the same",
   );
+  assert.equal(redactUrl("origin:http://u:pw@fake.test/"), "origin:http://fake.test/");
+  assert.equal(redactUrl("user:pw@host"), "host", "no scheme, cut all the same");
 });

@@ -12,6 +12,7 @@ import { RecordingTransport } from "./warc_recorder.ts";
 import { UpstreamSource } from "./source.ts";
 import { inlineReader, type PageReader } from "./page_pool.ts";
 import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
+import { redactUrl } from "../core/redact_url.ts";
 
 type Env = { get(name: string): string | undefined };
 
@@ -82,7 +83,7 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
   } else {
     throw new RangeError(
       `Cannot start as 'UPSTREAM' must be live, origin:URL or archive:PATH: current value is ${
-        JSON.stringify(withoutUserInfo(upstream))
+        JSON.stringify(redactUrl(upstream))
       }`,
     );
   }
@@ -128,11 +129,6 @@ function httpUrl(value: string, schemes: string[]): URL | string {
   if (!schemes.includes(u.protocol)) return `its scheme is not ${schemes.join(", ")}`;
   if (!u.hostname) return "it names no host";
   return u;
-}
-
-/** For an error message: everything up to the last "@" of the authority dropped. */
-function withoutUserInfo(value: string): string {
-  return value.includes("@") ? value.replace(/^(.*?:\/\/)?.*@/s, "$1") : value;
 }
 
 function proxyList(env: Env): string[] {

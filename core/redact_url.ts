@@ -1,0 +1,22 @@
+/** Settings and messages that name a URL must not echo the credentials inside it. */
+
+/**
+ * A URL without its user name and password, as the URL parser reads it (the user info ends at
+ * the LAST "@" before the host). A value the parser refuses, or reads without user info although
+ * it holds an "@" (`origin:http://u:p@host` is an opaque path to it), loses everything from its
+ * "scheme://" up to that "@" all the same: a message may say less, never a password.
+ */
+export function redactUrl(value: string): string {
+  if (!value.includes("@")) return value;
+  try {
+    const u = new URL(value);
+    if (u.username || u.password) {
+      u.username = "";
+      u.password = "";
+      return u.href;
+    }
+  } catch {
+    // cut below
+  }
+  return value.replace(/^(.*?:\/\/)?.*@/s, "$1");
+}
