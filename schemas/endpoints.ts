@@ -86,11 +86,17 @@ const dataEndpoints: Endpoint[] = [
     path: "/v1/products/search",
     group: "products",
     cost: 1,
-    summary: "Product search; `limit` auto-paginates and costs 1 credit per upstream page",
+    summary: "Product search; `limit` auto-paginates and costs 1 credit per upstream page fetched",
     params: {
       query: str("Search keywords", { required: true, max: 300 }),
       page,
-      limit: int("0 returns one page; N>0 collects N items over successive pages", 0, 200, 0),
+      limit: int(
+        "0 returns one page; N>0 collects N items over successive pages, fetched up to 4 at " +
+          "once on a guess of 60 items a page; every page fetched costs 1 credit",
+        0,
+        200,
+        0,
+      ),
       sort: oneOf("Result order", SORTS),
       department: str("Department slug", { pattern: /^[a-z0-9-]+$/, max: 60 }),
       min_price: {

@@ -3,8 +3,7 @@
  * parameters) within the endpoint's TTL is answered from the store without an upstream fetch.
  * It is still charged by the route as any call is. Answers over 60 KB are not cached (a KV value
  * holds at most 64 KiB), and neither are searches with `limit`, whose cost is one credit per
- * upstream page the answer spans, nor `/v1/scrape`, nor an answer that fails the endpoint's
- * schema.
+ * upstream page fetched, nor `/v1/scrape`, nor an answer that fails the endpoint's schema.
  */
 import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Clock } from "../metering/clock.ts";
