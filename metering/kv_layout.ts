@@ -68,6 +68,16 @@ export const KV = {
    */
   signinAttempts: (emailHash: string): Deno.KvKey => ["signin_attempts", emailHash],
   /**
+   * SHA-256 of a device token (sign_in_devices.ts) → { email: SHA-256 of the email it signed in
+   * to }, written with expireIn; renewed at each sign-in from that device.
+   */
+  signinDevice: (tokenHash: string): Deno.KvKey => ["signin_device", tokenHash],
+  /**
+   * SHA-256 of a device token → { count, since }: that device's sign-in attempts in the current
+   * 15-minute window, counted instead of the email's (sign_in_devices.ts), with expireIn.
+   */
+  deviceSignins: (tokenHash: string): Deno.KvKey => ["device_signins", tokenHash],
+  /**
    * SHA-256 of a lower-cased email → { count, since }: account mails (sign-up, reset) asked for
    * that address in the current hour, shared by every instance, written with expireIn.
    */

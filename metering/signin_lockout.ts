@@ -18,20 +18,36 @@ export const CLIENT_SIGNIN_LIMIT = 100;
 /**
  * Takes one attempt's slot of the client's and then of the email's; says which has used all of
  * its window's attempts, if one has (a refused client takes none of the email's). An unknown client:
- * the email's only.
+ * the email's only. From a device known for the email (`device`: its digest, sign_in_devices.ts)
+ * the attempt takes a slot of the device's window instead of the email's, which guessers elsewhere
+ * cannot fill.
  */
 export async function reserveAttempt(
   kv: Deno.Kv,
   email: string,
   client: Client,
   now: number,
+  device: string | null = null,
 ): Promise<"ok" | "client" | "email"> {
-  const byEmail = windowOf(email, KV.signinAttempts, SIGNIN_LIMIT);
+  const own = device === null
+    ? windowOf(email, KV.signinAttempts, SIGNIN_LIMIT)
+    : { key: KV.deviceSignins(device), limit: SIGNIN_LIMIT };
   const byClient = clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
-  const refused = await reserveSlots(kv, [...byClient, byEmail], SIGNIN_WINDOW_MS, now);
-  return refused === null ? "ok" : refused === byEmail ? "email" : "client";
+  const refused = await reserveSlots(kv, [...byClient, own], SIGNIN_WINDOW_MS, now);
+  return refused === null ? "ok" : refused === own ? "email" : "client";
 }
 
-export async function clearAttempts(kv: Deno.Kv, email: string): Promise<void> {
-  await kv.delete(KV.signinAttempts(hashKey(email)));
+/**
+ * After a correct password: clears the window the attempt counted in. A sign-in from a known
+ * device leaves the email's window as it is, so that its owner signing in does not hand guessers
+ * elsewhere a fresh set of attempts.
+ */
+export async function clearAttempts(
+  kv: Deno.Kv,
+  email: string,
+  device: string | null = null,
+): Promise<void> {
+  await kv.delete(
+    device === null ? KV.signinAttempts(hashKey(email)) : KV.deviceSignins(device),
+  );
 }

@@ -35,6 +35,13 @@ async function signIn(b: Browser, email: string, password = PASSWORD) {
   return await b.send("/dashboard/signin", { form: { _csrf: page.csrf, email, password } });
 }
 
+/** Signs a browser out; its device cookie stays. */
+async function signOut(b: Browser) {
+  const page = await b.send("/dashboard/keys");
+  assert.equal((await b.send("/dashboard/signout", { form: { _csrf: page.csrf } })).status, 303);
+  assert.equal((await b.send("/dashboard/keys")).status, 303, "signed out");
+}
+
 function linkIn(raw: string, path: string): string {
   const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
   const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
@@ -737,4 +744,47 @@ Deno.test("a flood of sign-ins from one IPv6 /48 waits in its own turn: another 
   // to count an attempt, refused as over it (429); the rest checked (401).
   assert.ok(flooded.every((st) => [401, 429, 503].includes(st)), `flood answers: ${flooded}`);
   assert.ok(flooded.some((st) => st !== 401), "the flood was more than the password work takes");
+});
+
+Deno.test("a browser that signed in before still signs in while guessers elsewhere have locked the email", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "owner@example.com";
+  await signUpOpen(browser(s.url), email);
+  const owner = browser(s.url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  await signOut(owner);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(browser(s.url), email, "wrong password!")).status, 401);
+  }
+  assert.equal((await signIn(browser(s.url), email)).status, 429, "the email is locked");
+  assert.equal((await signIn(owner, email)).status, 303, "the owner's browser is not");
+  assert.equal((await owner.send("/dashboard/keys")).status, 200);
+  await signOut(owner);
+  // The owner's sign-in gave the guessers no fresh attempts.
+  assert.equal((await signIn(browser(s.url), email)).status, 429);
+  // A device cookie counts only for the email it signed in to.
+  await signUpOpen(browser(s.url), "other@example.com");
+  const other = browser(s.url);
+  other.jar.set("shelf_device", owner.jar.get("shelf_device")!);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal(
+      (await signIn(browser(s.url), "other@example.com", "wrong password!")).status,
+      401,
+    );
+  }
+  assert.equal((await signIn(other, "other@example.com")).status, 429);
+});
+
+Deno.test("a known browser has its own 10 attempts: wrong passwords from it lock it, not the email", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "device@example.com";
+  await signUpOpen(browser(s.url), email);
+  const owner = browser(s.url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  await signOut(owner);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(owner, email, "wrong password!")).status, 401);
+  }
+  assert.equal((await signIn(owner, email)).status, 429, "the device's window is spent");
+  assert.equal((await signIn(browser(s.url), email)).status, 303, "the email's is not");
 });

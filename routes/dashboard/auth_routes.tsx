@@ -22,6 +22,7 @@ import {
 } from "../../metering/passwords.ts";
 import { createSession, deleteSession } from "../../metering/sessions.ts";
 import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
+import { knownDevice, rememberDevice } from "../../metering/sign_in_devices.ts";
 import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { reserveSignup } from "../../metering/signup_limit.ts";
 import { type Client, NO_CLIENT } from "../../metering/window_slots.ts";
@@ -29,7 +30,14 @@ import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
-import { clearSessionCookie, currentSession, formToken, setSessionCookie } from "./guard.ts";
+import {
+  clearSessionCookie,
+  currentSession,
+  deviceCookie,
+  formToken,
+  setDeviceCookie,
+  setSessionCookie,
+} from "./guard.ts";
 import {
   CheckMailPage,
   ForgotPage,
@@ -129,7 +137,9 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if (!email) return wrong();
     // The attempt takes its slot before the password is checked, so a burst cannot outrun the count.
     const client = clientAddress(c, deps.trustProxy);
-    const slot = await reserveAttempt(kv, email, client, clock.now());
+    const deviceToken = deviceCookie(c, deps);
+    const device = await knownDevice(kv, deviceToken, email);
+    const slot = await reserveAttempt(kv, email, client, clock.now(), device);
     if (slot !== "ok") {
       const error = slot === "email"
         ? "Too many failed attempts. Wait 15 minutes and try again."
@@ -146,7 +156,8 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       return c.html(<SignInPage csrf={form(c)} email={email} error={BUSY} />, 503);
     }
     if (!ok || !id || !credential) return wrong();
-    await clearAttempts(kv, email);
+    await clearAttempts(kv, email, device);
+    setDeviceCookie(c, deps, await rememberDevice(kv, email, device ? deviceToken! : null));
     return await startSession(c, id, credential.epoch ?? 0);
   });
 

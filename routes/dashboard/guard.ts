@@ -17,11 +17,14 @@ import type { Deps } from "../deps.ts";
 import { randomHex } from "../../metering/api_key.ts";
 import { readSession, type Session, SESSION_MS } from "../../metering/sessions.ts";
 import { readCredential } from "../../metering/passwords.ts";
+import { DEVICE_MS } from "../../metering/sign_in_devices.ts";
 import { COPY_SCRIPT_HASH } from "./layout.tsx";
 
 export const SESSION_COOKIE = "shelf_session";
 /** Before sign-in: the CSRF token of the sign-in and sign-up forms, double-submitted. */
 export const FORM_COOKIE = "shelf_form";
+/** A browser that has signed in before (metering/sign_in_devices.ts); kept across sign-outs. */
+export const DEVICE_COOKIE = "shelf_device";
 import { CSRF_FIELD_NAME as CSRF_FIELD } from "./names.ts";
 
 const CSP = [
@@ -70,10 +73,17 @@ function cookies(c: Context, deps: CookieDeps) {
     ? {
       session: `__Host-${SESSION_COOKIE}`,
       form: `__Host-${FORM_COOKIE}`,
+      device: `__Host-${DEVICE_COOKIE}`,
       path: "/",
       secure: true,
     }
-    : { session: SESSION_COOKIE, form: FORM_COOKIE, path: "/dashboard", secure: false };
+    : {
+      session: SESSION_COOKIE,
+      form: FORM_COOKIE,
+      device: DEVICE_COOKIE,
+      path: "/dashboard",
+      secure: false,
+    };
 }
 
 function cookieOptions(c: Context, deps: CookieDeps, maxAgeSec: number) {
@@ -90,6 +100,16 @@ export function setSessionCookie(c: Context, deps: CookieDeps, token: string): v
 export function clearSessionCookie(c: Context, deps: CookieDeps): void {
   const { session, path, secure } = cookies(c, deps);
   deleteCookie(c, session, { path, secure });
+}
+
+/** The browser's device token (metering/sign_in_devices.ts), if it sent one. */
+export function deviceCookie(c: Context, deps: CookieDeps): string | undefined {
+  return getCookie(c, cookies(c, deps).device);
+}
+
+/** Keeps the device token in the browser for as long as the device stays known. */
+export function setDeviceCookie(c: Context, deps: CookieDeps, token: string): void {
+  setCookie(c, cookies(c, deps).device, token, cookieOptions(c, deps, DEVICE_MS / 1000));
 }
 
 /** The form token for a visitor without a session, set as a cookie when missing. */

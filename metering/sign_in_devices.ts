@@ -1,0 +1,43 @@
+/**
+ * Device cookies (OWASP, "Slow Down Online Guessing Attacks with Device Cookies"): a browser that
+ * has signed in to an account gets a token naming it as a known device for that email. Its later
+ * sign-ins count against a window of their own instead of the email's, so anyone who knows an
+ * address can still lock out guessers with 10 wrong passwords, but no longer its owner on a browser
+ * that has signed in before. The token's digest is stored with the email's digest and an expiry;
+ * a token presented with another email counts for nothing.
+ */
+import { KV } from "./kv_layout.ts";
+import { hashKey, randomHex } from "./api_key.ts";
+
+/** How long a device stays known after its last sign-in. */
+export const DEVICE_MS = 90 * 24 * 3600 * 1000;
+
+interface DeviceEntry {
+  /** SHA-256 of the lower-cased email the device signed in to. */
+  email: string;
+}
+
+/** The digest of `token` when it names a device known for `email`, else null. */
+export async function knownDevice(
+  kv: Deno.Kv,
+  token: string | undefined,
+  email: string,
+): Promise<string | null> {
+  if (!token || !/^[0-9a-f]{64}$/.test(token)) return null;
+  const digest = hashKey(token);
+  const entry = await kv.get<DeviceEntry>(KV.signinDevice(digest));
+  return entry.value?.email === hashKey(email) ? digest : null;
+}
+
+/** Makes a new device token for `email`, or renews the life of a known one; returns the token. */
+export async function rememberDevice(
+  kv: Deno.Kv,
+  email: string,
+  token: string | null,
+): Promise<string> {
+  const kept = token ?? randomHex(32);
+  await kv.set(KV.signinDevice(hashKey(kept)), { email: hashKey(email) } satisfies DeviceEntry, {
+    expireIn: DEVICE_MS,
+  });
+  return kept;
+}
