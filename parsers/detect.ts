@@ -123,8 +123,11 @@ const CAPTCHA =
 // Read in each `<form` tag (page_text.ts's startTags), not as `/<form[^>]*(?:…)/` over the page,
 // which retries `[^>]*` from every "<form" (quadratic on a page of them and no ">").
 const SIGNIN_FORM = /name=["']signIn["']|id=["']ap_login_form["']|action=["'][^"']*\/ap\/signin/i;
+// In the title only: current pages of every type carry "Something went wrong" in the messages of
+// their scripts, and any page this detector does not know would otherwise be a block, retried and
+// counted towards pausing the marketplace. Both real 503 pages say it in their title.
 const UNAVAILABLE =
-  /cs_503|Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore/i;
+  /<title>[^<]{0,200}?(?:Tut uns Leid|Something went wrong|Un problème est survenu|Se ha producido un error|Si è verificato un errore)/i;
 
 function blockReason(html: string): BlockReason | null {
   if (CAPTCHA.test(html)) {

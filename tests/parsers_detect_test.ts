@@ -73,6 +73,18 @@ Deno.test("detectPage() recognises captcha pages in other languages and says unk
   assert.deepEqual(detectPage("<html><body><p>hello</p></body></html>"), { kind: "unknown" });
 });
 
+Deno.test("detectPage() takes 'Something went wrong' in a script for no block: only a title says so", async () => {
+  // The assistant widget's settings on current pages of every type (soko-B07FNW9FGJ, 2025), in a
+  // page this detector does not know: such a page was a block, retried and counted towards the
+  // marketplace's pause.
+  const html = await fixture("product/amazon.com__soko-B07FNW9FGJ.html");
+  const setting = /"rufusErrorMessageText":"[^"]*"/.exec(html)![0];
+  assert.match(setting, /Something went wrong/);
+  const page = `<html><head><title>Amazon.com Help</title></head><body>` +
+    `<script>var p = {${setting}};</script><p>Help topics</p></body></html>`;
+  assert.deepEqual(detectPage(page), { kind: "unknown" });
+});
+
 Deno.test("detectPage() stays cheap on the largest corpus pages", async () => {
   const html = await fixture("product/amazon.com__wk-B0BN72FYFG-renewed.html");
   const search = await fixture("search/amazon.fr__imen-headphones.html");
