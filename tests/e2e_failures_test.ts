@@ -141,3 +141,19 @@ Deno.test("once a call ended blocked through its retries, the marketplace's next
   assert.equal((await rig.call("/v1/products/details?asin=B0BJLF2BRM")).status, 200);
   assert.equal(rig.fake.pageRequests("/dp/B0BJLF2BRM"), 2);
 });
+
+Deno.test("one account's blocked calls pause that account only: another account's call still goes upstream", async () => {
+  await using rig = await startRig({ browser: { pauseMs: 60_000 } });
+  rig.fake.page(PAGE, FIXTURE).fail("robot", 3 + BLOCKED_CALLS - 1);
+  for (let i = 0; i < BLOCKED_CALLS; i++) {
+    assert.equal((await rig.call(DETAILS)).status, 503);
+  }
+  const paused = await rig.call(DETAILS);
+  assert.equal(paused.status, 503);
+  assert.ok(paused.headers.get("retry-after"), "this account is paused");
+  const before = rig.fake.pageRequests("/dp/");
+  const other = await rig.server.account("growth");
+  const r = await rig.server.get(DETAILS, other.key);
+  assert.equal(r.status, 200, "another account is not");
+  assert.equal(rig.fake.pageRequests("/dp/"), before + 1);
+});

@@ -62,8 +62,8 @@ export interface BrowserOptions {
    */
   maxSessions?: number;
   /**
-   * How long calls to a marketplace are refused at once after BLOCKED_CALLS calls in a row ended
-   * blocked through every retry (default 30 s).
+   * How long an account's calls to a marketplace are refused at once after BLOCKED_CALLS of its
+   * calls in a row ended blocked through every retry (default 30 s).
    */
   pauseMs?: number;
 }
@@ -72,9 +72,17 @@ export interface BrowserOptions {
  * Calls in a row that ended blocked after every retry, after which a marketplace's calls pause:
  * while it blocks, each call cost its retries (up to 94 upstream requests for a postcode search,
  * uncharged), which only deepens the block on the operator's addresses. From the first such call
- * on, until a call gets through, calls to that marketplace make one attempt and no retries.
+ * on, until a call gets through, that account's calls to that marketplace make one attempt and no
+ * retries. Counted per account (see `blockedRuns`).
  */
 export const BLOCKED_CALLS = 5;
+
+/** Accounts whose blocked runs are remembered; past this, the oldest is forgotten. */
+const MAX_BLOCKED_RUNS = 10_000;
+
+function blockedRunKey(req: UpstreamRequest): string {
+  return `${req.marketplace}|${req.owner ?? ""}`;
+}
 
 interface Session {
   key: string;
@@ -112,7 +120,12 @@ export class BrowserTransport implements Transport {
    * liked.
    */
   private readonly refusedPostcodes = new Map<string, number>();
-  /** Per marketplace: calls in a row that ended blocked, and until when new ones are refused. */
+  /**
+   * Per account and marketplace (blockedRunKey): calls in a row that ended blocked, and until when
+   * new ones are refused. Per account, as any account can make its own calls end blocked (a
+   * scrape of a page that is one, say): counted per marketplace, five such calls paused it for
+   * every other account, and one more call each time the pause ended kept it paused, for free.
+   */
   private readonly blockedRuns = new Map<string, { count: number; until: number }>();
   private readonly limiter: KeyedLimiter;
   private readonly clients: Deno.HttpClient[];
@@ -160,13 +173,15 @@ export class BrowserTransport implements Transport {
 
   /** Waits for a slot (the owner's turn), then fetches; the deadline counts from the start. */
   private async limited(req: UpstreamRequest): Promise<UpstreamResponse> {
-    const run = this.blockedRuns.get(req.marketplace);
+    const runKey = blockedRunKey(req);
+    const run = this.blockedRuns.get(runKey);
     if (run && run.count >= BLOCKED_CALLS && run.until > Date.now()) {
       const seconds = Math.max(1, Math.ceil((run.until - Date.now()) / 1000));
       throw new ApiError(
         503,
         "upstream_blocked",
-        `The marketplace blocked the last ${run.count} calls; calls to it pause for ${seconds} s.`,
+        `The marketplace blocked this account's last ${run.count} calls; its calls to it pause ` +
+          `for ${seconds} s.`,
         { "Retry-After": String(seconds) },
       );
     }
@@ -178,12 +193,10 @@ export class BrowserTransport implements Transport {
         () => this.withRetries(req, deadline, signal),
         { owner: req.owner ?? "", signal },
       );
-      this.noteBlocked(req.marketplace, isBlocked(res));
+      this.noteBlocked(req, isBlocked(res));
       return res;
     } catch (e) {
-      if (e instanceof ApiError && e.code === "upstream_blocked") {
-        this.noteBlocked(req.marketplace, true);
-      }
+      if (e instanceof ApiError && e.code === "upstream_blocked") this.noteBlocked(req, true);
       if (e instanceof LimiterFull) {
         metrics.upstreamFailures.inc({ marketplace: req.marketplace, outcome: "busy" });
         throw new ApiError(
@@ -201,23 +214,25 @@ export class BrowserTransport implements Transport {
   }
 
   /** Counts a call that ended blocked; one that did not ends the run. */
-  private noteBlocked(code: string, blocked: boolean): void {
+  private noteBlocked(req: UpstreamRequest, blocked: boolean): void {
+    const key = blockedRunKey(req);
     if (!blocked) {
-      this.blockedRuns.delete(code);
+      this.blockedRuns.delete(key);
       return;
     }
-    const run = this.blockedRuns.get(code) ?? { count: 0, until: 0 };
+    const run = this.blockedRuns.get(key) ?? { count: 0, until: 0 };
     run.count++;
     if (run.count >= BLOCKED_CALLS) {
       run.until = Date.now() + this.o.pauseMs;
       this.log({
         event: "upstream_paused",
-        marketplace: code,
+        marketplace: req.marketplace,
+        account: req.owner ?? null,
         calls: run.count,
         ms: this.o.pauseMs,
       });
     }
-    this.blockedRuns.set(code, run);
+    setBounded(this.blockedRuns, key, run, MAX_BLOCKED_RUNS);
   }
 
   private timedOut(): ApiError {
@@ -243,7 +258,7 @@ export class BrowserTransport implements Transport {
     let interstitialTried = false;
     // While the marketplace's last call ended blocked, a retry is more load on a block, not a
     // way past it: a fresh session (for a postcode, the location flow again) per attempt.
-    const retries = this.blockedRuns.has(req.marketplace) ? 0 : this.o.retries;
+    const retries = this.blockedRuns.has(blockedRunKey(req)) ? 0 : this.o.retries;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await this.backoff(attempt, signal);
       const session = this.session(req.marketplace, req.zip);
