@@ -77,6 +77,20 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         }
         return r.ok;
       },
+      // Pages of a search that were paid for and failed: the call costs the pages it fetched.
+      // (A refund that fails leaves the call charged as it was, and says so in its headers.)
+      refundPages: async (n) => {
+        const amount = Math.min(n, charged - admitted.charged);
+        if (amount <= 0) return;
+        try {
+          await deps.meter.refund(caller.accountId, periodStart, amount, tag);
+        } catch (e) {
+          deps.log.error(`refund of ${amount} failed page(s) to ${caller.accountId} failed`, e);
+          return;
+        }
+        charged -= amount;
+        if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
+      },
     });
     const checked = ep.response.safeParse(body);
     if (!checked.success) {

@@ -91,8 +91,8 @@ const dataEndpoints: Endpoint[] = [
       query: str("Search keywords", { required: true, max: 300 }),
       page,
       limit: int(
-        "0 returns one page; N>0 collects N items over successive pages, fetched up to 4 at " +
-          "once on a guess of 60 items a page; every page fetched costs 1 credit",
+        "0 returns one page; N>0 collects N items over successive pages (after the first, up " +
+          "to 4 at once); every page fetched costs 1 credit",
         0,
         200,
         0,

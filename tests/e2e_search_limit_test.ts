@@ -1,7 +1,8 @@
 /**
- * Search `limit` over real HTTP: items collected over successive pages, one credit per upstream page
- * fetched (SPEC), pages fetched ahead past the last page included, and a stop with `has_next_page`
- * true when the credits run out.
+ * Search `limit` over real HTTP: items collected over successive pages, further pages asked for
+ * only once the first has answered, one credit per upstream page fetched (SPEC), pages fetched
+ * ahead past the last page included, and a stop with `has_next_page` true when the credits run
+ * out or a further page fails.
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
@@ -47,14 +48,41 @@ Deno.test("search limit stops when credits run out and returns what it has with 
   assert.equal(r.headers.get("x-credits-remaining"), "0");
 });
 
-Deno.test("a failed further page fails the whole search uncharged", async () => {
+Deno.test("a further page the marketplace does not have ends the search with the items so far", async () => {
   await using rig = await startRig();
-  servePages(rig, 1); // page 2 is the marketplace's 404
+  servePages(rig, 1); // page 1 links a page 2, which is the marketplace's 404
   const r = await rig.call("/v1/products/search?query=ipad&limit=30");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 16);
+  assert.equal(r.body.has_next_page, false);
+  // The 404 was the marketplace's answer for that page: fetched, so paid.
+  assert.equal(rig.fake.pageRequests("/s?"), 2);
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+});
+
+Deno.test("a further page that fails ends the search with the items so far, has_next_page true, and is not charged", async () => {
+  await using rig = await startRig();
+  servePages(rig, 6);
+  rig.fake.fail("robot", 3, "page=2"); // page 2 blocked through its retries
+  const r = await rig.call("/v1/products/search?query=ipad&limit=40");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 16, "page 1's items, which were paid for");
+  assert.equal(r.body.has_next_page, true);
+  // Pages 2 and 3 were asked for together; page 3 came and is paid, page 2 did not and is not.
+  assert.equal(rig.fake.pageRequests("page=3"), 1);
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 2);
+});
+
+Deno.test("a search whose first page fails moves that page only, and is not charged", async () => {
+  await using rig = await startRig();
+  // No page at all: the query's first page is the marketplace's 404.
+  const r = await rig.call("/v1/products/search?query=ipad&page=9&limit=200");
   assert.equal(r.status, 404);
   assert.equal(r.headers.get("x-credits-cost"), "0");
-  const usage = await rig.call("/v1/usage");
-  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+  await new Promise((r) => setTimeout(r, 200)); // anything fetched ahead would have come by now
+  assert.equal(rig.fake.pageRequests("/s?"), 1, "no page was fetched ahead of the first");
 });
 
 Deno.test("identical concurrent details calls share one upstream fetch", async () => {
@@ -114,26 +142,24 @@ async function lastPage(): Promise<string> {
   return html;
 }
 
-Deno.test("limit=200 over a one-page result pays every page it fetched: pages fetched ahead are not free", async () => {
+Deno.test("limit=200 over a one-page result fetches and costs one page: further pages wait for the first", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", { html: await lastPage() });
   const r = await rig.call("/v1/products/search?query=ipad&limit=200");
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 16);
   assert.equal(r.body.has_next_page, false);
-  const cost = Number(r.headers.get("x-credits-cost"));
-  const fetched = await searchPagesFetched(rig, cost);
-  assert.ok(fetched > 1, "pages were fetched ahead");
-  assert.equal(cost, fetched, "one credit per page fetched");
+  assert.equal(r.headers.get("x-credits-cost"), "1");
+  assert.equal(await searchPagesFetched(rig, 1), 1);
   const usage = (await rig.call("/v1/usage")).body as {
     requests_used: number;
     requests_remaining: number;
   };
-  assert.equal(usage.requests_used, fetched);
+  assert.equal(usage.requests_used, 1);
   assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
 });
 
-Deno.test("a query without results and limit=200 costs as many credits as the pages it moved", async () => {
+Deno.test("a query without results and limit=200 moves one page and costs one credit", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=qzxv", {
     // Amazon's answer to a query without results: an empty result grid (as in e2e_endpoints).
@@ -143,8 +169,8 @@ Deno.test("a query without results and limit=200 costs as many credits as the pa
   const r = await rig.call("/v1/products/search?query=qzxv&limit=200");
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 0);
-  const cost = Number(r.headers.get("x-credits-cost"));
-  assert.equal(cost, await searchPagesFetched(rig, cost));
+  assert.equal(r.headers.get("x-credits-cost"), "1");
+  assert.equal(await searchPagesFetched(rig, 1), 1);
 });
 
 Deno.test("limit=200 over a two-page result pays the pages fetched, and a second call the same", async () => {

@@ -11,6 +11,8 @@ export interface DataRequest {
   params: Record<string, unknown>;
   /** Charges one more credit for a further upstream page (search `limit`); false when none is left. */
   chargePage(): Promise<boolean>;
+  /** Gives back `n` credits of pages charged through `chargePage()` whose fetch failed. */
+  refundPages?(n: number): Promise<void>;
   signal?: AbortSignal;
   /**
    * Called by a source as it starts work that takes long (fetching upstream pages): from then on

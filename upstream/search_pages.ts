@@ -1,27 +1,33 @@
 /**
  * Search `limit`: collects up to N items over successive result pages.
  *
- * Pages are requested ahead, concurrently, on a guess of how many items a page holds (Amazon's
- * desktop grid shows 48–60); after each page the guess is corrected from what the pages really
- * held. A page is fetched only once it is paid for (issue 13.11): the first by the call itself,
- * every further one by `chargePage()` just before its request, so a call pays exactly the upstream
- * pages it fetches (SPEC: "1 credit per upstream page fetched"). That includes pages fetched ahead
- * that turn out to lie past the last page: giving those back, as this module once did, let a
- * nonsense query with `limit=200` move 4 pages for 1 credit at will. When `chargePage()` refuses,
- * the items so far are returned with `has_next_page` true. A failed page that is needed fails
- * the whole call (which the route refunds). At most PAGES_AHEAD pages of a call are requested and not yet read at once: over small
- * pages (16 items) `limit=200` planned 13 at once, two such calls of one account overran its
- * waiting room at the marketplace (503 `upstream_busy`), and a call that failed left that many
- * pages being fetched for nothing.
+ * The first page is fetched and read alone: only once it has answered are further pages
+ * requested, so a call whose first page fails (a page past the last, a query the marketplace
+ * refuses) has moved one upstream page, as any failed call does. Fetching ahead from the start let
+ * such calls move 4 pages each and be refunded in full (SPEC: failed calls are never charged):
+ * 830 free pages in 10 s from one key. Further pages are then requested ahead, concurrently, on
+ * what the pages seen held, at most PAGES_AHEAD not yet read at once (over 16-item pages
+ * `limit=200` planned 13 at once, and two such calls of one account overran its waiting room at
+ * the marketplace).
+ *
+ * A page is fetched only once it is paid for (issue 13.11): the first by the call itself, every
+ * further one by `chargePage()` just before its request, and a call pays exactly the upstream
+ * pages it fetched (SPEC: "1 credit per upstream page fetched"), pages fetched ahead past the last
+ * page or past the items asked for included; a page the marketplace says does not exist (404) was
+ * fetched too. A further page that fails otherwise (blocked, timed out, unreadable) is given back
+ * with `refundPages()`, and ends the call with the items so far and `has_next_page` true, as when
+ * `chargePage()` refuses: failing the whole call threw away items paid for, and refunded pages
+ * the marketplace had answered.
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { ProductItem } from "../schemas/resources.ts";
+import { ApiError } from "../core/api_error.ts";
 
 export interface Collected {
   results: ProductItem[];
   has_next_page: boolean;
   total_results: number;
-  /** Upstream pages whose items are in the answer (pages fetched ahead and unused not counted). */
+  /** Upstream pages whose items are in the answer. */
   pages: number;
 }
 
@@ -33,39 +39,59 @@ export interface CollectOptions<Raw> {
   /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
   read(raw: Raw): SearchPage;
   chargePage(): Promise<boolean>;
+  /** Gives back the credits of `n` pages charged with `chargePage()` whose fetch or reading failed. */
+  refundPages(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
-  /** Items expected on a page before one has been seen. */
-  perPageGuess?: number;
 }
 
 // Pages of Amazon's search stop existing somewhere past 7 for most queries and never pass 400.
 const MAX_PAGE = 400;
-/** Amazon's 48–60-item pages need 4 for `limit=200`, so a full-size limit still goes at once. */
+/** Amazon's 48–60-item pages need 4 after the first for `limit=200`, so they go at once. */
 export const PAGES_AHEAD = 4;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
+  const failed = new Set<number>();
+  try {
+    return await collect(o, fetched, failed);
+  } finally {
+    // Pages fetched ahead and not read are paid for once they have come; those that fail are not.
+    // Waiting for them costs a call nothing it would not wait for anyway: they went out with the
+    // pages it read, at most PAGES_AHEAD at once.
+    await Promise.all(
+      [...fetched].map(([page, p]) =>
+        page === o.firstPage ? undefined : p.catch((e) => void (missing(e) || failed.add(page)))
+      ),
+    );
+    failed.delete(o.firstPage); // the call's own credit: the route refunds it if the call fails
+    if (failed.size > 0) await o.refundPages(failed.size);
+  }
+}
+
+async function collect<Raw>(
+  o: CollectOptions<Raw>,
+  fetched: Map<number, Promise<Raw>>,
+  failed: Set<number>,
+): Promise<Collected> {
   let unpaid = false;
   const request = async (page: number) => {
     if (page > MAX_PAGE || fetched.has(page) || unpaid) return;
-    if (page !== o.firstPage) {
-      if (!(await o.chargePage())) {
-        unpaid = true;
-        return;
-      }
+    if (page !== o.firstPage && !(await o.chargePage())) {
+      unpaid = true;
+      return;
     }
     const p = o.fetchPage(page);
-    p.catch(() => {}); // a page fetched ahead whose call failed earlier may fail unobserved
+    p.catch(() => {}); // a page fetched ahead is observed once the call settles (collectSearch)
     fetched.set(page, p);
   };
   const plan = (from: number, missing: number, perPage: number) => {
-    const wanted = o.limit > 0 ? Math.max(1, Math.ceil(missing / Math.max(1, perPage))) : 1;
+    const wanted = Math.max(1, Math.ceil(missing / Math.max(1, perPage)));
     const pages = Math.min(wanted, PAGES_AHEAD);
     // Charged together (the meter commits them in one batch, in order), then fetched at once.
     return Promise.all(Array.from({ length: pages }, (_, i) => request(from + i)));
   };
 
-  await plan(o.firstPage, o.limit, o.perPageGuess ?? 60);
+  await request(o.firstPage);
   const results: ProductItem[] = [];
   let total = 0;
   let seenPerPage = 0;
@@ -73,7 +99,15 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     if (!fetched.has(page)) await request(page);
     const pending = fetched.get(page);
     if (!pending) return done(results, true, total, used); // the credits ran out
-    const got = o.read(await pending);
+    let got: SearchPage;
+    try {
+      got = o.read(await pending);
+    } catch (e) {
+      if (used === 0) throw e; // the first page: the call fails
+      if (missing(e)) return done(results, false, total, used); // the results ended before it
+      failed.add(page);
+      return done(results, true, total, used);
+    }
     used++;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
@@ -92,6 +126,11 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     }
     await plan(page + 1, o.limit - results.length, seenPerPage);
   }
+}
+
+/** The marketplace's own "no such page": an answer, not a failure to get one. */
+function missing(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 404;
 }
 
 function done(results: ProductItem[], hasNext: boolean, total: number, pages: number): Collected {

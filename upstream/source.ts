@@ -150,6 +150,7 @@ export class UpstreamSource implements DataSource {
         return read;
       },
       chargePage: () => req.chargePage(),
+      refundPages: (n) => req.refundPages?.(n) ?? Promise.resolve(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
     shownForZip(p, mp, got.results.map((r) => r.price?.currency));
