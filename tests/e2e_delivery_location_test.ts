@@ -66,6 +66,20 @@ Deno.test("a page showing another delivery location is an uncharged 502, not wro
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
 
+Deno.test("the location a page shows is quoted in the mismatch error without its control characters", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  rig.fake.shownLocation = "Mill\x1b[2J Valley\x00 94941" + "x".repeat(300);
+  const r = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(r.status, 502);
+  const message = (r.body.error as { message: string }).message;
+  assert.match(
+    message,
+    /Delivery location mismatch: The marketplace shows delivery to 'Mill\[2J Valley 94941x+'/,
+  );
+  assert.ok(message.length < 300, `a bounded message: ${message.length} characters`);
+});
+
 Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {
   await using rig = await startRig({ browser: { maxSessions: 2 } });
   rig.fake.page(PAGE, FIXTURE);

@@ -488,3 +488,19 @@ Deno.test("control characters leave every string of a parsed answer; tab and lin
     none: null,
   });
 });
+
+Deno.test("keys read off a page lose their control characters, and lone surrogates become U+FFFD", () => {
+  const value = {
+    product_facts: { "Colour\x1b[31m": "Red\ud800", "Size": "M" },
+    variants: [{ dimensions: { "\x07Style": "A\udfff b" } }],
+    pair: "\ud83d\ude00",
+  };
+  withoutControlChars(value);
+  assert.deepEqual(value, {
+    product_facts: { "Colour[31m": "Red\ufffd", "Size": "M" },
+    variants: [{ dimensions: { "Style": "A\ufffd b" } }],
+    pair: "\ud83d\ude00", // a whole pair (an emoji) stays
+  });
+  assert.ok(JSON.stringify(value).isWellFormed());
+  assert.ok(!JSON.stringify(value).includes("\\ud800"));
+});

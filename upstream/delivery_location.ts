@@ -9,6 +9,7 @@
  * priced for somewhere else.
  */
 import { ApiError } from "../core/api_error.ts";
+import { cleanText } from "../parsers/control_chars.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { addressChangeUrl, homeUrl, originOf } from "./urls.ts";
 
@@ -79,12 +80,19 @@ export function displayedLocation(html: string): string | null {
     (near) => /id=["']glow-ingress-line2["'][^>]*>([\s\S]*?)<\/(?:span|div)>/.exec(near),
   );
   if (!m) return null;
-  return m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(
-    /&[a-z]+;|[\u200b-\u200d]/g,
-    "",
-  )
-    .replace(/\s+/g, " ").trim();
+  // Quoted in an error message a client reads (and a watch keeps as its last error): page text,
+  // so cleaned of control characters, and no longer than any real place name.
+  return cleanText(
+    m[1].replace(/<[^>]*>/g, "").replace(/&nbsp;|\u00a0/g, " ").replace(
+      /&[a-z]+;|[\u200b-\u200d]/g,
+      "",
+    )
+      .replace(/\s+/g, " ").trim(),
+  ).slice(0, MAX_LOCATION_CHARS);
 }
+
+/** Real "Deliver to" lines are a town and a postcode: at most a few dozen characters. */
+const MAX_LOCATION_CHARS = 120;
 
 /**
  * Whether a displayed location is the postcode's. The UK and Canada show only part of a
