@@ -9,6 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { ApiError, errorResponse } from "../core/api_error.ts";
+import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 
 /** CORS_ORIGINS: null (unset), "*" or a list of exact origins. */
 export type CorsOrigins = null | "*" | string[];
@@ -34,11 +35,16 @@ export function parseCorsOrigins(value: string | undefined): CorsOrigins {
   });
 }
 
-/** The methods a /v1 path takes. */
-export function allowedMethods(path: string): string[] {
+const GET_PATHS = new Set(["/v1", ...ALL_ENDPOINTS.map((e) => e.path)]);
+
+/**
+ * The methods a /v1 path takes; null for a path that does not exist, which is a 404 whatever the
+ * method (INTERFACE.md checks the path first).
+ */
+export function allowedMethods(path: string): string[] | null {
   if (path === "/v1/watches") return ["GET", "POST"];
   if (/^\/v1\/watches\/[^/]+$/.test(path)) return ["DELETE"];
-  return ["GET"];
+  return GET_PATHS.has(path) ? ["GET"] : null;
 }
 
 function notAllowed(allow: string[]): Response {
@@ -77,6 +83,7 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method;
     const allow = allowedMethods(c.req.path);
+    if (allow === null) return await next(); // the router's 404
     if (method === "OPTIONS") {
       const origin = c.req.header("origin");
       const wanted = c.req.header("access-control-request-method");

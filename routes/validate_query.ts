@@ -105,9 +105,10 @@ function convert(param: Param, raw: string): { value: unknown } | { failure: Fai
           },
         };
     case "bool": {
+      // The words pydantic takes for a boolean, whose 422 vocabulary this answers in.
       const t = raw.trim().toLowerCase();
-      if (t === "true") return { value: true };
-      if (t === "false") return { value: false };
+      if (TRUE_WORDS.has(t)) return { value: true };
+      if (FALSE_WORDS.has(t)) return { value: false };
       return {
         failure: {
           type: "bool_parsing",
@@ -119,6 +120,9 @@ function convert(param: Param, raw: string): { value: unknown } | { failure: Fai
       return { value: param.upper ? raw.trim().toUpperCase() : raw.trim() };
   }
 }
+
+const TRUE_WORDS = new Set(["true", "1", "yes", "y", "on", "t"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "n", "off", "f"]);
 
 function parseWith(schema: z.ZodType, input: unknown): { value: unknown } | { failure: Failure } {
   const r = schema.safeParse(input);

@@ -46,6 +46,24 @@ Deno.test("every method but GET on /v1 is a 405 with Allow: GET, in the error sh
   await get.body?.cancel();
 });
 
+Deno.test("a path /v1 does not have is a 404 not_found whatever the method, before any key is read", async () => {
+  await using s = await startServer();
+  for (const method of ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS"]) {
+    for (const path of ["/v1/nothing", "/v1/usage/", "/v1/products/detail"]) {
+      const r = await s.get(path, undefined, {
+        method,
+        body: method === "POST" ? "{}" : undefined,
+      });
+      assert.equal(r.status, 404, `${method} ${path}`);
+      assert.equal(r.headers.get("allow"), null);
+      if (method !== "HEAD") {
+        assert.equal((await r.json()).error.code, "not_found", `${method} ${path}`);
+      } else await r.body?.cancel();
+    }
+  }
+  assert.equal(s.source.calls, 0);
+});
+
 Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; others get neither", async () => {
   await using s = await startServer({ corsOrigins: ["https://app.example"] });
   const { key } = await s.account("growth");

@@ -44,7 +44,7 @@ Deno.test("422 names each failing parameter with pydantic's type and the input g
   await using s = await startServer({ plans: roomy });
   const { key } = await s.account("roomy");
   const r = await s.get(
-    "/v1/products/search?query=x&page=0&limit=201&sort=cheap&prime_only=yes&min_price=abc&marketplace=zz",
+    "/v1/products/search?query=x&page=0&limit=201&sort=cheap&prime_only=maybe&min_price=abc&marketplace=zz",
     key,
   );
   assert.equal(r.status, 422);
@@ -91,6 +91,22 @@ Deno.test("valid values in every accepted form pass validation", async () => {
   assert.equal((await r.json()).marketplace, "DE");
   const page = await s.get("/v1/products/search?query=usb&page=1.5", key);
   assert.equal((await page.json()).detail[0].type, "int_parsing");
+});
+
+Deno.test("booleans take the words pydantic takes: 1/yes/on/t/y and 0/no/off/f/n, in any case", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (
+    const [word, value] of [["1", true], ["YES", true], ["on", true], ["0", false], ["No", false], [
+      "off",
+      false,
+    ]] as const
+  ) {
+    const r = await s.get(`/v1/products/search?query=usb&prime_only=${word}`, key);
+    assert.equal(r.status, 200, word);
+    await r.body?.cancel();
+    assert.equal(s.source.lastParams?.prime_only, value, word);
+  }
 });
 
 Deno.test("min_price above max_price is a 422 on min_price, uncharged; equal or one-sided prices pass (issue 13.17)", async () => {

@@ -19,9 +19,12 @@ export class ControlledSource implements DataSource {
   searchPages = 1;
   calls = 0;
   delayMs = 0;
+  /** The validated parameters of the last call. */
+  lastParams: Record<string, unknown> | null = null;
 
   async fetch(req: DataRequest): Promise<unknown> {
     this.calls++;
+    this.lastParams = req.params;
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.failWith) throw this.failWith;
     const mp = (req.params.marketplace as string) ?? "US";
