@@ -128,13 +128,18 @@ async function main(): Promise<void> {
     draining = true;
     opsLog({ event: "drain", signal, seconds: config.drainSeconds });
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
-    // A call that ignores the abort must not keep the process forever.
-    const hardStop = setTimeout(() => Deno.exit(0), config.drainSeconds * 1000 + 5_000);
+    // A call that ignores the abort, or a mail server that does not answer the alert being sent,
+    // must not keep the process past the drain time and 5 s (each send may wait 15 s for it).
+    const hardStop = setTimeout(() => {
+      opsLog({ event: "stopped", forced: true });
+      flushOpsLog();
+      Deno.exit(0);
+    }, config.drainSeconds * 1000 + 5_000);
     // Watch refreshes under way finish within the same drain time (or are aborted and refunded).
     await Promise.all([server.shutdown(), deps.watches.stop()]);
     clearTimeout(giveUp);
-    clearTimeout(hardStop);
     await deps.delivery?.stop();
+    clearTimeout(hardStop);
     pages.close();
     kv.close();
     opsLog({ event: "stopped" });

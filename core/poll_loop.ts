@@ -35,6 +35,11 @@ export abstract class PollLoop {
     this.#wake?.();
   }
 
+  /** Whether stop() has been called: a pass of many items checks it between them. */
+  protected get stopping(): boolean {
+    return this.#stopped;
+  }
+
   /** Ends the loop after the pass under way, if any. */
   async stop(): Promise<void> {
     this.#stopped = true;

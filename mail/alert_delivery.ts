@@ -53,6 +53,9 @@ export class AlertDelivery extends PollLoop {
   async deliverDue(): Promise<number> {
     let delivered = 0;
     for (const { accountId, alertId } of await outboxEntries(this.#kv)) {
+      // Each send may wait out the mail server's timeout: a stop must not wait for every alert
+      // listed (those left stay in the outbox for the next process).
+      if (this.stopping) break;
       try {
         const alert = await claim(this.#kv, accountId, alertId, Date.now(), this.#timing.leaseMs);
         if (alert && await this.#send(alert)) delivered++;

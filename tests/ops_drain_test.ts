@@ -109,3 +109,59 @@ Deno.test("SIGTERM with calls that outlast DRAIN_SECONDS: they are aborted uncha
     "DRAIN_SECONDS": 0.5,
   });
 });
+
+Deno.test("SIGTERM while usage alerts are being sent to a mail server that never answers: the process still exits within DRAIN_SECONDS + 5 s", async () => {
+  // A relay that accepts connections and never greets: each send waits out its 15 s timeout.
+  const relay = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of relay) held.push(c);
+  })().catch(() => {});
+  await using fake = new FakeMarketplace();
+  fake.page("https://www.amazon.com/dp/B0DRAIN000", FIXTURE);
+  const dir = await Deno.makeTempDir();
+  const plans = `${dir}/plans.json`;
+  await Deno.writeTextFile(
+    plans,
+    JSON.stringify({
+      plans: [{
+        id: "tiny",
+        credits: 2,
+        rate_limit_per_sec: 10,
+        max_keys: 1,
+        groups: ["products", "reviews", "sellers", "merchandising", "utility"],
+      }],
+    }),
+  );
+  const shelf = await spawnShelf({
+    KV_PATH: `${dir}/alerts.kv`,
+    UPSTREAM: fake.upstream,
+    ADMIN_TOKEN: TOKEN,
+    PLANS_FILE: plans,
+    DRAIN_SECONDS: "1",
+    SMTP_URL: `smtp://127.0.0.1:${(relay.addr as Deno.NetAddr).port}`,
+  });
+  try {
+    // Three accounts cross 80% and 100% of 2 credits: six alerts for the mail loop.
+    for (let i = 0; i < 3; i++) {
+      const { key } = await createAccount(shelf.url, TOKEN, "tiny");
+      for (let j = 0; j < 2; j++) {
+        const r = await fetch(`${shelf.url}/v1/products/details?asin=B0DRAIN000`, {
+          headers: { "x-api-key": key },
+        });
+        assert.equal(r.status, 200, await r.text());
+      }
+    }
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 20)); // a send is under way
+    const started = performance.now();
+    const code = await shelf.stop("SIGTERM");
+    const ms = Math.round(performance.now() - started);
+    assert.equal(code, 0);
+    assert.ok(ms < 1_000 + 5_000 + 1_500, `stopped after ${ms} ms`);
+  } finally {
+    await shelf.stop().catch(() => {});
+    relay.close();
+    for (const c of held) c.close();
+    await accepting;
+  }
+});
