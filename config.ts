@@ -345,7 +345,22 @@ function publicUrlFrom(value: string | undefined, port: number): string {
 /** KV_PATH as given; on Deno Deploy (no KV_PATH) the platform's KV; elsewhere the local file. */
 function kvPathFrom(env: Env): string | undefined {
   const given = setting(env, "KV_PATH");
-  if (given) return given;
+  if (given) {
+    // deno-lint-ignore no-control-regex -- a line break would split the start-up line
+    if (/[\x00-\x1f\x7f]/.test(given)) {
+      throw new RangeError(
+        "Cannot start as 'KV_PATH' must be a file path or URL on one line: it holds a control character",
+      );
+    }
+    // Deno takes only a lower-case scheme for a remote store: `HTTPS://u:p@host/` would be opened
+    // as a file, its directories (credentials included) created in the working directory.
+    if (/^https?:\/\//i.test(given) && !/^https?:\/\//.test(given)) {
+      throw new RangeError(
+        "Cannot start as 'KV_PATH' must write a KV Connect URL's scheme in lower case (https://)",
+      );
+    }
+    return given;
+  }
   if (env.get("DENO_DEPLOYMENT_ID")) return undefined;
   return "./data/shelf.kv";
 }

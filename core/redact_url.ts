@@ -4,19 +4,21 @@
  * A URL without its user name and password, as the URL parser reads it (the user info ends at
  * the LAST "@" before the host). A value the parser refuses, or reads without user info although
  * it holds an "@" (`origin:http://u:p@host` is an opaque path to it), loses everything from its
- * "scheme://" up to that "@" all the same: a message may say less, never a password.
+ * "scheme://" up to that "@" all the same: a message may say less, never a password. A parsed
+ * URL's query goes too, as it may hold a token.
  */
 export function redactUrl(value: string): string {
-  if (!value.includes("@")) return value;
+  if (!value.includes("@") && !value.includes("?")) return value;
   try {
     const u = new URL(value);
-    if (u.username || u.password) {
+    if (u.username || u.password || u.search) {
       u.username = "";
       u.password = "";
+      u.search = ""; // a query may carry a token (`?token=…`)
       return u.href;
     }
   } catch {
     // cut below
   }
-  return value.replace(/^(.*?:\/\/)?.*@/s, "$1");
+  return value.includes("@") ? value.replace(/^(.*?:\/\/)?.*@/s, "$1") : value;
 }

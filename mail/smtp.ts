@@ -10,6 +10,7 @@
  * const smtp = parseSmtpUrl("smtp://user:pass@127.0.0.1:2525", "Shelf <alerts@example.com>");
  * await sendMail(smtp, { to: "dev@example.com", subject: "Hello", text: "Body" });
  */
+import { normalizeEmail } from "../metering/accounts.ts";
 import nodemailer from "nodemailer";
 
 export interface SmtpConfig {
@@ -73,6 +74,11 @@ export function parseSmtpUrl(
       throw refuse(`its ${what} has a malformed %-escape`);
     }
   };
+  if (from !== undefined && !senderAddress(from)) {
+    throw new TypeError(
+      `'SMTP_FROM' must be an address (shelf@example.com) or a name and one (Shelf <shelf@example.com>)`,
+    );
+  }
   const tls = u.protocol === "smtps:";
   return {
     host,
@@ -83,6 +89,17 @@ export function parseSmtpUrl(
     from: from || `Shelf <shelf@${u.hostname || "localhost"}>`,
     timeoutMs,
   };
+}
+
+/**
+ * The address of SMTP_FROM, written as `address` or `Name <address>` (a name without quotes, angle
+ * brackets or control characters), or null: nodemailer sends a junk value as no From header and an
+ * empty envelope sender, which relays refuse or mark as spam.
+ */
+function senderAddress(from: string): string | null {
+  // deno-lint-ignore no-control-regex -- a name with a control character is refused
+  const m = /^\s*(?:([^<>"\x00-\x1f\x7f]*?)\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(from);
+  return m ? normalizeEmail(m[2] ?? m[3]) : null;
 }
 
 export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {

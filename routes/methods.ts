@@ -10,6 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { ApiError, errorResponse } from "../core/api_error.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
+import { redactUrl } from "../core/redact_url.ts";
 
 /** CORS_ORIGINS: null (unset), "*" or a list of exact origins. */
 export type CorsOrigins = null | "*" | string[];
@@ -18,19 +19,19 @@ export function parseCorsOrigins(value: string | undefined): CorsOrigins {
   if (value === undefined || value.trim() === "") return null;
   if (value.trim() === "*") return "*";
   return value.split(",").map((o) => o.trim()).filter(Boolean).map((o) => {
+    const refuse = () =>
+      new RangeError(
+        `Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${
+          redactUrl(o)
+        }`,
+      );
     let u: URL;
     try {
       u = new URL(o);
     } catch {
-      throw new RangeError(
-        `Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`,
-      );
+      throw refuse();
     }
-    if (u.origin !== o.replace(/\/$/, "")) {
-      throw new RangeError(
-        `Cannot start as 'CORS_ORIGINS' must list origins like https://app.example: current value has ${o}`,
-      );
-    }
+    if (u.origin !== o.replace(/\/$/, "")) throw refuse();
     return u.origin;
   });
 }

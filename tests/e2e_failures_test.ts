@@ -80,6 +80,12 @@ Deno.test("a connection reset on every attempt is an uncharged 502 upstream_erro
   const r = await rig.call(DETAILS);
   assert.equal(r.status, 502);
   assert.equal((r.body.error as { code: string }).code, "upstream_error");
+  // The cause (the runtime's text, which may name the operator's files, proxies or addresses) is
+  // the log's, not the client's.
+  assert.equal(
+    (r.body.error as { message: string }).message,
+    "The marketplace connection failed.",
+  );
   await assertUncharged(rig, r);
 });
 

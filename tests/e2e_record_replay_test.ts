@@ -57,3 +57,25 @@ Deno.test("record then replay gives identical responses", async () => {
   assert.equal(missing.headers.get("x-credits-cost"), "0");
   await Deno.remove(warc);
 });
+
+Deno.test("a recording that cannot be written is logged for the operator; the call is answered from its one upstream request", async () => {
+  const dir = await Deno.makeTempDir();
+  const warc = `${dir}/rec.warc`;
+  const lines: Record<string, unknown>[] = [];
+  await using fake = new FakeMarketplace();
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_RECORD: warc },
+    browser: { log: (l) => lines.push(l) },
+  });
+  // The disk fills, or the file is made unwritable, after start-up: here a folder takes its place.
+  await Deno.remove(warc).catch(() => {});
+  await Deno.mkdir(warc);
+  const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(fake.pageRequests("/dp/"), 1, "not retried");
+  assert.ok(lines.some((l) => l.event === "record_failed"), JSON.stringify(lines));
+  assert.ok(!lines.some((l) => l.event === "upstream_retry"), JSON.stringify(lines));
+  await Deno.remove(dir, { recursive: true });
+});

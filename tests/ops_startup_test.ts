@@ -290,6 +290,14 @@ Deno.test("start-up errors name the setting and never print a credential", async
     ],
     [{ ADMIN_TOKEN: "s3cretPW s3cretPW s3cretPW" }, /'ADMIN_TOKEN'/],
     [{ PUBLIC_URL: "https://user:s3cretPW@shelf.example/" }, /'PUBLIC_URL'/],
+    [{ CORS_ORIGINS: "https://u:s3cretPW@x.example" }, /'CORS_ORIGINS'/],
+    [{ CORS_ORIGINS: "https://s3cretPW@[x" }, /'CORS_ORIGINS'/],
+    [{ KV_PATH: "HTTPS://user:s3cretPW@127.0.0.1:1/" }, /'KV_PATH'.*lower case/],
+    [{ KV_PATH: "./a\ns3cretPW.kv" }, /'KV_PATH'.*control character/],
+    [
+      { KV_PATH: "https://127.0.0.1:1/?token=s3cretPW", DENO_KV_ACCESS_TOKEN: "t" },
+      /^shelf: Cannot (open|write to) the store at https:\/\/127\.0\.0\.1:1\/: /,
+    ],
     [
       { KV_PATH: "https://user:s3cretPW@127.0.0.1:1/", DENO_KV_ACCESS_TOKEN: "" },
       /^shelf: Cannot (open|write to) the store at https:\/\/127\.0\.0\.1:1\/: /,
@@ -342,6 +350,9 @@ Deno.test("settings with silently wrong values are refused, and before the store
     [{ ADMIN_TOKEN: " ".repeat(25) }, /'ADMIN_TOKEN'/],
     [{ PLANS_FILE: `${dir}/dup.json` }, /'PLANS_FILE'.*"free" appears twice/],
     [{ PLANS_FILE: "/dev/zero" }, /'PLANS_FILE'.*not a regular file/],
+    [{ SMTP_URL: "smtp://127.0.0.1:25", SMTP_FROM: "not an address" }, /'SMTP_FROM'/],
+    [{ SMTP_URL: "smtp://127.0.0.1:25", SMTP_FROM: "Shelf <a@b.example" }, /'SMTP_FROM'/],
+    [{ UPSTREAM_RECORD: `${dir}/no_such_dir/rec.warc` }, /'UPSTREAM_RECORD'.*appended to/],
   ];
   try {
     for (const [env, pattern] of cases) {

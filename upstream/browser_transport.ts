@@ -338,11 +338,9 @@ export class BrowserTransport implements Transport {
         "The marketplace kept answering with a robot check.",
       );
     }
-    throw new ApiError(
-      502,
-      "upstream_error",
-      `The marketplace connection failed: ${errorText(lastError)}`,
-    );
+    // The cause is in the log (`failed` above); its text may name the operator's files, proxies
+    // or addresses, so the client is told only what failed.
+    throw new ApiError(502, "upstream_error", "The marketplace connection failed.");
   }
 
   /** One log line per failed attempt, saying whether a retry follows; counted in the metrics too. */

@@ -38,7 +38,7 @@ export function transportFor(
     ...(mode.kind === "origin" ? { origin: mode.origin } : {}),
   });
   const record = env.get("UPSTREAM_RECORD");
-  return record ? new RecordingTransport(transport, record) : transport;
+  return record ? new RecordingTransport(transport, record, extra.log) : transport;
 }
 
 export type UpstreamMode =
@@ -106,6 +106,18 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
       );
     }
   });
+  const record = env.get("UPSTREAM_RECORD");
+  if (record) {
+    try {
+      Deno.openSync(record, { append: true, create: true }).close();
+    } catch (e) {
+      throw new RangeError(
+        `Cannot start as 'UPSTREAM_RECORD' names a file that cannot be appended to: ${
+          (e as Error).message.split("\n")[0]
+        }`,
+      );
+    }
+  }
   for (const code of MARKETPLACE_CODES) {
     const name = `UPSTREAM_COOKIES_${code}`;
     // deno-lint-ignore no-control-regex

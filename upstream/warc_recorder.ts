@@ -15,7 +15,12 @@ const DROPPED = new Set(["content-encoding", "transfer-encoding", "content-lengt
 export class RecordingTransport implements Transport {
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly inner: Transport, private readonly path: string) {}
+  constructor(
+    private readonly inner: Transport,
+    private readonly path: string,
+    /** Where a failed write is said (main.ts: the ops log). */
+    private readonly log: (line: Record<string, unknown>) => void = () => {},
+  ) {}
 
   async fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     // A response the inner transport reads may hand its body to a page worker: record it first.
@@ -33,10 +38,21 @@ export class RecordingTransport implements Transport {
     return res;
   }
 
-  /** Appends are chained so that records never interleave. */
+  /**
+   * Appends are chained so that records never interleave. A write that fails (a full disk, the
+   * file made unwritable) is the operator's to see, in the log: the page was fetched, so the call
+   * is answered. Failing it instead was taken for a failed connection, retried, and answered a
+   * 502 quoting the file's path to the client.
+   */
   private record(url: string, res: UpstreamResponse): Promise<void> {
-    const done = this.writing.then(() => this.append(url, res));
-    this.writing = done.catch(() => {});
+    const done = this.writing.then(() => this.append(url, res)).catch((e) => {
+      this.log({
+        event: "record_failed",
+        url,
+        error: (e instanceof Error ? e.message : String(e)).split("\n")[0].slice(0, 200),
+      });
+    });
+    this.writing = done;
     return done;
   }
 
