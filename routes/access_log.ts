@@ -13,6 +13,10 @@ import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const KNOWN = new Set(ALL_ENDPOINTS.map((e) => e.path));
 
+/** Characters of a request's path and query, and of its method, that its log line keeps. */
+export const MAX_LOGGED_PATH = 2_048;
+const MAX_LOGGED_METHOD = 32;
+
 /** A route label of bounded cardinality for metrics: never an id, an ASIN or a query. */
 export function routeLabel(path: string): string {
   if (KNOWN.has(path)) return path;
@@ -79,11 +83,14 @@ export function requestLog(
       if (opts.log) {
         const url = c.req.url;
         const q = url.indexOf("?");
+        const path = maskSecrets(c.req.path + (q >= 0 ? url.slice(q) : ""));
         opts.log({
           ts: new Date().toISOString(),
           request_id: id,
-          method: c.req.method,
-          path: maskSecrets(c.req.path + (q >= 0 ? url.slice(q) : "")),
+          method: c.req.method.slice(0, MAX_LOGGED_METHOD),
+          // Any client, without a key, chooses the path: 64 KB of `%01` made a 130 KB line.
+          path: path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) : path,
+          ...(path.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
           status: res.status,
           ms: Math.round(seconds * 10_000) / 10,
           credits: (c.get("credits" as never) as number | undefined) ?? 0,

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { startRig } from "./upstream_harness.ts";
+import { MAX_LOGGED_PATH } from "../routes/access_log.ts";
 
 const TOKEN = "ops-http-test-admin-token-0123456789";
 
@@ -141,6 +142,23 @@ Deno.test("the access log has one line per request, with credits and account, an
   for (const secret of [key, key.slice(11), "secret password 123", session, csrf]) {
     assert.ok(!text.includes(secret), "no secret in the log");
   }
+});
+
+Deno.test("a path of any length makes a bounded access-log line: cut at MAX_LOGGED_PATH, and said so", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ accessLog: (l) => void lines.push(l) });
+  const long = "/" + "%01".repeat(20_000);
+  const r = await fetch(`${s.url}${long}`);
+  assert.equal(r.status, 404);
+  await r.body?.cancel();
+  const line = lines.find((l) => l.status === 404)!;
+  assert.equal((line.path as string).length, MAX_LOGGED_PATH);
+  assert.equal(line.path_truncated, true);
+  assert.ok(JSON.stringify(line).length < 7 * MAX_LOGGED_PATH, "each character at most \\u0001");
+  const short = await fetch(`${s.url}/nowhere`);
+  await short.body?.cancel();
+  assert.equal(lines.at(-1)!.path, "/nowhere");
+  assert.equal(lines.at(-1)!.path_truncated, undefined);
 });
 
 Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.md names counting real calls", async () => {
