@@ -71,3 +71,32 @@ Deno.test("demo: the printed key and curl commands return real product, search, 
     await demo.stop();
   }
 });
+
+Deno.test("demo: a PORT in use or not a port number is one line on stderr and exit code 1", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    for (
+      const [port, pattern] of [
+        [
+          String((taken.addr as Deno.NetAddr).port),
+          /^demo: cannot listen on 127\.0\.0\.1 port \d+: /,
+        ],
+        [" 0x1F90 ", /^demo: PORT must be a port number/],
+      ] as const
+    ) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", new URL("../demo/main.ts", import.meta.url).pathname],
+        env: { PORT: port, NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(30_000),
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr).trim();
+      assert.equal(out.code, 1, stderr);
+      assert.match(stderr, pattern);
+      assert.equal(stderr.split("\n").length, 1, stderr);
+    }
+  } finally {
+    taken.close();
+  }
+});
