@@ -75,6 +75,9 @@ const MAX_BATCH = 512;
 const MAX_CACHED_ACCOUNTS = 20_000;
 /** A free call (usage) refreshes last-used only when it is older than this, to spare a write. */
 const LAST_USED_GRANULARITY_MS = 60_000;
+/** How long a refund the store would not take is tried again, and how many may wait at once. */
+const REFUND_RETRY_MS = 60 * 60_000;
+const MAX_DEFERRED_REFUNDS = 100_000;
 
 export class Meter {
   readonly #kv: Deno.Kv;
@@ -83,6 +86,7 @@ export class Meter {
   readonly #cache = new Map<string, Versioned>();
   readonly #queues = new Map<string, Pending[]>();
   readonly #group: GroupCommit;
+  #deferredRefunds = 0;
   /** Told after a commit that wrote usage alerts, so a delivery loop can send them at once. */
   onAlert: (alerts: Alert[]) => void = () => {};
 
@@ -129,6 +133,48 @@ export class Meter {
     tag?: UsageTag,
   ): Promise<void> {
     if (amount > 0) await this.#submit(accountId, { kind: "refund", periodStart, amount, tag });
+  }
+
+  /**
+   * refund(), and when the store will not take it now (it refused writes for seconds), again in
+   * the background: after 1 s, doubling up to 5 minutes, for up to REFUND_RETRY_MS. A failed
+   * call was answered as free, so its refund must land once the store takes writes again; only a
+   * process that ends first loses it. `log` hears of each refund put off and of one given up.
+   * True when the refund landed now.
+   */
+  async refundSurely(
+    accountId: string,
+    periodStart: number,
+    amount: number,
+    tag: UsageTag | undefined,
+    log: (message: string, e?: unknown) => void,
+  ): Promise<boolean> {
+    try {
+      await this.refund(accountId, periodStart, amount, tag);
+      return true;
+    } catch (e) {
+      if (this.#deferredRefunds >= MAX_DEFERRED_REFUNDS) {
+        log(`refund of ${amount} credit(s) to ${accountId} failed, and too many wait`, e);
+        return false;
+      }
+      log(`refund of ${amount} credit(s) to ${accountId} failed; it is tried again`, e);
+      this.#deferredRefunds++;
+      const started = Date.now();
+      const retry = (delayMs: number) =>
+        setTimeout(async () => {
+          try {
+            await this.refund(accountId, periodStart, amount, tag);
+            this.#deferredRefunds--;
+          } catch (again) {
+            if (Date.now() - started + delayMs > REFUND_RETRY_MS) {
+              this.#deferredRefunds--;
+              log(`refund of ${amount} credit(s) to ${accountId} given up`, again);
+            } else retry(Math.min(delayMs * 2, 300_000));
+          }
+        }, delayMs);
+      retry(1_000);
+      return false;
+    }
   }
 
   /** Drops the cached record (the admin API changed it in this process). */

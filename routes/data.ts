@@ -141,11 +141,13 @@ async function refundQuietly(
   amount: number,
   tag: UsageTag,
 ) {
-  try {
-    await deps.meter.refund(accountId, periodStart, amount, tag);
-  } catch (e) {
-    deps.log.error(`refund of ${amount} credit(s) to ${accountId} failed`, e);
-  }
+  await deps.meter.refundSurely(
+    accountId,
+    periodStart,
+    amount,
+    tag,
+    (m, e) => deps.log.error(m, e),
+  );
 }
 
 function unexpected(deps: Deps, e: unknown): ApiError {

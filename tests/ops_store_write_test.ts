@@ -1,13 +1,15 @@
 /**
  * A store that answers reads but refuses writes (here: another program holds SQLite's write lock
- * on the KV file, as a full disk would also make every commit throw) fails metered calls at once
- * with 503 `unavailable`, uncharged and logged as `store write failed`, not as an account "busy"
- * after dozens of retries; once the store takes writes again, calls are served and charged.
+ * on the KV file, as a full disk would also make every commit throw) fails metered calls with 503
+ * `unavailable` after a few seconds of backing off, uncharged and logged as `store write failed`,
+ * not as an account "busy"; once the store takes writes again, calls are served and charged, and
+ * the refund of a call that failed meanwhile lands.
  * Real server on loopback, real KV file, a real second SQLite connection holding the lock.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { startServer } from "./test_server.ts";
+import { ApiError } from "../core/api_error.ts";
 
 Deno.test("a store that refuses writes: 503 unavailable, logged, nothing charged; served again once it writes", async () => {
   await using s = await startServer();
@@ -31,4 +33,30 @@ Deno.test("a store that refuses writes: 503 unavailable, logged, nothing charged
   }
   assert.equal((await call()).status, 200);
   assert.equal((await s.accounts.get(id)).used, 2, "the refused call was not charged");
+});
+
+Deno.test("the refund of a failed call that the store would not take lands once it takes writes again", async () => {
+  await using s = await startServer();
+  const { id, key } = await s.account("starter");
+  s.source.delayMs = 300;
+  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
+  const pending = s.get("/v1/products/offers?asin=B07H57DNVV", key);
+  await new Promise((r) => setTimeout(r, 100)); // admitted and charged: the upstream work runs
+  const lock = new DatabaseSync(s.kvPath);
+  let failed: Response;
+  try {
+    lock.exec("BEGIN EXCLUSIVE");
+    failed = await pending; // its refund is refused for as long as the lock is held
+  } finally {
+    lock.exec("ROLLBACK");
+    lock.close();
+  }
+  assert.equal(failed.status, 502);
+  assert.equal(failed.headers.get("x-credits-cost"), "0");
+  await failed.body?.cancel();
+  assert.ok(s.errors.some((e) => e.includes("it is tried again")), s.errors.join("\n"));
+  for (let i = 0; i < 50 && (await s.accounts.get(id)).used !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal((await s.accounts.get(id)).used, 0, "the failed call is not charged in the end");
 });

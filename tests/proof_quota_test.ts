@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { FakeMarketplace } from "./fake_marketplace.ts";
-import { type ShelfProcess, spawnShelf } from "./proof/shelf_process.ts";
+import { type ShelfProcess, spawnShelves } from "./proof/shelf_process.ts";
 import { plansFile } from "./proof/plans_file.ts";
 import { createAccount, usedCredits } from "./proof/admin_client.ts";
 import { type Answer, hit, json, tally, tallyText, tempKv } from "./proof/http.ts";
@@ -26,16 +26,12 @@ async function quotaRun(processes: number) {
   const token = crypto.randomUUID();
   const servers: ShelfProcess[] = [];
   try {
-    for (let i = 0; i < processes; i++) {
-      servers.push(
-        await spawnShelf({
-          KV_PATH: kvPath,
-          UPSTREAM: fake.upstream,
-          PLANS_FILE: plans,
-          ADMIN_TOKEN: token,
-        }),
-      );
-    }
+    await spawnShelves(processes, {
+      KV_PATH: kvPath,
+      UPSTREAM: fake.upstream,
+      PLANS_FILE: plans,
+      ADMIN_TOKEN: token,
+    }, servers);
     const { key } = await createAccount(servers[0].url, token);
     const started = performance.now();
     const answers: Answer[] = await Promise.all(

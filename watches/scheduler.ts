@@ -228,8 +228,13 @@ export class WatchScheduler extends PollLoop {
 
   async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
     const tag = { keyId: w.key_id, endpoint: DETAILS_ENDPOINT.path };
-    await this.#d.meter.refund(w.account_id, periodStart, amount, tag)
-      .catch((e) => this.log.error(`refund of watch ${w.id}'s refresh failed`, e));
+    await this.#d.meter.refundSurely(
+      w.account_id,
+      periodStart,
+      amount,
+      tag,
+      (m, e) => this.log.error(m, e),
+    );
   }
 
   /**

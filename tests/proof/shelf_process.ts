@@ -52,6 +52,19 @@ export async function spawnShelf(env: {
   }
 }
 
+/**
+ * `count` processes on the same settings (one KV file shared), each pushed to `into` as it
+ * starts, so that a caller's `finally` stops those started when a later one fails to.
+ */
+export async function spawnShelves(
+  count: number,
+  env: Parameters<typeof spawnShelf>[0],
+  into: ShelfProcess[],
+): Promise<ShelfProcess[]> {
+  for (let i = 0; i < count; i++) into.push(await spawnShelf(env));
+  return into;
+}
+
 async function spawnOnce(
   env: Record<string, string | undefined>,
   port: number,
