@@ -349,6 +349,15 @@ async function readBackup(file: string, now: number): Promise<Decoded[]> {
 }
 
 /**
+ * Whether every key of `batch` is in the store: the store was empty, and nothing else writes a
+ * restored account's entries before its record exists.
+ */
+async function landed(kv: Deno.Kv, batch: Decoded[]): Promise<boolean> {
+  const got = await kv.getMany(batch.map((e) => e.key));
+  return got.every((e) => e.versionstamp !== null);
+}
+
+/**
  * Loads a snapshot into an empty store; refuses a store that holds anything. The whole file is
  * checked first (see readBackup): a refused file leaves the store empty, ready for a fixed one.
  */
@@ -370,23 +379,35 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   // Ten entries a commit: every KV backend takes ten checks in one atomic operation.
   let restored = 0;
   for (let i = 0; i < entries.length; i += 10) {
-    const op = kv.atomic();
-    let n = 0;
-    for (const { key, value, expireIn } of entries.slice(i, i + 10)) {
-      if (expireIn !== undefined && expireIn <= 0) continue;
-      op.check({ key, versionstamp: null })
-        .set(key, value, expireIn === undefined ? undefined : { expireIn });
-      n++;
-    }
-    let ok: boolean;
-    try {
-      ok = (await op.commit()).ok;
-    } catch (e) {
-      throw new Error(
-        `Cannot restore: the store failed after ${restored} of ${entries.length} entries were written (${
-          (e as Error).message.split("\n")[0]
-        }); restore into a new store`,
-      );
+    const batch = entries.slice(i, i + 10)
+      .filter(({ expireIn }) => expireIn === undefined || expireIn > 0);
+    const n = batch.length;
+    let ok = false;
+    // Processes serving the same file take turns with its write lock, and a commit that finds it
+    // held throws ("database is locked"): tried again after a back-off doubling to 250 ms, about
+    // 3 s in all. Failing on the first left a half-restored store that was already being served.
+    for (let tries = 0;; tries++) {
+      const op = kv.atomic();
+      for (const { key, value, expireIn } of batch) {
+        op.check({ key, versionstamp: null })
+          .set(key, value, expireIn === undefined ? undefined : { expireIn });
+      }
+      try {
+        ok = (await op.commit()).ok;
+        // A commit that threw may have landed all the same (a remote store's lost reply).
+        if (!ok && tries > 0) ok = await landed(kv, batch);
+        break;
+      } catch (e) {
+        if (tries >= 15) {
+          throw new Error(
+            `Cannot restore: the store failed after ${restored} of ${entries.length} entries were written (${
+              (e as Error).message.split("\n")[0]
+            }); restore into a new store`,
+          );
+        }
+        const ms = Math.min(250, 2 ** (tries + 1));
+        await new Promise((r) => setTimeout(r, ms / 2 + Math.random() * ms / 2));
+      }
     }
     if (!ok) {
       throw new Error(

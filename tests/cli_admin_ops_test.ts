@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const TOKEN = "cli-ops-test-admin-token-0123456789";
 
@@ -171,6 +172,51 @@ Deno.test("backup, then restore into an empty store: every key works with the sa
     const revoked = await s.get("/v1/usage", revokedKey);
     assert.equal(revoked.status, 401, "a revoked key stays revoked");
     await revoked.body?.cancel();
+  }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("restore beside another process committing to the same file waits its turns and writes every entry", async () => {
+  const dir = await Deno.makeTempDir();
+  const a = `${dir}/a.kv`;
+  const b = `${dir}/b.kv`;
+  const file = `${dir}/backup.jsonl`;
+  const keys: string[] = [];
+  {
+    await using s = await startServer({ kvPath: a });
+    for (let i = 0; i < 150; i++) keys.push((await s.account("starter")).key);
+  }
+  assert.equal((await cli(a, "backup", file)).code, 0);
+  (await Deno.openKv(b)).close(); // the new, empty store the service also has open
+  // Another process writing the same file, a commit every millisecond or so: a commit of the
+  // restore whose read snapshot another commit has overtaken is refused at once ("database is
+  // locked"), whatever Deno's wait for a busy lock.
+  const other = new DatabaseSync(b);
+  other.exec("PRAGMA busy_timeout = 5000");
+  other.exec("CREATE TABLE IF NOT EXISTS other_writer (n INTEGER)");
+  let writing = true;
+  const writes = (async () => {
+    for (let n = 0; writing; n++) {
+      other.exec(`INSERT INTO other_writer VALUES (${n})`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  })();
+  let restored;
+  try {
+    restored = await cli(b, "restore", file);
+  } finally {
+    writing = false;
+    await writes;
+    other.close();
+  }
+  assert.equal(restored.code, 0, restored.stderr);
+  {
+    await using s = await startServer({ kvPath: b });
+    for (const key of keys) {
+      const usage = await s.get("/v1/usage", key);
+      assert.equal(usage.status, 200, "every account and key was restored");
+      await usage.body?.cancel();
+    }
   }
   await Deno.remove(dir, { recursive: true });
 });
