@@ -14,6 +14,7 @@ import { ApiError } from "../core/api_error.ts";
 import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
+import { heldCredits, hold, release } from "./credits_in_flight.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
@@ -52,7 +53,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   // The meter's refusals (401, 403, 429) come before validation: a revoked key or a throttled
   // client answered 422 for bad parameters would learn what a valid one would be told.
   if (admitted.outcome !== "admitted" && admitted.outcome !== "invalid") {
-    throw refusalError(admitted.outcome, headers());
+    throw refusalError(admitted.outcome, headers(), heldCredits(caller.accountId));
   }
   if (admitted.outcome === "invalid" || !input.ok) {
     const detail = input.ok ? [] : input.detail;
@@ -61,76 +62,87 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
 
   const periodStart = admitted.snapshot!.periodStart;
   let charged = admitted.charged;
+  let held = admitted.charged; // every credit charged to this call, released when it ends
+  hold(caller.accountId, held);
   try {
-    const body = await deps.dataSource.fetch({
-      endpoint: ep,
-      params: input.value,
-      signal: deps.stopping,
-      owner: caller.accountId,
-      watchHangUp: () => void (hungUp ??= req.signal),
-      chargePage: async () => {
-        if (gone()) return false;
-        const r = await deps.meter.charge(caller.accountId, 1, tag);
-        if (r.ok) {
-          charged += 1;
-          snapshot = r.snapshot;
-        }
-        return r.ok;
-      },
-      // Pages of a search that were paid for and failed: the call costs the pages it fetched.
-      // (A refund that fails leaves the call charged as it was, and says so in its headers.)
-      refundPages: async (n) => {
-        const amount = Math.min(n, charged - admitted.charged);
-        if (amount <= 0) return;
-        try {
-          await deps.meter.refund(caller.accountId, periodStart, amount, tag);
-        } catch (e) {
-          deps.log.error(`refund of ${amount} failed page(s) to ${caller.accountId} failed`, e);
-          return;
-        }
-        charged -= amount;
-        if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
-      },
-    });
-    const checked = ep.response.safeParse(body);
-    if (!checked.success) {
-      deps.log.error(`response of ${ep.path} failed its schema`, checked.error.issues.slice(0, 3));
-      throw new ApiError(
-        502,
-        "upstream_error",
-        "The upstream page did not yield a complete answer.",
-      );
+    try {
+      const body = await deps.dataSource.fetch({
+        endpoint: ep,
+        params: input.value,
+        signal: deps.stopping,
+        owner: caller.accountId,
+        watchHangUp: () => void (hungUp ??= req.signal),
+        chargePage: async () => {
+          if (gone()) return false;
+          const r = await deps.meter.charge(caller.accountId, 1, tag);
+          if (r.ok) {
+            charged += 1;
+            held += 1;
+            hold(caller.accountId, 1);
+            snapshot = r.snapshot;
+          }
+          return r.ok;
+        },
+        // Pages of a search that were paid for and failed: the call costs the pages it fetched.
+        // (A refund that fails leaves the call charged as it was, and says so in its headers.)
+        refundPages: async (n) => {
+          const amount = Math.min(n, charged - admitted.charged);
+          if (amount <= 0) return;
+          try {
+            await deps.meter.refund(caller.accountId, periodStart, amount, tag);
+          } catch (e) {
+            deps.log.error(`refund of ${amount} failed page(s) to ${caller.accountId} failed`, e);
+            return;
+          }
+          charged -= amount;
+          if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
+        },
+      });
+      const checked = ep.response.safeParse(body);
+      if (!checked.success) {
+        deps.log.error(
+          `response of ${ep.path} failed its schema`,
+          checked.error.issues.slice(0, 3),
+        );
+        throw new ApiError(
+          502,
+          "upstream_error",
+          "The upstream page did not yield a complete answer.",
+        );
+      }
+      const json = JSON.stringify(checked.data);
+      if (json.length > MAX_ANSWER_CHARS) {
+        deps.log.error(`answer of ${ep.path} too large: ${json.length} characters`);
+        throw new ApiError(
+          502,
+          "upstream_error",
+          "The upstream page yielded an answer far larger than any real page does.",
+        );
+      }
+      const headers = meterHeaders(snapshot, charged, deps.clock.now());
+      noteCall(c, { credits: charged });
+      deps.metrics.creditsCharged.inc(charged);
+      // Nobody reads it: the status is for the access log and the metrics (nginx's 499).
+      if (gone()) return new Response(null, { status: 499, headers });
+      const age = cachedAge(body);
+      if (age !== undefined) headers["age"] = String(age);
+      return textWithRequestId(c, json, headers);
+    } catch (e) {
+      await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
+      const refunded: Snapshot | null = snapshot &&
+        { ...snapshot, remaining: snapshot.remaining + charged };
+      const err = deps.stopping.aborted
+        ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", {
+          "Retry-After": "1",
+        })
+        : e instanceof ApiError
+        ? e
+        : unexpected(deps, e);
+      err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
+      throw err;
     }
-    const json = JSON.stringify(checked.data);
-    if (json.length > MAX_ANSWER_CHARS) {
-      deps.log.error(`answer of ${ep.path} too large: ${json.length} characters`);
-      throw new ApiError(
-        502,
-        "upstream_error",
-        "The upstream page yielded an answer far larger than any real page does.",
-      );
-    }
-    const headers = meterHeaders(snapshot, charged, deps.clock.now());
-    noteCall(c, { credits: charged });
-    deps.metrics.creditsCharged.inc(charged);
-    // Nobody reads it: the status is for the access log and the metrics (nginx's 499).
-    if (gone()) return new Response(null, { status: 499, headers });
-    const age = cachedAge(body);
-    if (age !== undefined) headers["age"] = String(age);
-    return textWithRequestId(c, json, headers);
-  } catch (e) {
-    await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
-    const refunded: Snapshot | null = snapshot &&
-      { ...snapshot, remaining: snapshot.remaining + charged };
-    const err = deps.stopping.aborted
-      ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", {
-        "Retry-After": "1",
-      })
-      : e instanceof ApiError
-      ? e
-      : unexpected(deps, e);
-    err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
-    throw err;
+  } finally {
+    release(caller.accountId, held);
   }
 }
 

@@ -6,6 +6,8 @@ import type { Refusal } from "../metering/meter.ts";
 export function refusalError(
   refusal: Exclude<Refusal, "invalid">,
   headers: Record<string, string>,
+  /** Credits the account's calls running in this process hold (credits_in_flight.ts). */
+  held = 0,
 ): ApiError {
   switch (refusal) {
     case "unauthorized":
@@ -28,6 +30,15 @@ export function refusalError(
         },
       );
     case "quota_exhausted":
+      if (held > 0) {
+        return new ApiError(
+          429,
+          "quota_exhausted",
+          `The credits left are held by calls still running (${held}); a call that fails gives ` +
+            "its credit back, so retry in a moment.",
+          { ...headers, "Retry-After": "1" },
+        );
+      }
       return new ApiError(
         429,
         "quota_exhausted",

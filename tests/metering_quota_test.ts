@@ -35,6 +35,33 @@ Deno.test("50 concurrent calls on an account with 3 credits left: exactly 3 succ
   assert.equal((await after.json()).error.code, "quota_exhausted");
 });
 
+Deno.test("credits held by calls still running: the refusal says so and to retry (Retry-After: 1); credits spent: it does not", async () => {
+  await using s = await startServer({ plans: bulk(2) });
+  const { key } = await s.account("bulk");
+  s.source.delayMs = 400;
+  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
+  const running = [s.get(OFFERS, key), s.get(OFFERS, key)];
+  await new Promise((r) => setTimeout(r, 150)); // both admitted: the account's 2 credits are held
+  const held = await s.get(OFFERS, key);
+  assert.equal(held.status, 429);
+  assert.equal(held.headers.get("retry-after"), "1");
+  const body = await held.json();
+  assert.equal(body.error.code, "quota_exhausted");
+  assert.match(body.error.message, /held by calls still running \(2\)/);
+  for (const r of await Promise.all(running)) {
+    assert.equal(r.status, 502);
+    await r.body?.cancel();
+  }
+  // Both failed and gave their credits back: spent now, by two calls that succeed.
+  s.source.delayMs = 0;
+  s.source.failWith = null;
+  for (let i = 0; i < 2; i++) assert.equal((await burst(1, () => s.get(OFFERS, key)))[0], 200);
+  const spent = await s.get(OFFERS, key);
+  assert.equal(spent.status, 429);
+  assert.equal(spent.headers.get("retry-after"), null);
+  assert.match((await spent.json()).error.message, /used up/);
+});
+
 Deno.test("a failing data source leaves usage unchanged and answers in the spec's shape", async () => {
   await using s = await startServer({ plans: bulk(100) });
   const { key } = await s.account("bulk");
