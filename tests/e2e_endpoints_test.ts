@@ -231,6 +231,8 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
   assert.equal(body.note, null);
   assert.ok(body.other_matches.length > 0);
   assert.ok(!body.other_matches.includes("B0CB1FW5FC"));
+  // The top result carried the code: no other product page was fetched to confirm it.
+  assert.equal(rig.fake.pageRequests("/dp/"), 1);
 });
 
 Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds nothing", async () => {
@@ -242,6 +244,7 @@ Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds no
   const unsure = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=012345678905");
   assert.equal(unsure.asin, "B0BJLF2BRM");
   assert.match(unsure.note, /^Unsure/);
+  assert.equal(rig.fake.pageRequests("/dp/"), 3, "the top 3 results were looked at");
 
   rig.fake.page("https://www.amazon.com/s?k=00000000", {
     html:

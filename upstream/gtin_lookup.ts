@@ -28,9 +28,14 @@ export async function lookUpGtin(
     throw notFound(`No product on the marketplace carries GTIN ${gtin}.`);
   }
 
-  const checked = await Promise.all(
-    candidates.slice(0, CONFIRM).map((c) => identifiersOf(c.asin).catch(() => null)),
-  );
+  // The top result first: it is the product nearly always, and then the one call moves 2 pages
+  // (search and product) instead of 4. Only when it does not carry the code are the next ones
+  // confirmed, together.
+  const confirm = (c: ProductItem) => identifiersOf(c.asin).catch(() => null);
+  const checked = [await confirm(candidates[0])];
+  if (!(checked[0] !== null && carries(checked[0], gtin))) {
+    checked.push(...await Promise.all(candidates.slice(1, CONFIRM).map(confirm)));
+  }
   const agreeing = checked.findIndex((ids) => ids !== null && carries(ids, gtin));
   const match = candidates[Math.max(0, agreeing)];
   const others = candidates.filter((c) => c.asin !== match.asin).map((c) => c.asin);
