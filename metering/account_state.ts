@@ -111,8 +111,34 @@ export function countUsage(
   const day = dayOf(now);
   add(state.daily ??= {}, day, credits);
   if (tag) {
-    add(state.by_key ??= {}, tag.keyId, credits);
+    const byKey = state.by_key ??= {};
+    let name = tag.keyId;
+    if (!(name in byKey) && !state.keys[name]) {
+      // A key no longer in the record (revoked): counted with the other revoked keys once they
+      // were folded together, or where they are about to be.
+      if (FOLDED_KEYS in byKey || Object.keys(byKey).length >= MAX_KEY_TALLIES) name = FOLDED_KEYS;
+    }
+    if (!(name in byKey) && Object.keys(byKey).length >= MAX_KEY_TALLIES) foldRevoked(state);
+    add(byKey, name, credits);
     add(state.by_endpoint ??= {}, tag.endpoint, credits);
+  }
+}
+
+/**
+ * The tally of credits of keys since revoked and no longer in the record, once there were too
+ * many to count apart: 2,697 keys made, used and revoked in one period took the record past
+ * KV's 64 KiB and every call of the account failed until the period's end.
+ */
+export const FOLDED_KEYS = "revoked";
+/** Keys counted apart in a period's `by_key` before revoked ones are folded together. */
+export const MAX_KEY_TALLIES = 64;
+
+function foldRevoked(state: AccountState): void {
+  const byKey = state.by_key!;
+  for (const [id, credits] of Object.entries(byKey)) {
+    if (id === FOLDED_KEYS || state.keys[id]) continue;
+    byKey[FOLDED_KEYS] = (byKey[FOLDED_KEYS] ?? 0) + credits;
+    delete byKey[id];
   }
 }
 

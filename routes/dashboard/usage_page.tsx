@@ -5,6 +5,7 @@
 import {
   type AccountState,
   dayOf,
+  FOLDED_KEYS,
   PERIOD_MS,
   type UsageRecord,
 } from "../../metering/account_state.ts";
@@ -138,6 +139,7 @@ export function UsagePage(
 
 /** A key by its name and visible characters; a revoked key has left the record, so its id. */
 function keyLabel(account: AccountState, id: string): string {
+  if (id === FOLDED_KEYS) return "keys revoked earlier this period";
   const k = account.keys[id];
   return k ? `${k.name || "unnamed"} (${k.prefix}…${k.last4})` : `revoked key ${id}`;
 }
