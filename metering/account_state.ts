@@ -40,6 +40,11 @@ export interface AccountState {
   /** Credits charged in the current period per key id, and per endpoint name (dashboard, issue 14.11). */
   by_key?: Record<string, number>;
   by_endpoint?: Record<string, number>;
+  /**
+   * Starts of earlier periods whose usage a plan change carried into this one (newest first, a
+   * few): refunds of calls charged in them still land here.
+   */
+  carried_from?: number[];
   /** Usage-alert thresholds (percent) already crossed in the current period: one alert each. */
   alerted?: number[];
   /** Alert settings; absent means both alerts on, sent to the account's email. */
@@ -76,6 +81,7 @@ export function rollPeriod(state: AccountState, now: number): void {
     state.by_key = {};
     state.by_endpoint = {};
     state.alerted = [];
+    delete state.carried_from;
   }
 }
 

@@ -218,6 +218,9 @@ export class Accounts {
       if (change.plan !== undefined && change.plan !== s.plan) {
         s.plan = change.plan;
         s.plan_started_at = now;
+        // Usage carries over (INTERFACE.md), so a call charged before and refunded after gives
+        // its credit back here: addressed to the old period, its refund was dropped.
+        s.carried_from = [s.period_start, ...(s.carried_from ?? [])].slice(0, 4);
         s.period_start = now;
         s.alerted = []; // a new period: each alert may be sent once more, against the new allowance
       }

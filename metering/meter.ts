@@ -35,6 +35,8 @@ export interface Snapshot {
   periodEnd: number;
   rateLimit: number;
   windowRemaining: number;
+  /** When the decision was made (to the second): a refund counts on the day its charge did. */
+  at: number;
 }
 
 export interface CallResult {
@@ -60,7 +62,7 @@ type Op =
   }
   | { kind: "usage"; keyId: string }
   | { kind: "charge"; cost: number; tag?: UsageTag }
-  | { kind: "refund"; periodStart: number; amount: number; tag?: UsageTag };
+  | { kind: "refund"; periodStart: number; amount: number; tag?: UsageTag; at?: number };
 
 type Result = CallResult | UsageResult | { ok: boolean; snapshot: Snapshot | null } | null;
 
@@ -125,14 +127,20 @@ export class Meter {
     >;
   }
 
-  /** Gives back credits of a failed call, unless its period has ended meanwhile. */
+  /**
+   * Gives back credits of a failed call, unless its period has ended meanwhile; `at`, when the
+   * credits were charged, names the day they are taken off in the daily tally.
+   */
   async refund(
     accountId: string,
     periodStart: number,
     amount: number,
     tag?: UsageTag,
+    at?: number,
   ): Promise<void> {
-    if (amount > 0) await this.#submit(accountId, { kind: "refund", periodStart, amount, tag });
+    if (amount > 0) {
+      await this.#submit(accountId, { kind: "refund", periodStart, amount, tag, at });
+    }
   }
 
   /**
@@ -148,9 +156,10 @@ export class Meter {
     amount: number,
     tag: UsageTag | undefined,
     log: (message: string, e?: unknown) => void,
+    at?: number,
   ): Promise<boolean> {
     try {
-      await this.refund(accountId, periodStart, amount, tag);
+      await this.refund(accountId, periodStart, amount, tag, at);
       return true;
     } catch (e) {
       if (this.#deferredRefunds >= MAX_DEFERRED_REFUNDS) {
@@ -163,7 +172,7 @@ export class Meter {
       const retry = (delayMs: number) =>
         setTimeout(async () => {
           try {
-            await this.refund(accountId, periodStart, amount, tag);
+            await this.refund(accountId, periodStart, amount, tag, at);
             this.#deferredRefunds--;
           } catch (again) {
             if (Date.now() - started + delayMs > REFUND_RETRY_MS) {
@@ -344,9 +353,13 @@ function decideOne(
       return { result: { ok: true, snapshot: snap() }, changed: true };
     }
     case "refund": {
-      if (state.period_start !== op.periodStart) return { result: null, changed: false };
+      // Into the period the credits were taken from, or one whose usage a plan change carried
+      // into this one; never into a later period, which did not pay them.
+      if (state.period_start !== op.periodStart && !state.carried_from?.includes(op.periodStart)) {
+        return { result: null, changed: false };
+      }
       state.used = Math.max(0, state.used - op.amount);
-      countUsage(state, now, -op.amount, op.tag);
+      countUsage(state, op.at ?? now, -op.amount, op.tag);
       return { result: null, changed: true };
     }
   }
@@ -367,5 +380,6 @@ function snapshot(
     periodEnd: state.period_start + PERIOD_MS,
     rateLimit: limit,
     windowRemaining: Math.max(0, limit - used),
+    at: sec * 1000,
   };
 }

@@ -15,10 +15,10 @@ import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
 import { heldCredits, hold, release } from "./credits_in_flight.ts";
+import { CallCharges } from "./call_charges.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
-import type { UsageTag } from "../metering/account_state.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
 /**
@@ -60,8 +60,13 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     return Response.json({ detail }, { status: 422, headers: headers() });
   }
 
-  const periodStart = admitted.snapshot!.periodStart;
-  let charged = admitted.charged;
+  const charges = new CallCharges(
+    deps.meter,
+    caller.accountId,
+    tag,
+    (m, e) => deps.log.error(m, e),
+  );
+  charges.add(admitted.snapshot!, admitted.charged);
   let held = admitted.charged; // every credit charged to this call, released when it ends
   hold(caller.accountId, held);
   try {
@@ -76,7 +81,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           if (gone()) return false;
           const r = await deps.meter.charge(caller.accountId, 1, tag);
           if (r.ok) {
-            charged += 1;
+            charges.add(r.snapshot!, 1);
             held += 1;
             hold(caller.accountId, 1);
             snapshot = r.snapshot;
@@ -84,18 +89,9 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           return r.ok;
         },
         // Pages of a search that were paid for and failed: the call costs the pages it fetched.
-        // (A refund that fails leaves the call charged as it was, and says so in its headers.)
         refundPages: async (n) => {
-          const amount = Math.min(n, charged - admitted.charged);
-          if (amount <= 0) return;
-          try {
-            await deps.meter.refund(caller.accountId, periodStart, amount, tag);
-          } catch (e) {
-            deps.log.error(`refund of ${amount} failed page(s) to ${caller.accountId} failed`, e);
-            return;
-          }
-          charged -= amount;
-          if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + amount };
+          const given = await charges.refundLast(n);
+          if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + given };
         },
       });
       const checked = ep.response.safeParse(body);
@@ -119,6 +115,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           "The upstream page yielded an answer far larger than any real page does.",
         );
       }
+      const charged = charges.total;
       const headers = meterHeaders(snapshot, charged, deps.clock.now());
       noteCall(c, { credits: charged });
       deps.metrics.creditsCharged.inc(charged);
@@ -128,7 +125,8 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       if (age !== undefined) headers["age"] = String(age);
       return textWithRequestId(c, json, headers);
     } catch (e) {
-      await refundQuietly(deps, caller.accountId, periodStart, charged, tag);
+      const charged = charges.total;
+      await charges.refundAll();
       const refunded: Snapshot | null = snapshot &&
         { ...snapshot, remaining: snapshot.remaining + charged };
       const err = deps.stopping.aborted
@@ -144,22 +142,6 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
   } finally {
     release(caller.accountId, held);
   }
-}
-
-async function refundQuietly(
-  deps: Deps,
-  accountId: string,
-  periodStart: number,
-  amount: number,
-  tag: UsageTag,
-) {
-  await deps.meter.refundSurely(
-    accountId,
-    periodStart,
-    amount,
-    tag,
-    (m, e) => deps.log.error(m, e),
-  );
 }
 
 function unexpected(deps: Deps, e: unknown): ApiError {

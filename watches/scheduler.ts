@@ -16,7 +16,7 @@
  */
 import { PollLoop } from "../core/poll_loop.ts";
 import type { Log } from "../core/log.ts";
-import type { Meter } from "../metering/meter.ts";
+import type { Meter, Snapshot } from "../metering/meter.ts";
 import type { DataSource } from "../upstream/data_source.ts";
 import { ApiError } from "../core/api_error.ts";
 import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
@@ -157,7 +157,7 @@ export class WatchScheduler extends PollLoop {
         chargePage: () => Promise.resolve(false),
       }) as ProductPage;
     } catch (e) {
-      await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
+      await this.#refund(w, admitted.snapshot!, admitted.charged);
       const message = e instanceof ApiError ? `${e.code}: ${e.message}` : "the refresh failed";
       await this.#finish(w, (c) => ({
         ...c,
@@ -218,7 +218,7 @@ export class WatchScheduler extends PollLoop {
     } catch (e) {
       // The store would not take the result: the refresh did not happen as far as the watch
       // knows, so it is not paid for either; the lease brings it back.
-      await this.#refund(w, admitted.snapshot!.periodStart, admitted.charged);
+      await this.#refund(w, admitted.snapshot!, admitted.charged);
       throw e;
     }
     // A watch deleted while its page was fetched stays charged for it, as a call whose client
@@ -226,14 +226,16 @@ export class WatchScheduler extends PollLoop {
     if (written && queued.event) this.#d.onEvent();
   }
 
-  async #refund(w: Watch, periodStart: number, amount: number): Promise<void> {
+  /** Gives back a refresh's credits, to the period and day its charge (`charged`) took them in. */
+  async #refund(w: Watch, charged: Snapshot, amount: number): Promise<void> {
     const tag = { keyId: w.key_id, endpoint: DETAILS_ENDPOINT.path };
     await this.#d.meter.refundSurely(
       w.account_id,
-      periodStart,
+      charged.periodStart,
       amount,
       tag,
       (m, e) => this.log.error(m, e),
+      charged.at,
     );
   }
 

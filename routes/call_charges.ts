@@ -1,0 +1,70 @@
+/**
+ * The credits one call was charged, by the period and moment each part was taken in (its own
+ * credit at admission, then a search's further pages), so that each refund goes back where its
+ * credits came from. Addressed to the admission's period, the refund of pages charged after a
+ * period rollover was dropped (they stayed charged to the new period), and a refund after
+ * midnight came off the new day's tally while the old day kept the charge.
+ */
+import type { Meter, Snapshot } from "../metering/meter.ts";
+import type { UsageTag } from "../metering/account_state.ts";
+
+interface Part {
+  periodStart: number;
+  at: number;
+  credits: number;
+}
+
+export class CallCharges {
+  readonly #parts: Part[] = [];
+
+  constructor(
+    private readonly meter: Meter,
+    private readonly accountId: string,
+    private readonly tag: UsageTag,
+    private readonly log: (message: string, e?: unknown) => void,
+  ) {}
+
+  /** Notes `credits` charged by the decision `snapshot` describes. */
+  add(snapshot: Snapshot, credits: number): void {
+    if (credits > 0) {
+      this.#parts.push({ periodStart: snapshot.periodStart, at: snapshot.at, credits });
+    }
+  }
+
+  get total(): number {
+    return this.#parts.reduce((sum, p) => sum + p.credits, 0);
+  }
+
+  /**
+   * Gives back the last `n` credits charged after admission (a search's pages that failed), the
+   * call's own credit never; how many were given back, or put off to land later (refundSurely).
+   */
+  async refundLast(n: number): Promise<number> {
+    let given = 0;
+    while (given < n && this.#parts.length > 1) {
+      const last = this.#parts.at(-1)!;
+      const credits = Math.min(last.credits, n - given);
+      await this.#refund({ ...last, credits });
+      last.credits -= credits;
+      if (last.credits === 0) this.#parts.pop();
+      given += credits;
+    }
+    return given;
+  }
+
+  /** Gives back every credit charged (the call failed). */
+  async refundAll(): Promise<void> {
+    for (const part of this.#parts.splice(0)) await this.#refund(part);
+  }
+
+  #refund(p: Part): Promise<boolean> {
+    return this.meter.refundSurely(
+      this.accountId,
+      p.periodStart,
+      p.credits,
+      this.tag,
+      this.log,
+      p.at,
+    );
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * A refund goes back where its credits were taken (probe P): into the period of the charge, or
+ * the one a plan change carried its usage into, never into a later period that did not pay them;
+ * and off the day's tally of the charge. Addressed to the admission's period, refunds after a plan
+ * change were dropped (the failed call's answer saying it was free), a search's pages charged
+ * after a period rollover stayed charged, and a refund after midnight left the old day's charge.
+ */
+import assert from "node:assert/strict";
+import { Accounts } from "../metering/accounts.ts";
+import { Meter } from "../metering/meter.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { ManualClock } from "../metering/clock.ts";
+import { dayOf, PERIOD_MS } from "../metering/account_state.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
+import { CallCharges } from "../routes/call_charges.ts";
+import { ApiError } from "../core/api_error.ts";
+import { startServer } from "./test_server.ts";
+
+const TAG = { keyId: "", endpoint: "/v1/products/search" };
+
+async function store(clock: ManualClock) {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(path);
+  const plans = builtinPlans();
+  const accounts = new Accounts(kv, plans, clock);
+  const meter = new Meter(kv, plans, clock);
+  const a = await accounts.create(`p${crypto.randomUUID()}@example.com`, "growth");
+  const { key } = await accounts.createKey(a.id);
+  return {
+    accounts,
+    meter,
+    id: a.id,
+    keyId: key.id,
+    [Symbol.asyncDispose]: async () => {
+      kv.close();
+      await removeKvFiles(path);
+    },
+  };
+}
+
+Deno.test("pages charged after a period rollover are refunded into the period that paid them", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  await using s = await store(clock);
+  const plan = (await s.accounts.get(s.id)).plan_started_at;
+  clock.set(plan + PERIOD_MS - 5_000); // five seconds before the period ends
+  const tag = { ...TAG, keyId: s.keyId };
+  const charges = new CallCharges(s.meter, s.id, tag, () => {});
+  const admitted = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
+  charges.add(admitted.snapshot!, admitted.charged);
+  clock.advance(10_000); // a new period: its pages are charged there
+  for (let i = 0; i < 4; i++) {
+    const r = await s.meter.charge(s.id, 1, tag);
+    assert.ok(r.ok);
+    charges.add(r.snapshot!, 1);
+  }
+  assert.equal((await s.accounts.get(s.id)).used, 4);
+  assert.equal(await charges.refundLast(4), 4); // the four pages failed
+  assert.equal((await s.accounts.get(s.id)).used, 0, "the new period pays none of them");
+  await charges.refundAll(); // the call failed: its own credit was the old period's
+  assert.equal((await s.accounts.get(s.id)).used, 0, "nor the old period's credit");
+});
+
+Deno.test("a refund after midnight comes off the day its charge was counted on", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 23, 59, 59));
+  await using s = await store(clock);
+  const charges = new CallCharges(s.meter, s.id, { ...TAG, keyId: s.keyId }, () => {});
+  const admitted = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
+  charges.add(admitted.snapshot!, admitted.charged);
+  const day = dayOf(clock.now());
+  assert.equal((await s.accounts.get(s.id)).daily?.[day], 1);
+  clock.advance(2_000); // past midnight
+  await charges.refundAll();
+  const record = await s.accounts.get(s.id);
+  assert.equal(record.used, 0);
+  assert.equal(record.daily?.[day], undefined, "the old day's charge is taken back");
+});
+
+Deno.test("a call that fails after its account changed plan is refunded: usage carried over", async () => {
+  await using s = await startServer();
+  const { id, key } = await s.account("starter");
+  s.source.delayMs = 400;
+  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
+  const pending = s.get("/v1/products/offers?asin=B07H57DNVV", key);
+  await new Promise((r) => setTimeout(r, 150)); // charged; the upstream work runs
+  await s.accounts.update(id, { plan: "growth" });
+  const r = await pending;
+  assert.equal(r.status, 502);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  await r.body?.cancel();
+  assert.equal((await s.accounts.get(id)).used, 0, "the answer said free, and it was");
+});
