@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { displayedLocation } from "../upstream/delivery_location.ts";
+import { REFUSED_POSTCODES_PER_OWNER } from "../upstream/browser_transport.ts";
 
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
@@ -78,6 +79,31 @@ Deno.test("the location a page shows is quoted in the mismatch error without its
     /Delivery location mismatch: The marketplace shows delivery to 'Mill\[2J Valley 94941x+'/,
   );
   assert.ok(message.length < 300, `a bounded message: ${message.length} characters`);
+});
+
+Deno.test("an account whose new postcodes the marketplace keeps refusing gets no further location flows for a while", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  for (let i = 0; i < REFUSED_POSTCODES_PER_OWNER; i++) {
+    const zip = String(90000 + i);
+    rig.fake.refusedZips.add(zip);
+    const r = await rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`);
+    assert.match((r.body.error as { message: string }).message, /did not accept/);
+  }
+  const before = rig.fake.requests.length;
+  const next = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=94105");
+  assert.equal(next.status, 502);
+  assert.equal(next.headers.get("x-credits-cost"), "0");
+  assert.ok(Number(next.headers.get("retry-after")) > 0);
+  assert.match((next.body.error as { message: string }).message, /refused this account's last 10/);
+  assert.equal(rig.fake.requests.length, before, "no location flow was run for it");
+  // A postcode the account already has a session for still works; another account is not held.
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+  const other = await rig.server.account("growth");
+  const r = await rig.server.get("/v1/products/details?asin=B07H57DNVV&zip=94105", other.key);
+  assert.equal(r.status, 200);
+  await r.body?.cancel();
 });
 
 Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {

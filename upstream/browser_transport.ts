@@ -108,10 +108,19 @@ function sessionKey(code: string, zip?: string): string {
 export const WAITING_PER_OWNER = 16;
 /** How long a refused postcode is answered without asking the marketplace again. */
 export const REFUSED_POSTCODE_MS = 15 * 60 * 1000;
+/**
+ * Postcodes of one account the marketplace may refuse within REFUSED_POSTCODE_MS; past them its
+ * calls with a postcode not already located are refused at once. A refused postcode is an
+ * uncharged call that ran the 3-request location flow, so made-up postcodes, each new, got that
+ * upstream work for free without end.
+ */
+export const REFUSED_POSTCODES_PER_OWNER = 10;
 
 export class BrowserTransport implements Transport {
   private readonly sessions = new Map<string, Session>();
   private readonly nextProxy = new Map<string, number>();
+  /** Per account: when the marketplace refused its postcodes, oldest first (a bounded few). */
+  private readonly refusalsByOwner = new Map<string, number[]>();
   private readonly flights = new SingleFlight<UpstreamResponse>();
   /**
    * Postcodes a marketplace refused (by session key), until when they are answered so without
@@ -157,9 +166,23 @@ export class BrowserTransport implements Transport {
 
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     if (req.zip) {
-      const until = this.refusedPostcodes.get(sessionKey(req.marketplace, req.zip));
+      const key = sessionKey(req.marketplace, req.zip);
+      const until = this.refusedPostcodes.get(key);
       if (until !== undefined && until > Date.now()) {
         return Promise.reject(new PostcodeRefused(req.zip));
+      }
+      const refused = this.#recentRefusals(req.owner ?? "");
+      if (refused.length >= REFUSED_POSTCODES_PER_OWNER && !this.sessions.get(key)?.located) {
+        const seconds = Math.ceil((refused[0] + REFUSED_POSTCODE_MS - Date.now()) / 1000);
+        return Promise.reject(
+          new ApiError(
+            502,
+            "upstream_error",
+            `The marketplace refused this account's last ${refused.length} new postcodes; ` +
+              `another new one is tried in ${seconds} s.`,
+            { "Retry-After": String(Math.max(1, seconds)) },
+          ),
+        );
       }
     }
     // Shared by one owner's identical requests only: a shared request waits in its first asker's
@@ -311,6 +334,7 @@ export class BrowserTransport implements Transport {
         if (deadline.aborted && !req.signal?.aborted) throw this.timedOut();
         if (e instanceof ApiError) {
           this.failed(req, attempt, e.code, false);
+          if (e instanceof PostcodeRefused) this.#noteRefusal(req.owner ?? "");
           throw e;
         }
         if (e instanceof LocationBlocked) {
@@ -388,7 +412,23 @@ export class BrowserTransport implements Transport {
   /** Forgets a session the marketplace has flagged; its successor uses the next proxy. */
   private drop(s: Session) {
     if (this.sessions.get(s.key) === s) this.sessions.delete(s.key);
-    this.nextProxy.set(s.key, (s.proxy + 1) % Math.max(1, this.clients.length));
+    // Bounded like the sessions: each refused postcode left an entry here for good.
+    const next = (s.proxy + 1) % Math.max(1, this.clients.length);
+    setBounded(this.nextProxy, s.key, next, this.o.maxSessions);
+  }
+
+  /** The account's postcode refusals still within REFUSED_POSTCODE_MS, oldest first. */
+  #recentRefusals(owner: string): number[] {
+    const since = Date.now() - REFUSED_POSTCODE_MS;
+    const kept = (this.refusalsByOwner.get(owner) ?? []).filter((t) => t > since);
+    if (kept.length) this.refusalsByOwner.set(owner, kept);
+    else this.refusalsByOwner.delete(owner);
+    return kept;
+  }
+
+  #noteRefusal(owner: string): void {
+    const times = [...this.#recentRefusals(owner), Date.now()].slice(-REFUSED_POSTCODES_PER_OWNER);
+    setBounded(this.refusalsByOwner, owner, times, 10_000);
   }
 
   private locate(s: Session): Promise<void> {
