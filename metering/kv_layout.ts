@@ -77,6 +77,8 @@ export const KV = {
    * 15-minute window, counted instead of the email's (sign_in_devices.ts), with expireIn.
    */
   deviceSignins: (tokenHash: string): Deno.KvKey => ["device_signins", tokenHash],
+  /** SHA-256 of a lower-cased email → { count, since }: new devices given it in the last day. */
+  deviceGrants: (emailHash: string): Deno.KvKey => ["device_grants", emailHash],
   /**
    * SHA-256 of a lower-cased email → { count, since }: account mails (sign-up, reset) asked for
    * that address in the current hour, shared by every instance, written with expireIn.

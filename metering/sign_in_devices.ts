@@ -8,6 +8,7 @@
  */
 import { KV } from "./kv_layout.ts";
 import { hashKey, randomHex } from "./api_key.ts";
+import { reserveSlots, windowOf } from "./window_slots.ts";
 
 /** How long a device stays known after its last sign-in. */
 export const DEVICE_MS = 90 * 24 * 3600 * 1000;
@@ -29,12 +30,27 @@ export async function knownDevice(
   return entry.value?.email === hashKey(email) ? digest : null;
 }
 
-/** Makes a new device token for `email`, or renews the life of a known one; returns the token. */
+/**
+ * New devices an email may be given a day. Each is an entry kept 90 days, so sign-ins without the
+ * cookie (a script, a private window) stored one each: 3.8 MB a day from one address.
+ */
+export const NEW_DEVICES_PER_DAY = 20;
+
+/**
+ * Makes a new device token for `email`, or renews the life of a known one; returns the token, or
+ * null when the email has been given NEW_DEVICES_PER_DAY new devices today (the sign-in goes on
+ * without one).
+ */
 export async function rememberDevice(
   kv: Deno.Kv,
   email: string,
   token: string | null,
-): Promise<string> {
+  now: number,
+): Promise<string | null> {
+  if (token === null) {
+    const window = windowOf(email, KV.deviceGrants, NEW_DEVICES_PER_DAY);
+    if (await reserveSlots(kv, [window], 24 * 3600 * 1000, now)) return null;
+  }
   const kept = token ?? randomHex(32);
   await kv.set(KV.signinDevice(hashKey(kept)), { email: hashKey(email) } satisfies DeviceEntry, {
     expireIn: DEVICE_MS,

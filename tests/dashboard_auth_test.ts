@@ -10,6 +10,7 @@ import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
+import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
 import {
   ACCOUNT_MAIL_LIMIT,
@@ -787,4 +788,18 @@ Deno.test("a known browser has its own 10 attempts: wrong passwords from it lock
   }
   assert.equal((await signIn(owner, email)).status, 429, "the device's window is spent");
   assert.equal((await signIn(browser(s.url), email)).status, 303, "the email's is not");
+});
+
+Deno.test("an email is given at most NEW_DEVICES_PER_DAY new devices a day; sign-in goes on without one", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "script@example.com";
+  await signUpOpen(browser(s.url), email);
+  for (let i = 0; i < NEW_DEVICES_PER_DAY; i++) {
+    const b = browser(s.url);
+    assert.equal((await signIn(b, email)).status, 303);
+    assert.ok(b.jar.has("shelf_device"), `device ${i + 1}`);
+  }
+  const past = browser(s.url);
+  assert.equal((await signIn(past, email)).status, 303, "signed in all the same");
+  assert.ok(!past.jar.has("shelf_device"), "without a new device");
 });

@@ -157,7 +157,8 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     }
     if (!ok || !id || !credential) return wrong();
     await clearAttempts(kv, email, device);
-    setDeviceCookie(c, deps, await rememberDevice(kv, email, device ? deviceToken! : null));
+    const kept = await rememberDevice(kv, email, device ? deviceToken! : null, clock.now());
+    if (kept) setDeviceCookie(c, deps, kept);
     return await startSession(c, id, credential.epoch ?? 0);
   });
 
