@@ -10,7 +10,14 @@
  * meter.onAlert = () => delivery.wake();
  * await delivery.stop();
  */
-import { type Alert, claim, markDelivered, markFailed, outboxEntries } from "../metering/alerts.ts";
+import {
+  type Alert,
+  claim,
+  markDelivered,
+  markFailed,
+  markLapsed,
+  outboxEntries,
+} from "../metering/alerts.ts";
 import { type Mail, sendMail, type SmtpConfig } from "./smtp.ts";
 import type { Log } from "../core/log.ts";
 import { PollLoop } from "../core/poll_loop.ts";
@@ -31,6 +38,9 @@ export const DEFAULT_TIMING: DeliveryTiming = {
   maxDelayMs: 3_600_000,
   leaseMs: 60_000,
 };
+
+/** How long after its period's end an alert may still be sent. */
+const LAPSE_AFTER_MS = 24 * 3600 * 1000;
 
 export class AlertDelivery extends PollLoop {
   readonly #kv: Deno.Kv;
@@ -58,7 +68,14 @@ export class AlertDelivery extends PollLoop {
       if (this.stopping) break;
       try {
         const alert = await claim(this.#kv, accountId, alertId, Date.now(), this.#timing.leaseMs);
-        if (alert && await this.#send(alert)) delivered++;
+        if (!alert) continue;
+        // Alerts wait in the outbox for as long as no mail server takes them (none configured,
+        // or one down for weeks): those of periods long over are not sent once one does.
+        if (alert.period_end + LAPSE_AFTER_MS < Date.now()) {
+          await markLapsed(this.#kv, alert);
+          continue;
+        }
+        if (await this.#send(alert)) delivered++;
       } catch (e) {
         this.log.error(`alert delivery: ${alertId} failed in the store`, e);
       }

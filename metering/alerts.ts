@@ -120,6 +120,20 @@ export async function markDelivered(kv: Deno.Kv, a: Alert, now: number): Promise
   await kv.atomic().set(KV.alert(a.account_id, a.id), done).delete(KV.outboxEntry(a.id)).commit();
 }
 
+/**
+ * Takes an alert out of the outbox unsent, saying why: its period is long over, so its news (80%
+ * or 100% of credits that have since been renewed) would only mislead.
+ */
+export async function markLapsed(kv: Deno.Kv, a: Alert): Promise<void> {
+  const lapsed: Alert = {
+    ...a,
+    lease_until: 0,
+    last_error: "not sent: its credit period had ended before a mail server took it",
+  };
+  await kv.atomic().set(KV.alert(a.account_id, a.id), lapsed).delete(KV.outboxEntry(a.id))
+    .commit();
+}
+
 /** Records a failed attempt; the alert stays in the outbox until `retryAt`. */
 export async function markFailed(
   kv: Deno.Kv,

@@ -167,3 +167,23 @@ Deno.test("the per-day counters add up to the period's usage, refunds included",
   assert.equal(a.used, 12);
   assert.deepEqual(Object.values(a.daily ?? {}), [12]);
 });
+
+Deno.test("alerts: one whose credit period ended long before a mail server took it is not sent", async () => {
+  await using smtp = await startSmtpSink();
+  // The meter's clock 40 days back: the alerts raised now belong to a period that ended 10 days ago.
+  const { ManualClock } = await import("../metering/clock.ts");
+  const clock = new ManualClock(Date.now() - 40 * 24 * 3600 * 1000);
+  await using s = await startServer({
+    plans: bulk(2),
+    clock,
+    smtp: { url: smtp.url, from: FROM, timing: FAST },
+  });
+  const { id, key } = await s.account("bulk");
+  assert.equal(count(await burst(2, () => s.get(OFFERS, key)), 200), 2);
+  await eventually(
+    "the alerts taken out of the outbox",
+    async () => (await listAlerts(s.kv, id)).every((a) => a.last_error?.startsWith("not sent")),
+  );
+  await settle();
+  assert.equal(smtp.received.length, 0, "no mail about a period long over");
+});
