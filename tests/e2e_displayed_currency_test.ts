@@ -59,3 +59,16 @@ Deno.test("the marketplace's own currency with a postcode is served as usual", a
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal((r.body.price as { currency: string }).currency, "USD");
 });
+
+Deno.test("a search limit with a postcode whose first page shows another currency moves that page only", async () => {
+  await using rig = await startRig();
+  const grid = "category/amazon.com__azza-rh-n16225007011-n13896617011.html"; // EGP prices
+  for (let p = 1; p <= 6; p++) {
+    rig.fake.page(`https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`, grid);
+  }
+  const r = await rig.call("/v1/products/search?query=ipad&limit=200&zip=10001");
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  await new Promise((r) => setTimeout(r, 200)); // anything fetched ahead would have come by now
+  assert.equal(rig.fake.pageRequests("/s?"), 1, "no further page fetched for a refunded call");
+});

@@ -144,8 +144,11 @@ export class UpstreamSource implements DataSource {
       firstPage: Number(p.page ?? 1),
       limit: Number(p.limit ?? 0),
       fetchPage: (n) => get(urlOf(n)),
+      // Each page is checked as it is read: checked once all were fetched, a first page showing
+      // another currency failed the whole call, its further pages refunded with it, for free.
       read: (page) => {
         const read = parsed<SearchPage>(page);
+        shownForZip(p, mp, read.results.map((r) => r.price?.currency));
         crumbs ??= read.breadcrumb;
         return read;
       },
@@ -153,7 +156,6 @@ export class UpstreamSource implements DataSource {
       refundPages: (n) => req.refundPages?.(n) ?? Promise.resolve(),
       keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
     });
-    shownForZip(p, mp, got.results.map((r) => r.price?.currency));
     return envelope.listing(p, mp, got, {
       ...extra,
       ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
