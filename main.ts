@@ -20,6 +20,7 @@ import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
+import { flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
@@ -41,6 +42,9 @@ function starting(): Response {
     }),
   );
 }
+
+/** How long a stopping process waits for its last log lines to be read (a stalled reader: no more). */
+const LAST_LINES_MS = 500;
 
 async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
@@ -130,11 +134,10 @@ async function main(): Promise<void> {
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
     // A call that ignores the abort, or a mail server that does not answer the alert being sent,
     // must not keep the process past the drain time and 5 s (each send may wait 15 s for it).
-    const hardStop = setTimeout(() => {
-      opsLog({ event: "stopped", forced: true });
-      flushOpsLog();
-      Deno.exit(0);
-    }, config.drainSeconds * 1000 + 5_000);
+    const hardStop = setTimeout(
+      () => void exit({ event: "stopped", forced: true }),
+      config.drainSeconds * 1000 + 5_000 - LAST_LINES_MS,
+    );
     // Watch refreshes under way finish within the same drain time (or are aborted and refunded).
     await Promise.all([server.shutdown(), deps.watches.stop()]);
     clearTimeout(giveUp);
@@ -142,8 +145,12 @@ async function main(): Promise<void> {
     clearTimeout(hardStop);
     pages.close();
     kv.close();
-    opsLog({ event: "stopped" });
-    flushOpsLog();
+    await exit({ event: "stopped" });
+  };
+  /** The last log line, and the lines before it, given LAST_LINES_MS to reach a reader. */
+  const exit = async (line: Record<string, unknown>) => {
+    opsLog(line);
+    await Promise.all([flushOpsLog(LAST_LINES_MS), flushErrorLog(LAST_LINES_MS)]);
     Deno.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

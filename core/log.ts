@@ -1,11 +1,30 @@
 /** Where unexpected failures are reported; tests pass a collecting one. */
+import { LineWriter } from "./line_writer.ts";
+
 export interface Log {
   error(message: string, detail?: unknown): void;
 }
 
+// Written like the ops log (line_writer.ts): under systemd stderr is the same pipe as stdout, and
+// a flood of errors any client can cause (mail refused past its limit) stopped the server when
+// the reader stalled.
+const stderr = new LineWriter(Deno.stderr, (n) => `[shelf] ${n} error lines dropped`);
+
 /** stderr, with only an error's message: stacks and request details may carry secrets. */
 export const consoleLog: Log = {
   error(message, detail) {
-    console.error(`[shelf] ${message}`, detail instanceof Error ? detail.message : detail ?? "");
+    const what = detail instanceof Error ? detail.message : detail ?? "";
+    let text: string;
+    try {
+      text = typeof what === "string" ? what : JSON.stringify(what);
+    } catch {
+      text = String(what);
+    }
+    stderr.line(`[shelf] ${message} ${text}`.trimEnd());
   },
 };
+
+/** Waits up to `ms` for the error lines so far to reach stderr (before exit). */
+export function flushErrorLog(ms = 1_000): Promise<void> {
+  return stderr.settle(ms);
+}
