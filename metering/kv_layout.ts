@@ -77,6 +77,11 @@ export const KV = {
    * 15-minute window, counted instead of the email's (sign_in_devices.ts), with expireIn.
    */
   deviceSignins: (tokenHash: string): Deno.KvKey => ["device_signins", tokenHash],
+  /**
+   * SHA-256 of a session token → { count, since }: password checks of that signed-in session (a
+   * password change) in the current 15-minute window, with expireIn.
+   */
+  sessionPasswordChecks: (tokenHash: string): Deno.KvKey => ["session_password_checks", tokenHash],
   /** SHA-256 of a lower-cased email → { count, since }: new devices given it in the last day. */
   deviceGrants: (emailHash: string): Deno.KvKey => ["device_grants", emailHash],
   /**

@@ -16,18 +16,28 @@ export const DEVICE_MS = 90 * 24 * 3600 * 1000;
 interface DeviceEntry {
   /** SHA-256 of the lower-cased email the device signed in to. */
   email: string;
+  /**
+   * The password epoch it signed in under: a password change or reset forgets every device, so
+   * that someone who once knew the password cannot keep tokens that each bring 10 guesses at the
+   * new one while the email is locked for everyone else.
+   */
+  epoch?: number;
 }
 
-/** The digest of `token` when it names a device known for `email`, else null. */
+/**
+ * The digest of `token` when it names a device known for `email` under the password of `epoch`,
+ * else null.
+ */
 export async function knownDevice(
   kv: Deno.Kv,
   token: string | undefined,
   email: string,
+  epoch: number,
 ): Promise<string | null> {
   if (!token || !/^[0-9a-f]{64}$/.test(token)) return null;
   const digest = hashKey(token);
-  const entry = await kv.get<DeviceEntry>(KV.signinDevice(digest));
-  return entry.value?.email === hashKey(email) ? digest : null;
+  const entry = (await kv.get<DeviceEntry>(KV.signinDevice(digest))).value;
+  return entry?.email === hashKey(email) && (entry.epoch ?? 0) === epoch ? digest : null;
 }
 
 /**
@@ -46,14 +56,14 @@ export async function rememberDevice(
   email: string,
   token: string | null,
   now: number,
+  epoch: number,
 ): Promise<string | null> {
   if (token === null) {
     const window = windowOf(email, KV.deviceGrants, NEW_DEVICES_PER_DAY);
     if (await reserveSlots(kv, [window], 24 * 3600 * 1000, now)) return null;
   }
   const kept = token ?? randomHex(32);
-  await kv.set(KV.signinDevice(hashKey(kept)), { email: hashKey(email) } satisfies DeviceEntry, {
-    expireIn: DEVICE_MS,
-  });
+  const entry: DeviceEntry = { email: hashKey(email), epoch };
+  await kv.set(KV.signinDevice(hashKey(kept)), entry, { expireIn: DEVICE_MS });
   return kept;
 }

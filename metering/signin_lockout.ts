@@ -32,9 +32,28 @@ export async function reserveAttempt(
   const own = device === null
     ? windowOf(email, KV.signinAttempts, SIGNIN_LIMIT)
     : { key: KV.deviceSignins(device), limit: SIGNIN_LIMIT };
-  const byClient = clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
+  // A known device names one email, whose password it knew: the client limits, which keep one
+  // client from trying passwords on many emails, would only let a neighbour behind the same
+  // address or /48 lock its owner out.
+  const byClient = device === null
+    ? clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT)
+    : [];
   const refused = await reserveSlots(kv, [...byClient, own], SIGNIN_WINDOW_MS, now);
   return refused === null ? "ok" : refused === own ? "email" : "client";
+}
+
+/**
+ * A password check of a signed-in session (changing the password): counted in the session's own
+ * window, not the email's, which anyone who knows the address can fill and so kept the owner from
+ * changing the password while guessers locked the email. True when a slot was taken.
+ */
+export async function reserveSessionAttempt(
+  kv: Deno.Kv,
+  sessionToken: string,
+  now: number,
+): Promise<boolean> {
+  const own = windowOf(sessionToken, KV.sessionPasswordChecks, SIGNIN_LIMIT);
+  return (await reserveSlots(kv, [own], SIGNIN_WINDOW_MS, now)) === null;
 }
 
 /**

@@ -803,3 +803,40 @@ Deno.test("an email is given at most NEW_DEVICES_PER_DAY new devices a day; sign
   assert.equal((await signIn(past, email)).status, 303, "signed in all the same");
   assert.ok(!past.jar.has("shelf_device"), "without a new device");
 });
+
+Deno.test("a signed-in owner changes the password while guessers keep the email locked; the change forgets every device", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "changer@example.com";
+  await signUpOpen(browser(s.url), email);
+  const owner = browser(s.url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  const other = browser(s.url); // another browser of the owner's, known as a device too
+  assert.equal((await signIn(other, email)).status, 303);
+  await signOut(other);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(browser(s.url), email, "wrong password!")).status, 401);
+  }
+  assert.equal((await signIn(browser(s.url), email)).status, 429, "the email is locked");
+  const page = await owner.send("/dashboard/password");
+  const changed = await owner.send("/dashboard/password", {
+    form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" },
+  });
+  assert.equal(changed.status, 303, "the lockout of the email does not stop its signed-in owner");
+  // A device known under the old password is not one any more: it gets no attempts of its own.
+  assert.equal((await signIn(other, email, "a brand new password")).status, 429);
+});
+
+Deno.test("a known browser signs in though its network has used up its sign-in attempts", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "neighbour@example.com";
+  await signUpOpen(browser(s.url), email);
+  const owner = browser(s.url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  await signOut(owner);
+  // A neighbour on the same address tries passwords on many emails until the address is refused.
+  for (let i = 0; i < CLIENT_SIGNIN_LIMIT; i++) {
+    await signIn(browser(s.url), `nobody${i}@example.com`, "wrong password!");
+  }
+  assert.equal((await signIn(browser(s.url), email)).status, 429, "the address is refused");
+  assert.equal((await signIn(owner, email)).status, 303, "the owner's browser is not");
+});

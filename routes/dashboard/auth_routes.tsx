@@ -21,11 +21,15 @@ import {
   verifyPassword,
 } from "../../metering/passwords.ts";
 import { createSession, deleteSession } from "../../metering/sessions.ts";
-import { clearAttempts, reserveAttempt } from "../../metering/signin_lockout.ts";
+import {
+  clearAttempts,
+  reserveAttempt,
+  reserveSessionAttempt,
+} from "../../metering/signin_lockout.ts";
 import { knownDevice, rememberDevice } from "../../metering/sign_in_devices.ts";
 import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { reserveSignup } from "../../metering/signup_limit.ts";
-import { type Client, NO_CLIENT } from "../../metering/window_slots.ts";
+import type { Client } from "../../metering/window_slots.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
@@ -137,8 +141,11 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     if (!email) return wrong();
     // The attempt takes its slot before the password is checked, so a burst cannot outrun the count.
     const client = clientAddress(c, deps.trustProxy);
+    const id = await accounts.idByEmail(email);
+    const credential = id ? await readCredential(kv, id) : null;
     const deviceToken = deviceCookie(c, deps);
-    const device = await knownDevice(kv, deviceToken, email);
+    const epoch = credential?.epoch ?? 0;
+    const device = await knownDevice(kv, deviceToken, email, epoch);
     const slot = await reserveAttempt(kv, email, client, clock.now(), device);
     if (slot !== "ok") {
       const error = slot === "email"
@@ -146,8 +153,6 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
         : "Too many sign-in attempts from your network. Wait 15 minutes and try again.";
       return c.html(<SignInPage csrf={form(c)} email={email} error={error} />, 429);
     }
-    const id = await accounts.idByEmail(email);
-    const credential = id ? await readCredential(kv, id) : null;
     let ok: boolean;
     try {
       ok = await verifyPassword(password, credential, client);
@@ -157,7 +162,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     }
     if (!ok || !id || !credential) return wrong();
     await clearAttempts(kv, email, device);
-    const kept = await rememberDevice(kv, email, device ? deviceToken! : null, clock.now());
+    const kept = await rememberDevice(kv, email, device ? deviceToken! : null, clock.now(), epoch);
     if (kept) setDeviceCookie(c, deps, kept);
     return await startSession(c, id, credential.epoch ?? 0);
   });
@@ -334,8 +339,8 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
         c.html(<PasswordPage viewer={s.viewer} error={error} />, status);
       const problem = passwordProblem(password);
       if (problem) return again(problem, 422);
-      // Signed in already: only the account's own count applies.
-      if ((await reserveAttempt(kv, s.account.email, NO_CLIENT, clock.now())) !== "ok") {
+      // Signed in already: only this session's own count applies.
+      if (!(await reserveSessionAttempt(kv, s.token, clock.now()))) {
         return again("Too many failed attempts. Wait 15 minutes and try again.", 429);
       }
       const stored = await kv.get<Credential>(KV.credential(s.account.id));
@@ -350,7 +355,6 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
         const r = await kv.atomic().check(stored).set(KV.credential(s.account.id), credential)
           .commit();
         if (!r.ok) return again("The password changed meanwhile. Sign in again.", 409);
-        await clearAttempts(kv, s.account.email);
         await deleteSession(kv, s.token);
         // Every other browser is signed out by the new epoch; this one gets a fresh session.
         return await startSession(
