@@ -2,6 +2,7 @@
  * Accounts and keys as the admin API, the CLI and the dashboard change them. Every change goes
  * through transact(), so it is atomic with the metering of calls on the same record.
  */
+import { cleanText } from "../parsers/control_chars.ts";
 import { KV } from "./kv_layout.ts";
 import type { Clock } from "./clock.ts";
 import type { Plans } from "./plans.ts";
@@ -89,7 +90,9 @@ export function keyOptions(
   if (opts.name !== undefined && typeof opts.name !== "string") {
     throw new AccountError(422, "invalid_name", "name must be a string");
   }
-  return { mode, name: (opts.name ?? "").slice(0, 80) };
+  // Shown in the dashboard and printed by the CLI to the operator's terminal: no control
+  // characters (DEL and C1 ones such as U+009B, a terminal's CSI, included).
+  return { mode, name: cleanText(cleanText(opts.name ?? "").slice(0, 80)) };
 }
 
 export class Accounts {

@@ -121,6 +121,13 @@ Deno.test("admin API refuses bad input with clear errors", async () => {
   assert.equal(plain.status, 201);
   const named = await admin(s, "POST", `/admin/accounts/${plain.body.id}/keys`, { name: { a: 1 } });
   assert.equal(named.status, 422, "a key name must be text");
+  // A key name reaches the dashboard and the operator's terminal (the CLI prints it): no control
+  // characters, not even DEL or a C1 CSI; a lone surrogate becomes U+FFFD.
+  const ctl = await admin(s, "POST", `/admin/accounts/${plain.body.id}/keys`, {
+    name: "ci\x1b[2J\x7f\x9b31m\ud800 key",
+  });
+  assert.equal(ctl.status, 201);
+  assert.equal(ctl.body.name, "ci[2J31m\ufffd key");
   const bad = await fetch(s.url + "/admin/accounts", {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}` },

@@ -134,6 +134,12 @@ Deno.test("the displayed location is read near its id: a page of decoys costs li
   // (as before) reads 60,000 × 1.7 MB.
   const decoys = '<b id="glow-ingress-line2">x'.repeat(60_000);
   assert.equal(displayedLocation(decoys), null);
+  // Cut at 120 characters between the halves of an emoji: no lone surrogate is left.
+  const split = displayedLocation(
+    `<span id="glow-ingress-line2">${"x".repeat(119)}\u{1F600}</span>`,
+  )!;
+  assert.ok(split.isWellFormed());
+  assert.equal(split.length, 120);
 });
 
 Deno.test("with the operator's session configured, a postcode runs on a session of its own: clients' postcodes do not move each other", async () => {
