@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { displayedLocation } from "../upstream/delivery_location.ts";
+import { displayedLocation, locationMatches } from "../upstream/delivery_location.ts";
 import { REFUSED_POSTCODES_PER_OWNER } from "../upstream/browser_transport.ts";
 
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
@@ -104,6 +104,53 @@ Deno.test("an account whose new postcodes the marketplace keeps refusing gets no
   const r = await rig.server.get("/v1/products/details?asin=B07H57DNVV&zip=94105", other.key);
   assert.equal(r.status, 200);
   await r.body?.cancel();
+});
+
+Deno.test("postcodes written without their space, and a ZIP+4, match the location the marketplace shows", () => {
+  assert.ok(locationMatches("London SW1A 1", "SW1A1AA"));
+  assert.ok(locationMatches("London SW1A 1", "SW1A 1AA"));
+  assert.ok(locationMatches("Manchester M1 1", "M11AE"));
+  assert.ok(locationMatches("Toronto M5V", "M5V3L9"));
+  assert.ok(locationMatches("New York 10001", "10001-1234"));
+  assert.ok(!locationMatches("London SW1A 1", "EC1A1BB"));
+  assert.ok(!locationMatches("New York 10001", "10002-1234"));
+});
+
+Deno.test("a postcode the marketplace accepts but then shows another location for is remembered and counted as refused", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  rig.fake.shownLocation = "Mill Valley 94941"; // whatever postcode is asked for
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  const first = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(first.status, 502);
+  assert.equal(flows(), 1);
+  const again = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(again.status, 502);
+  assert.equal(flows(), 1, "remembered: no second flow");
+  for (let i = 1; i < REFUSED_POSTCODES_PER_OWNER; i++) {
+    await rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${90000 + i}`);
+  }
+  assert.equal(flows(), REFUSED_POSTCODES_PER_OWNER);
+  const past = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601");
+  assert.equal(past.status, 502);
+  assert.equal(flows(), REFUSED_POSTCODES_PER_OWNER, "counted: no flow past the budget");
+});
+
+Deno.test("a burst of new postcodes runs at most the budget's location flows", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  const zips = Array.from({ length: 30 }, (_, i) => String(70000 + i));
+  for (const zip of zips) rig.fake.refusedZips.add(zip);
+  const answers = await Promise.all(
+    zips.map((zip) => rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`)),
+  );
+  for (const r of answers) {
+    assert.ok(r.status === 502 || r.status === 429, `${r.status}`); // 429: the key's rate
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  assert.ok(answers.filter((r) => r.status === 502).length > REFUSED_POSTCODES_PER_OWNER);
+  const flows = rig.fake.requests.filter((q) => q.method === "POST").length;
+  assert.ok(flows <= REFUSED_POSTCODES_PER_OWNER, `${flows} flows`);
 });
 
 Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {

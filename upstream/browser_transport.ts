@@ -121,6 +121,8 @@ export class BrowserTransport implements Transport {
   private readonly nextProxy = new Map<string, number>();
   /** Per account: when the marketplace refused its postcodes, oldest first (a bounded few). */
   private readonly refusalsByOwner = new Map<string, number[]>();
+  /** Per account: location flows under way for postcodes it had no session for. */
+  private readonly flowsRunning = new Map<string, number>();
   private readonly flights = new SingleFlight<UpstreamResponse>();
   /**
    * Postcodes a marketplace refused (by session key), until when they are answered so without
@@ -171,18 +173,9 @@ export class BrowserTransport implements Transport {
       if (until !== undefined && until > Date.now()) {
         return Promise.reject(new PostcodeRefused(req.zip));
       }
-      const refused = this.#recentRefusals(req.owner ?? "");
-      if (refused.length >= REFUSED_POSTCODES_PER_OWNER && !this.sessions.get(key)?.located) {
-        const seconds = Math.ceil((refused[0] + REFUSED_POSTCODE_MS - Date.now()) / 1000);
-        return Promise.reject(
-          new ApiError(
-            502,
-            "upstream_error",
-            `The marketplace refused this account's last ${refused.length} new postcodes; ` +
-              `another new one is tried in ${seconds} s.`,
-            { "Retry-After": String(Math.max(1, seconds)) },
-          ),
-        );
+      if (!this.sessions.get(key)?.located) {
+        const refusal = this.#postcodeBudgetSpent(req.owner ?? "");
+        if (refusal) return Promise.reject(refusal);
       }
     }
     // Shared by one owner's identical requests only: a shared request waits in its first asker's
@@ -287,7 +280,7 @@ export class BrowserTransport implements Transport {
       const session = this.session(req.marketplace, req.zip);
       try {
         if (signal.aborted) throw signal.reason;
-        if (req.zip) await untilAborted(this.locate(session), signal);
+        if (req.zip) await this.#located(req, session, signal);
         let res = await this.get(session, req.url, signal);
         // One reading of each answer tells a block page, an interstitial and the shown postcode
         // apart: the request's own (on a page worker when there are some, parsed for the
@@ -417,6 +410,29 @@ export class BrowserTransport implements Transport {
     setBounded(this.nextProxy, s.key, next, this.o.maxSessions);
   }
 
+  /**
+   * The refusal of a location flow for a new postcode of `owner`, or null when it may run one:
+   * its refusals within REFUSED_POSTCODE_MS and its flows under way (a burst of calls all passed
+   * a count of refusals alone) may not reach REFUSED_POSTCODES_PER_OWNER.
+   */
+  #postcodeBudgetSpent(owner: string): ApiError | null {
+    const refused = this.#recentRefusals(owner);
+    const running = this.flowsRunning.get(owner) ?? 0;
+    if (refused.length + running < REFUSED_POSTCODES_PER_OWNER) return null;
+    const seconds = refused.length
+      ? Math.ceil((refused[0] + REFUSED_POSTCODE_MS - Date.now()) / 1000)
+      : 1;
+    return new ApiError(
+      502,
+      "upstream_error",
+      refused.length >= REFUSED_POSTCODES_PER_OWNER
+        ? `The marketplace refused this account's last ${refused.length} new postcodes; ` +
+          `another new one is tried in ${seconds} s.`
+        : `This account has ${running} new postcodes being located; another is tried once they are done.`,
+      { "Retry-After": String(Math.max(1, seconds)) },
+    );
+  }
+
   /** The account's postcode refusals still within REFUSED_POSTCODE_MS, oldest first. */
   #recentRefusals(owner: string): number[] {
     const since = Date.now() - REFUSED_POSTCODE_MS;
@@ -429,6 +445,25 @@ export class BrowserTransport implements Transport {
   #noteRefusal(owner: string): void {
     const times = [...this.#recentRefusals(owner), Date.now()].slice(-REFUSED_POSTCODES_PER_OWNER);
     setBounded(this.refusalsByOwner, owner, times, 10_000);
+  }
+
+  /**
+   * Waits for the session's location, starting the flow when it has none, within the owner's
+   * budget of new postcodes (checked again here: calls that arrived together all passed fetch()).
+   */
+  async #located(req: UpstreamRequest, s: Session, signal: AbortSignal): Promise<void> {
+    if (s.located) return await untilAborted(s.located, signal);
+    const owner = req.owner ?? "";
+    const spent = this.#postcodeBudgetSpent(owner);
+    if (spent) throw spent;
+    this.flowsRunning.set(owner, (this.flowsRunning.get(owner) ?? 0) + 1);
+    try {
+      await untilAborted(this.locate(s), signal);
+    } finally {
+      const left = (this.flowsRunning.get(owner) ?? 1) - 1;
+      if (left > 0) this.flowsRunning.set(owner, left);
+      else this.flowsRunning.delete(owner);
+    }
   }
 
   private locate(s: Session): Promise<void> {

@@ -61,8 +61,13 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   const after = await send(homeUrl(code), {});
   const shown = displayedLocation(decodeHtml(after.body, after.headers.get("content-type")));
   if (shown === null || !locationMatches(shown, zip)) {
-    throw mismatch(
-      `The marketplace shows delivery to '${shown ?? "(nothing)"}' instead of postcode '${zip}'.`,
+    // Right after the change, so not a location moved since: the postcode is as good as refused.
+    // A plain mismatch was neither remembered nor counted, and each call ran the flow again.
+    throw new PostcodeRefused(
+      zip,
+      `Delivery location mismatch: The marketplace shows delivery to '${
+        shown ?? "(nothing)"
+      }' instead of postcode '${zip}'.`,
     );
   }
 }
@@ -101,9 +106,17 @@ const MAX_LOCATION_CHARS = 120;
 export function locationMatches(shown: string, zip: string): boolean {
   const norm = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "");
   const displayed = norm(shown);
-  if (displayed.includes(norm(zip))) return true;
+  const given = norm(zip);
+  if (displayed.includes(given)) return true;
   const outward = zip.trim().split(/\s+/);
-  return outward.length > 1 && norm(outward[0]).length >= 2 && displayed.includes(norm(outward[0]));
+  if (outward.length > 1 && norm(outward[0]).length >= 2) {
+    return displayed.includes(norm(outward[0]));
+  }
+  // Written without its space: a UK postcode's inward part is its last three characters, a
+  // Canadian one's outward part its first three; a US ZIP+4 is shown as its five digits.
+  const part = /^([A-Z]{1,2}\d[A-Z\d]?)\d[A-Z]{2}$/.exec(given)?.[1] ??
+    /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ?? /^(\d{5})\d{4}$/.exec(given)?.[1];
+  return part !== undefined && displayed.includes(part);
 }
 
 export function mismatch(message: string): ApiError {
@@ -111,13 +124,18 @@ export function mismatch(message: string): ApiError {
 }
 
 /** The marketplace's address change refused the postcode: the same answer for a while after. */
+/**
+ * The marketplace would not deliver to the postcode: its address change refused it, or accepted
+ * it and then showed another location (taken alike: asking again runs the same flow to the same
+ * end).
+ */
 export class PostcodeRefused extends ApiError {
-  constructor(zip: string) {
-    super(
-      502,
-      "upstream_error",
+  constructor(
+    zip: string,
+    message =
       `Delivery location mismatch: The marketplace did not accept the delivery postcode '${zip}'.`,
-    );
+  ) {
+    super(502, "upstream_error", message);
   }
 }
 
