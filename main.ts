@@ -142,6 +142,7 @@ async function main(): Promise<void> {
     await Promise.all([server.shutdown(), deps.watches.stop()]);
     clearTimeout(giveUp);
     await deps.delivery?.stop();
+    await deps.meter.settleRefunds();
     clearTimeout(hardStop);
     pages.close();
     kv.close();

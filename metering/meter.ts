@@ -72,6 +72,15 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** A refund the store would not take, tried again in the background (Meter.refundSurely). */
+interface DeferredRefund {
+  apply: () => Promise<void>;
+  /** "refund of N credit(s) to acc_… (period …, key …)", for the log. */
+  what: string;
+  log: (message: string, e?: unknown) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 const MAX_BATCH = 512;
 /** Account records kept between rounds; past this many the least recently used is dropped. */
 const MAX_CACHED_ACCOUNTS = 20_000;
@@ -88,7 +97,7 @@ export class Meter {
   readonly #cache = new Map<string, Versioned>();
   readonly #queues = new Map<string, Pending[]>();
   readonly #group: GroupCommit;
-  #deferredRefunds = 0;
+  readonly #deferred = new Set<DeferredRefund>();
   /** Told after a commit that wrote usage alerts, so a delivery loop can send them at once. */
   onAlert: (alerts: Alert[]) => void = () => {};
 
@@ -145,10 +154,10 @@ export class Meter {
 
   /**
    * refund(), and when the store will not take it now (it refused writes for seconds), again in
-   * the background: after 1 s, doubling up to 5 minutes, for up to REFUND_RETRY_MS. A failed
-   * call was answered as free, so its refund must land once the store takes writes again; only a
-   * process that ends first loses it. `log` hears of each refund put off and of one given up.
-   * True when the refund landed now.
+   * the background: after 1 s, doubling up to 5 minutes, for up to REFUND_RETRY_MS, and once more
+   * at a stop (settleRefunds). A failed call was answered as free, so its refund must land once
+   * the store takes writes again; only a process killed first loses it. `log` hears of each refund
+   * put off and of one given up, with what it would have given back. True when it landed now.
    */
   async refundSurely(
     accountId: string,
@@ -158,32 +167,55 @@ export class Meter {
     log: (message: string, e?: unknown) => void,
     at?: number,
   ): Promise<boolean> {
+    const apply = () => this.refund(accountId, periodStart, amount, tag, at);
     try {
-      await this.refund(accountId, periodStart, amount, tag, at);
+      await apply();
       return true;
     } catch (e) {
-      if (this.#deferredRefunds >= MAX_DEFERRED_REFUNDS) {
-        log(`refund of ${amount} credit(s) to ${accountId} failed, and too many wait`, e);
+      const what = `refund of ${amount} credit(s) to ${accountId} (period ${
+        new Date(periodStart).toISOString()
+      }${tag ? `, key ${tag.keyId}` : ""})`;
+      if (this.#deferred.size >= MAX_DEFERRED_REFUNDS) {
+        log(`${what} failed, and too many wait: not applied`, e);
         return false;
       }
-      log(`refund of ${amount} credit(s) to ${accountId} failed; it is tried again`, e);
-      this.#deferredRefunds++;
+      log(`${what} failed; it is tried again`, e);
       const started = Date.now();
-      const retry = (delayMs: number) =>
-        setTimeout(async () => {
+      const entry: DeferredRefund = { apply, what, log };
+      this.#deferred.add(entry);
+      const retry = (delayMs: number) => {
+        entry.timer = setTimeout(async () => {
           try {
-            await this.refund(accountId, periodStart, amount, tag, at);
-            this.#deferredRefunds--;
+            await apply();
+            this.#deferred.delete(entry);
           } catch (again) {
             if (Date.now() - started + delayMs > REFUND_RETRY_MS) {
-              this.#deferredRefunds--;
-              log(`refund of ${amount} credit(s) to ${accountId} given up`, again);
+              this.#deferred.delete(entry);
+              log(`${what} given up: not applied`, again);
             } else retry(Math.min(delayMs * 2, 300_000));
           }
         }, delayMs);
+      };
       retry(1_000);
       return false;
     }
+  }
+
+  /**
+   * At a stop: tries every refund still put off once more, and names each that does not land in
+   * the log, so that the operator can give it back by hand; a stop used to drop them unsaid.
+   */
+  async settleRefunds(): Promise<void> {
+    const waiting = [...this.#deferred];
+    this.#deferred.clear();
+    await Promise.all(waiting.map(async (entry) => {
+      clearTimeout(entry.timer);
+      try {
+        await entry.apply();
+      } catch (e) {
+        entry.log(`${entry.what} not applied before the stop`, e);
+      }
+    }));
   }
 
   /** Drops the cached record (the admin API changed it in this process). */

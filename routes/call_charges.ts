@@ -37,24 +37,29 @@ export class CallCharges {
 
   /**
    * Gives back the last `n` credits charged after admission (a search's pages that failed), the
-   * call's own credit never; how many were given back, or put off to land later (refundSurely).
+   * call's own credit never; how many landed now (the rest are put off: refundSurely).
    */
   async refundLast(n: number): Promise<number> {
     let given = 0;
+    let landed = 0;
     while (given < n && this.#parts.length > 1) {
       const last = this.#parts.at(-1)!;
       const credits = Math.min(last.credits, n - given);
-      await this.#refund({ ...last, credits });
+      if (await this.#refund({ ...last, credits })) landed += credits;
       last.credits -= credits;
       if (last.credits === 0) this.#parts.pop();
       given += credits;
     }
-    return given;
+    return landed;
   }
 
-  /** Gives back every credit charged (the call failed). */
-  async refundAll(): Promise<void> {
-    for (const part of this.#parts.splice(0)) await this.#refund(part);
+  /** Gives back every credit charged (the call failed); how many landed now. */
+  async refundAll(): Promise<number> {
+    let landed = 0;
+    for (const part of this.#parts.splice(0)) {
+      if (await this.#refund(part)) landed += part.credits;
+    }
+    return landed;
   }
 
   #refund(p: Part): Promise<boolean> {

@@ -125,10 +125,11 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       if (age !== undefined) headers["age"] = String(age);
       return textWithRequestId(c, json, headers);
     } catch (e) {
-      const charged = charges.total;
-      await charges.refundAll();
+      // What the headers say is left counts only the refunds that landed; the call's cost is 0
+      // all the same, as one put off lands later (Meter.refundSurely).
+      const landed = await charges.refundAll();
       const refunded: Snapshot | null = snapshot &&
-        { ...snapshot, remaining: snapshot.remaining + charged };
+        { ...snapshot, remaining: snapshot.remaining + landed };
       const err = deps.stopping.aborted
         ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", {
           "Retry-After": "1",

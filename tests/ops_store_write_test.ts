@@ -10,6 +10,11 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { startServer } from "./test_server.ts";
 import { ApiError } from "../core/api_error.ts";
+import { Accounts } from "../metering/accounts.ts";
+import { Meter } from "../metering/meter.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { systemClock } from "../metering/clock.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 Deno.test("a store that refuses writes: 503 unavailable, logged, nothing charged; served again once it writes", async () => {
   await using s = await startServer();
@@ -53,10 +58,67 @@ Deno.test("the refund of a failed call that the store would not take lands once 
   }
   assert.equal(failed.status, 502);
   assert.equal(failed.headers.get("x-credits-cost"), "0");
+  // Not landed yet: what is left says so (the call's cost is 0 all the same, as it lands later).
+  const plan = builtinPlans().get("starter")!;
+  assert.equal(failed.headers.get("x-credits-remaining"), String(plan.credits - 1));
   await failed.body?.cancel();
   assert.ok(s.errors.some((e) => e.includes("it is tried again")), s.errors.join("\n"));
   for (let i = 0; i < 50 && (await s.accounts.get(id)).used !== 0; i++) {
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal((await s.accounts.get(id)).used, 0, "the failed call is not charged in the end");
+});
+
+Deno.test("a stop tries every refund still put off once more, and names in the log each that does not land", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(path);
+  try {
+    const plans = builtinPlans();
+    const accounts = new Accounts(kv, plans, systemClock);
+    const meter = new Meter(kv, plans, systemClock);
+    const lines: string[] = [];
+    const log = (m: string) => void lines.push(m);
+    const refuse = async (ids: string[]) => {
+      const lock = new DatabaseSync(path);
+      lock.exec("BEGIN EXCLUSIVE");
+      try {
+        for (const id of ids) {
+          assert.equal(
+            await meter.refundSurely(id, (await accounts.get(id)).period_start, 1, undefined, log),
+            false,
+          );
+        }
+      } finally {
+        lock.exec("ROLLBACK");
+        lock.close();
+      }
+    };
+    const a = await accounts.create("settle-a@example.com", "starter");
+    const b = await accounts.create("settle-b@example.com", "starter");
+    const { key: ka } = await accounts.createKey(a.id);
+    const { key: kb } = await accounts.createKey(b.id);
+    for (const [id, k] of [[a.id, ka.id], [b.id, kb.id]]) {
+      await meter.call(id, k, { group: "products", cost: 1, valid: true });
+    }
+    await refuse([a.id]); // put off; the store takes writes again before the stop
+    await meter.settleRefunds();
+    assert.equal((await accounts.get(a.id)).used, 0, "landed at the stop, not an hour later");
+    await refuse([b.id]);
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE"); // the store still refuses at the stop
+    try {
+      await meter.settleRefunds();
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
+    assert.equal((await accounts.get(b.id)).used, 1);
+    assert.ok(
+      lines.some((l) => l.includes(b.id) && l.includes("not applied before the stop")),
+      lines.join("\n"),
+    );
+  } finally {
+    kv.close();
+    await removeKvFiles(path);
+  }
 });
