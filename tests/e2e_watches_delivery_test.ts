@@ -14,6 +14,7 @@ import { fixture } from "./fixture.ts";
 import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
 import type { WatchView } from "../schemas/watches.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { createWatch, newWatch, type Watch } from "../watches/store.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -248,4 +249,53 @@ Deno.test("watch refresh: a watch deleted while its page is being fetched is cha
   const usage = await rig.call("/v1/usage");
   assert.equal(usage.body.requests_used, 1, "the fetch made for the watch is paid for");
   assert.equal(hook.got.length, 0);
+});
+
+Deno.test("a watch made under a lower WATCH_MIN_SECONDS refreshes no more often than the minimum set now", async () => {
+  await using rig = await startRig({ watches: { ...FAST, minSeconds: 3_600 } });
+  rig.fake.page(DP, PAGE);
+  await using hook = receiver();
+  // Made when the minimum was 1 s (a store carried over from before the operator raised it).
+  const keyId = (await rig.server.accounts.listKeys(rig.accountId))[0].id;
+  const watch = newWatch({
+    account_id: rig.accountId,
+    key_id: keyId,
+    asin: "B07H57DNVV",
+    marketplace: "US",
+    zip: null,
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["price"],
+  }, Date.now());
+  assert.ok(await createWatch(rig.server.kv, watch, 100));
+  await until(
+    "the first refresh",
+    async () => (await watchOf(rig, watch.id))?.refreshes || undefined,
+  );
+  await new Promise((r) => setTimeout(r, 2_500));
+  assert.equal((await watchOf(rig, watch.id))?.refreshes, 1, "once an hour, not once a second");
+  assert.equal(rig.fake.pageRequests("/dp/"), 1);
+});
+
+Deno.test("a refresh deferred for the key's rate waits twice as long each time, not 2 s without end", async () => {
+  await using rig = await startRig({
+    plan: "free", // one call a second
+    watches: { ...FAST, scheduler: { pollMs: 20, rateRetryMs: 100 } },
+  });
+  rig.fake.page(DP, PAGE);
+  await using hook = receiver();
+  const watch = await create(rig, hook.url);
+  const stored = async () => (await rig.server.kv.get<Watch>(KV.watch(watch.id))).value!;
+  await until("the first refresh", async () => (await stored()).refreshes || undefined);
+  // From now on the key's window is always full: one free call every 200 ms takes its slot.
+  const end = Date.now() + 3_000;
+  while (Date.now() < end) {
+    await (await fetch(`${rig.server.url}/v1/watches`, { headers: { "x-api-key": rig.key } }))
+      .body?.cancel();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const w = await stored();
+  // 100, 200, 400, 800 ms …: a handful of tries in 3 s, the next one well over 100 ms away.
+  assert.ok((w.rate_deferrals ?? 0) <= 6, `${w.rate_deferrals} deferrals`);
+  assert.ok(w.next_at - Date.now() > 300, `next try in ${w.next_at - Date.now()} ms`);
 });

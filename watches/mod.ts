@@ -42,7 +42,12 @@ export class Watches {
       resolve: opts.resolve,
     });
     this.scheduler = new WatchScheduler(
-      { ...deps, dataSource: opts.source ?? deps.dataSource, onEvent: () => this.delivery.wake() },
+      {
+        ...deps,
+        dataSource: opts.source ?? deps.dataSource,
+        onEvent: () => this.delivery.wake(),
+        minSeconds: this.minSeconds,
+      },
       opts.scheduler,
     );
   }

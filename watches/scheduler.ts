@@ -71,6 +71,11 @@ export interface SchedulerDeps {
   stopping: AbortSignal;
   /** Told when a refresh queued an event. */
   onEvent: () => void;
+  /**
+   * WATCH_MIN_SECONDS as set now: a watch made under a lower minimum refreshes no more often than
+   * this (raising it left existing watches refreshing, and charged, at their old pace).
+   */
+  minSeconds?: number;
 }
 
 export class WatchScheduler extends PollLoop {
@@ -133,14 +138,20 @@ export class WatchScheduler extends PollLoop {
       valid: true,
       endpoint: details.path,
     });
-    const every = w.every_seconds * 1000;
+    const every = Math.max(w.every_seconds, this.#d.minSeconds ?? 0) * 1000;
     if (admitted.outcome !== "admitted") {
       const rate = admitted.outcome === "rate_limited";
+      // A key kept at its rate (one free call a second is enough) deferred its account's watches
+      // by 2 s each time, uncharged and without end: each deferral now waits twice as long as
+      // the one before, up to the watch's own interval.
+      const deferrals = rate ? (w.rate_deferrals ?? 0) + 1 : 0;
+      const wait = rate ? Math.min(every, this.timing.rateRetryMs * 2 ** (deferrals - 1)) : every;
       await this.#finish(w, (c) => ({
         ...c,
         status: rate ? c.status : "paused",
         paused_reason: rate ? c.paused_reason : PAUSED[admitted.outcome] ?? admitted.outcome,
-        next_at: Date.now() + (rate ? this.timing.rateRetryMs : every),
+        rate_deferrals: deferrals,
+        next_at: Date.now() + wait,
       }));
       return;
     }
@@ -164,6 +175,7 @@ export class WatchScheduler extends PollLoop {
         status: "active",
         paused_reason: null,
         last_error: message,
+        rate_deferrals: 0,
         next_at: Date.now() + every,
       }));
       return;
@@ -203,6 +215,7 @@ export class WatchScheduler extends PollLoop {
         last_refresh_at: now,
         refreshes: c.refreshes + 1,
         last_error: null,
+        rate_deferrals: 0,
         next_at: now + every,
         pending,
         deliveries,

@@ -27,6 +27,8 @@ export interface Watch {
   next_at: number;
   status: "active" | "paused";
   paused_reason: string | null;
+  /** Refreshes in a row deferred for the key's rate window (each waits twice the one before). */
+  rate_deferrals?: number;
   last: WatchedValues | null;
   last_refresh_at: number | null;
   refreshes: number;
