@@ -21,6 +21,7 @@ import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
 import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
+import { setBounded } from "../core/bounded_map.ts";
 
 interface BodyError {
   loc: (string | number)[];
@@ -29,7 +30,18 @@ interface BodyError {
   input: unknown;
 }
 
+/**
+ * Lists an account may have built in one second, whatever its keys. Listing is free and takes
+ * only a slot of the key's window, and a full list runs to hundreds of KB (100 watches, their
+ * webhook URLs and latest delivery notes): one key at 100 lists a second held half a core building
+ * them, five keys of one account the whole machine, and another account's calls went from 2 ms to
+ * 300 ms (probe R). Counted in each process.
+ */
+export const LISTS_PER_SECOND = 10;
+
 export function watchRoutes(app: Hono, deps: Deps): void {
+  /** Per account: the second of its last list and how many it had in it (bounded). */
+  const listed = new Map<string, { sec: number; count: number }>();
   app.post("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
     const input = await readBody(c, deps.watches.minSeconds);
@@ -92,6 +104,18 @@ export function watchRoutes(app: Hono, deps: Deps): void {
 
   app.get("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
+    const sec = Math.floor(Date.now() / 1000);
+    const seen = listed.get(caller.accountId);
+    const count = seen?.sec === sec ? seen.count + 1 : 1;
+    if (count > LISTS_PER_SECOND) {
+      throw new ApiError(
+        429,
+        "rate_limited",
+        `An account may list its watches ${LISTS_PER_SECOND} times a second; wait and retry.`,
+        { ...caller.headers, "Retry-After": "1" },
+      );
+    }
+    setBounded(listed, caller.accountId, { sec, count }, 10_000);
     const watches = (await listWatches(deps.kv, caller.accountId)).map(watchView);
     return c.json({ count: watches.length, watches }, 200, caller.headers);
   });

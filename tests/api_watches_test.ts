@@ -14,6 +14,7 @@ import {
   webhookRefusal,
 } from "../watches/webhook_target.ts";
 import { routeLabel } from "../routes/access_log.ts";
+import { LISTS_PER_SECOND } from "../routes/watches.ts";
 import { createWatch } from "../watches/store.ts";
 import { hourlyWatch } from "./webhook_receiver.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
@@ -323,4 +324,29 @@ Deno.test("watch scheduler: when more watches are due than one pass takes, the n
   const stop = Date.now() + 3_000;
   while (s.source.calls < 45 && Date.now() < stop) await new Promise((r) => setTimeout(r, 20));
   assert.equal(s.source.calls, 45, "every due watch refreshed within 3 s");
+});
+
+Deno.test("watches API: an account lists its watches at most LISTS_PER_SECOND times a second, however many keys it uses", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { id, key } = await s.account("bulk");
+  const second = (await s.accounts.createKey(id)).value;
+  // Two keys, each far inside its own rate window: the account's lists are what is counted.
+  while (Date.now() % 1000 > 600) await new Promise((r) => setTimeout(r, 20)); // one second
+  const statuses = await Promise.all(
+    Array.from(
+      { length: 2 * LISTS_PER_SECOND },
+      (_, i) =>
+        s.get("/v1/watches", i % 2 ? key : second).then(async (r) => {
+          if (r.status === 429) {
+            assert.equal(r.headers.get("retry-after"), "1");
+            assert.equal((await r.json()).error.code, "rate_limited");
+          } else await r.body?.cancel();
+          return r.status;
+        }),
+    ),
+  );
+  assert.equal(statuses.filter((x) => x === 200).length, LISTS_PER_SECOND);
+  assert.equal(statuses.filter((x) => x === 429).length, LISTS_PER_SECOND);
+  const usage = await (await s.get("/v1/usage", key)).json();
+  assert.equal(usage.requests_used, 0, "uncharged");
 });
