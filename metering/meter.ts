@@ -79,6 +79,11 @@ interface DeferredRefund {
   what: string;
   log: (message: string, e?: unknown) => void;
   timer?: ReturnType<typeof setTimeout>;
+  /** The try under way, if any: a second one waits for it instead of applying again. */
+  trying: Promise<boolean> | null;
+  /** Landed, given up or settled at a stop: tried no more. */
+  done: boolean;
+  lastError?: unknown;
 }
 
 const MAX_BATCH = 512;
@@ -181,19 +186,17 @@ export class Meter {
       }
       log(`${what} failed; it is tried again`, e);
       const started = Date.now();
-      const entry: DeferredRefund = { apply, what, log };
+      const entry: DeferredRefund = { apply, what, log, trying: null, done: false };
       this.#deferred.add(entry);
       const retry = (delayMs: number) => {
         entry.timer = setTimeout(async () => {
-          try {
-            await apply();
+          const landed = await this.#tryDeferred(entry);
+          if (landed || entry.done) return;
+          if (Date.now() - started + delayMs > REFUND_RETRY_MS) {
+            entry.done = true;
             this.#deferred.delete(entry);
-          } catch (again) {
-            if (Date.now() - started + delayMs > REFUND_RETRY_MS) {
-              this.#deferred.delete(entry);
-              log(`${what} given up: not applied`, again);
-            } else retry(Math.min(delayMs * 2, 300_000));
-          }
+            log(`${what} given up: not applied`, entry.lastError);
+          } else retry(Math.min(delayMs * 2, 300_000));
         }, delayMs);
       };
       retry(1_000);
@@ -202,19 +205,36 @@ export class Meter {
   }
 
   /**
+   * One try of a put-off refund, never two at once: a stop's try and the background one both
+   * landing gave a refund twice. True when it has landed (now or by the try under way).
+   */
+  async #tryDeferred(entry: DeferredRefund): Promise<boolean> {
+    if (entry.done) return true;
+    entry.trying ??= entry.apply().then(
+      () => {
+        entry.done = true;
+        this.#deferred.delete(entry);
+        return true;
+      },
+      (e) => {
+        entry.lastError = e;
+        return false;
+      },
+    ).finally(() => (entry.trying = null));
+    return await entry.trying;
+  }
+
+  /**
    * At a stop: tries every refund still put off once more, and names each that does not land in
    * the log, so that the operator can give it back by hand; a stop used to drop them unsaid.
    */
   async settleRefunds(): Promise<void> {
-    const waiting = [...this.#deferred];
-    this.#deferred.clear();
-    await Promise.all(waiting.map(async (entry) => {
+    await Promise.all([...this.#deferred].map(async (entry) => {
       clearTimeout(entry.timer);
-      try {
-        await entry.apply();
-      } catch (e) {
-        entry.log(`${entry.what} not applied before the stop`, e);
-      }
+      if (await this.#tryDeferred(entry)) return;
+      entry.done = true; // no further background try
+      this.#deferred.delete(entry);
+      entry.log(`${entry.what} not applied before the stop`, entry.lastError);
     }));
   }
 

@@ -122,3 +122,38 @@ Deno.test("a stop tries every refund still put off once more, and names in the l
     await removeKvFiles(path);
   }
 });
+
+Deno.test("a stop's try of a put-off refund while its background try is under way gives it back once", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(path);
+  try {
+    const plans = builtinPlans();
+    const accounts = new Accounts(kv, plans, systemClock);
+    const meter = new Meter(kv, plans, systemClock);
+    const a = await accounts.create("once@example.com", "starter");
+    const { key } = await accounts.createKey(a.id);
+    for (let i = 0; i < 2; i++) {
+      await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+    }
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE");
+    let held = true;
+    try {
+      const period = (await accounts.get(a.id)).period_start;
+      assert.equal(await meter.refundSurely(a.id, period, 1, undefined, () => {}), false);
+      // The background try starts after 1 s and waits on the lock; the stop comes meanwhile.
+      await new Promise((r) => setTimeout(r, 1_300));
+      lock.exec("ROLLBACK");
+      held = false;
+      await meter.settleRefunds();
+    } finally {
+      if (held) lock.exec("ROLLBACK");
+      lock.close();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await accounts.get(a.id)).used, 1, "two charged, one given back, once");
+  } finally {
+    kv.close();
+    await removeKvFiles(path);
+  }
+});
