@@ -16,6 +16,25 @@ import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
+/** A meter and accounts on a KV file of their own, as `work` needs them; the file removed after. */
+async function onStoreFile(
+  work: (s: { path: string; accounts: Accounts; meter: Meter }) => Promise<void>,
+): Promise<void> {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(path);
+  try {
+    const plans = builtinPlans();
+    await work({
+      path,
+      accounts: new Accounts(kv, plans, systemClock),
+      meter: new Meter(kv, plans, systemClock),
+    });
+  } finally {
+    kv.close();
+    await removeKvFiles(path);
+  }
+}
+
 Deno.test("a store that refuses writes: 503 unavailable, logged, nothing charged; served again once it writes", async () => {
   await using s = await startServer();
   const { id, key } = await s.account("starter");
@@ -70,12 +89,7 @@ Deno.test("the refund of a failed call that the store would not take lands once 
 });
 
 Deno.test("a stop tries every refund still put off once more, and names in the log each that does not land", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const kv = await Deno.openKv(path);
-  try {
-    const plans = builtinPlans();
-    const accounts = new Accounts(kv, plans, systemClock);
-    const meter = new Meter(kv, plans, systemClock);
+  await onStoreFile(async ({ path, accounts, meter }) => {
     const lines: string[] = [];
     const log = (m: string) => void lines.push(m);
     const refuse = async (ids: string[]) => {
@@ -117,19 +131,11 @@ Deno.test("a stop tries every refund still put off once more, and names in the l
       lines.some((l) => l.includes(b.id) && l.includes("not applied before the stop")),
       lines.join("\n"),
     );
-  } finally {
-    kv.close();
-    await removeKvFiles(path);
-  }
+  });
 });
 
 Deno.test("a stop's try of a put-off refund while its background try is under way gives it back once", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const kv = await Deno.openKv(path);
-  try {
-    const plans = builtinPlans();
-    const accounts = new Accounts(kv, plans, systemClock);
-    const meter = new Meter(kv, plans, systemClock);
+  await onStoreFile(async ({ path, accounts, meter }) => {
     const a = await accounts.create("once@example.com", "starter");
     const { key } = await accounts.createKey(a.id);
     for (let i = 0; i < 2; i++) {
@@ -152,8 +158,5 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
     }
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await accounts.get(a.id)).used, 1, "two charged, one given back, once");
-  } finally {
-    kv.close();
-    await removeKvFiles(path);
-  }
+  });
 });
