@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { displayedLocation, locationMatches } from "../upstream/delivery_location.ts";
-import { REFUSED_POSTCODES_PER_OWNER } from "../upstream/browser_transport.ts";
+import {
+  NEW_POSTCODES_PER_OWNER,
+  REFUSED_POSTCODES_PER_OWNER,
+} from "../upstream/browser_transport.ts";
 
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
@@ -151,6 +154,38 @@ Deno.test("a burst of new postcodes runs at most the budget's location flows", a
   assert.ok(answers.filter((r) => r.status === 502).length > REFUSED_POSTCODES_PER_OWNER);
   const flows = rig.fake.requests.filter((q) => q.method === "POST").length;
   assert.ok(flows <= REFUSED_POSTCODES_PER_OWNER, `${flows} flows`);
+});
+
+Deno.test("one refused postcode asked for by many calls at once counts once against the account's budget", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  rig.fake.refusedZips.add("99999");
+  const answers = await Promise.all(
+    Array.from(
+      { length: 8 },
+      (_, i) => rig.call(`/v1/products/details?asin=B07H57DNV${i}&zip=99999`),
+    ),
+  );
+  for (const r of answers) assert.equal(r.status, 502);
+  // The account may still try another new postcode: the one mistake did not spend its budget.
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
+});
+
+Deno.test("accepted new postcodes count too: at most NEW_POSTCODES_PER_OWNER flows in 15 minutes", async () => {
+  await using rig = await startRig();
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  // Each call asks for a product the marketplace does not have: an uncharged 404 after the flow.
+  for (let i = 0; i < NEW_POSTCODES_PER_OWNER; i++) {
+    const r = await rig.call(`/v1/products/details?asin=B0NOPE0000&zip=${10_000 + i}`);
+    assert.equal(r.status, 404, `call ${i}: ${JSON.stringify(r.body)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
+  }
+  assert.equal(flows(), NEW_POSTCODES_PER_OWNER);
+  const past = await rig.call("/v1/products/details?asin=B0NOPE0000&zip=20000");
+  assert.equal(past.status, 502);
+  assert.match((past.body.error as { message: string }).message, /located 50 new postcodes/);
+  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
 });
 
 Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {

@@ -115,12 +115,20 @@ export const REFUSED_POSTCODE_MS = 15 * 60 * 1000;
  * upstream work for free without end.
  */
 export const REFUSED_POSTCODES_PER_OWNER = 10;
+/** New postcodes one account may have located within REFUSED_POSTCODE_MS, refused or not. */
+export const NEW_POSTCODES_PER_OWNER = 50;
+
+interface RecentPostcode {
+  zip: string;
+  at: number;
+  refused: boolean;
+}
 
 export class BrowserTransport implements Transport {
   private readonly sessions = new Map<string, Session>();
   private readonly nextProxy = new Map<string, number>();
-  /** Per account: when the marketplace refused its postcodes, oldest first (a bounded few). */
-  private readonly refusalsByOwner = new Map<string, number[]>();
+  /** Per account: the new postcodes it had located lately, oldest first (a bounded few). */
+  private readonly postcodesByOwner = new Map<string, RecentPostcode[]>();
   /** Per account: location flows under way for postcodes it had no session for. */
   private readonly flowsRunning = new Map<string, number>();
   private readonly flights = new SingleFlight<UpstreamResponse>();
@@ -327,7 +335,6 @@ export class BrowserTransport implements Transport {
         if (deadline.aborted && !req.signal?.aborted) throw this.timedOut();
         if (e instanceof ApiError) {
           this.failed(req, attempt, e.code, false);
-          if (e instanceof PostcodeRefused) this.#noteRefusal(req.owner ?? "");
           throw e;
         }
         if (e instanceof LocationBlocked) {
@@ -412,15 +419,20 @@ export class BrowserTransport implements Transport {
 
   /**
    * The refusal of a location flow for a new postcode of `owner`, or null when it may run one:
-   * its refusals within REFUSED_POSTCODE_MS and its flows under way (a burst of calls all passed
-   * a count of refusals alone) may not reach REFUSED_POSTCODES_PER_OWNER.
+   * within REFUSED_POSTCODE_MS, its refused postcodes and its flows under way (a burst of calls
+   * all passed a count of refusals alone) may not reach REFUSED_POSTCODES_PER_OWNER, nor its
+   * flows started NEW_POSTCODES_PER_OWNER: a flow for a postcode the marketplace accepts, on a
+   * call that then fails (an unknown product), was as free as a refused one.
    */
   #postcodeBudgetSpent(owner: string): ApiError | null {
-    const refused = this.#recentRefusals(owner);
+    const recent = this.#recentPostcodes(owner);
+    const refused = recent.filter((p) => p.refused);
     const running = this.flowsRunning.get(owner) ?? 0;
-    if (refused.length + running < REFUSED_POSTCODES_PER_OWNER) return null;
-    const seconds = refused.length
-      ? Math.ceil((refused[0] + REFUSED_POSTCODE_MS - Date.now()) / 1000)
+    const full = refused.length + running >= REFUSED_POSTCODES_PER_OWNER ||
+      recent.length >= NEW_POSTCODES_PER_OWNER;
+    if (!full) return null;
+    const seconds = recent.length
+      ? Math.ceil((recent[0].at + REFUSED_POSTCODE_MS - Date.now()) / 1000)
       : 1;
     return new ApiError(
       502,
@@ -428,41 +440,56 @@ export class BrowserTransport implements Transport {
       refused.length >= REFUSED_POSTCODES_PER_OWNER
         ? `The marketplace refused this account's last ${refused.length} new postcodes; ` +
           `another new one is tried in ${seconds} s.`
+        : recent.length >= NEW_POSTCODES_PER_OWNER
+        ? `This account located ${recent.length} new postcodes in the last 15 minutes; ` +
+          `another new one is tried in ${seconds} s.`
         : `This account has ${running} new postcodes being located; another is tried once they are done.`,
       { "Retry-After": String(Math.max(1, seconds)) },
     );
   }
 
-  /** The account's postcode refusals still within REFUSED_POSTCODE_MS, oldest first. */
-  #recentRefusals(owner: string): number[] {
+  /** The account's new postcodes located within REFUSED_POSTCODE_MS, oldest first. */
+  #recentPostcodes(owner: string): RecentPostcode[] {
     const since = Date.now() - REFUSED_POSTCODE_MS;
-    const kept = (this.refusalsByOwner.get(owner) ?? []).filter((t) => t > since);
-    if (kept.length) this.refusalsByOwner.set(owner, kept);
-    else this.refusalsByOwner.delete(owner);
+    const kept = (this.postcodesByOwner.get(owner) ?? []).filter((p) => p.at > since);
+    if (kept.length) this.postcodesByOwner.set(owner, kept);
+    else this.postcodesByOwner.delete(owner);
     return kept;
   }
 
-  #noteRefusal(owner: string): void {
-    const times = [...this.#recentRefusals(owner), Date.now()].slice(-REFUSED_POSTCODES_PER_OWNER);
-    setBounded(this.refusalsByOwner, owner, times, 10_000);
+  /** Notes a flow for `zip` (`refused` when it ended so); one postcode counts once. */
+  #notePostcode(owner: string, zip: string, refused: boolean): void {
+    const recent = this.#recentPostcodes(owner);
+    const known = recent.find((p) => p.zip === zip);
+    if (known) known.refused ||= refused;
+    else recent.push({ zip, at: Date.now(), refused });
+    setBounded(this.postcodesByOwner, owner, recent.slice(-NEW_POSTCODES_PER_OWNER), 10_000);
   }
 
   /**
    * Waits for the session's location, starting the flow when it has none, within the owner's
-   * budget of new postcodes (checked again here: calls that arrived together all passed fetch()).
+   * budget of new postcodes (checked again here: calls that arrived together all passed fetch(),
+   * and a postcode refused while a call waited for its slot is not tried again).
    */
   async #located(req: UpstreamRequest, s: Session, signal: AbortSignal): Promise<void> {
     if (s.located) return await untilAborted(s.located, signal);
+    const until = this.refusedPostcodes.get(s.key);
+    if (until !== undefined && until > Date.now()) throw new PostcodeRefused(s.zip!);
     const owner = req.owner ?? "";
     const spent = this.#postcodeBudgetSpent(owner);
     if (spent) throw spent;
     this.flowsRunning.set(owner, (this.flowsRunning.get(owner) ?? 0) + 1);
+    let refused = false;
     try {
       await untilAborted(this.locate(s), signal);
+    } catch (e) {
+      refused = e instanceof PostcodeRefused;
+      throw e;
     } finally {
       const left = (this.flowsRunning.get(owner) ?? 1) - 1;
       if (left > 0) this.flowsRunning.set(owner, left);
       else this.flowsRunning.delete(owner);
+      this.#notePostcode(owner, s.zip!, refused);
     }
   }
 
