@@ -43,6 +43,22 @@ async function signOut(b: Browser) {
   assert.equal((await b.send("/dashboard/keys")).status, 303, "signed out");
 }
 
+/** SIGNIN_LIMIT wrong passwords for `email`, each from `from()`, each answered 401. */
+async function wrongSignIns(url: string, email: string, from: () => Browser = () => browser(url)) {
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(from(), email, "wrong password!")).status, 401);
+  }
+}
+
+/** An open sign-up for `email`, and its owner's browser that signed in once (a known device). */
+async function knownBrowser(url: string, email: string): Promise<Browser> {
+  await signUpOpen(browser(url), email);
+  const owner = browser(url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  await signOut(owner);
+  return owner;
+}
+
 function linkIn(raw: string, path: string): string {
   const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
   const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
@@ -360,12 +376,7 @@ Deno.test("the lockout starts at exactly the documented number of failures, and 
     303,
     `after ${SIGNIN_LIMIT - 1} failures the right password works`,
   );
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal(
-      (await signIn(browser(s.url), "locked@example.com", "wrong password!")).status,
-      401,
-    );
-  }
+  await wrongSignIns(s.url, "locked@example.com");
   const locked = await signIn(browser(s.url), "locked@example.com");
   assert.equal(
     locked.status,
@@ -379,12 +390,7 @@ Deno.test("the lockout lasts the documented 15 minutes from the first failure, n
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
   await using s = await startServer({ signup: "open", clock });
   await signUpOpen(browser(s.url), "window@example.com");
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal(
-      (await signIn(browser(s.url), "window@example.com", "wrong password!")).status,
-      401,
-    );
-  }
+  await wrongSignIns(s.url, "window@example.com");
   clock.advance(SIGNIN_WINDOW_MS - 60_000); // 14 minutes on: still locked
   assert.equal((await signIn(browser(s.url), "window@example.com")).status, 429);
   clock.advance(60_000); // the window is over
@@ -750,13 +756,8 @@ Deno.test("a flood of sign-ins from one IPv6 /48 waits in its own turn: another 
 Deno.test("a browser that signed in before still signs in while guessers elsewhere have locked the email", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "owner@example.com";
-  await signUpOpen(browser(s.url), email);
-  const owner = browser(s.url);
-  assert.equal((await signIn(owner, email)).status, 303);
-  await signOut(owner);
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal((await signIn(browser(s.url), email, "wrong password!")).status, 401);
-  }
+  const owner = await knownBrowser(s.url, email);
+  await wrongSignIns(s.url, email);
   assert.equal((await signIn(browser(s.url), email)).status, 429, "the email is locked");
   assert.equal((await signIn(owner, email)).status, 303, "the owner's browser is not");
   assert.equal((await owner.send("/dashboard/keys")).status, 200);
@@ -767,25 +768,15 @@ Deno.test("a browser that signed in before still signs in while guessers elsewhe
   await signUpOpen(browser(s.url), "other@example.com");
   const other = browser(s.url);
   other.jar.set("shelf_device", owner.jar.get("shelf_device")!);
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal(
-      (await signIn(browser(s.url), "other@example.com", "wrong password!")).status,
-      401,
-    );
-  }
+  await wrongSignIns(s.url, "other@example.com");
   assert.equal((await signIn(other, "other@example.com")).status, 429);
 });
 
 Deno.test("a known browser has its own 10 attempts: wrong passwords from it lock it, not the email", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "device@example.com";
-  await signUpOpen(browser(s.url), email);
-  const owner = browser(s.url);
-  assert.equal((await signIn(owner, email)).status, 303);
-  await signOut(owner);
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal((await signIn(owner, email, "wrong password!")).status, 401);
-  }
+  const owner = await knownBrowser(s.url, email);
+  await wrongSignIns(s.url, email, () => owner);
   assert.equal((await signIn(owner, email)).status, 429, "the device's window is spent");
   assert.equal((await signIn(browser(s.url), email)).status, 303, "the email's is not");
 });
@@ -813,9 +804,7 @@ Deno.test("a signed-in owner changes the password while guessers keep the email 
   const other = browser(s.url); // another browser of the owner's, known as a device too
   assert.equal((await signIn(other, email)).status, 303);
   await signOut(other);
-  for (let i = 0; i < SIGNIN_LIMIT; i++) {
-    assert.equal((await signIn(browser(s.url), email, "wrong password!")).status, 401);
-  }
+  await wrongSignIns(s.url, email);
   assert.equal((await signIn(browser(s.url), email)).status, 429, "the email is locked");
   const page = await owner.send("/dashboard/password");
   const changed = await owner.send("/dashboard/password", {
@@ -829,10 +818,7 @@ Deno.test("a signed-in owner changes the password while guessers keep the email 
 Deno.test("a known browser signs in though its network has used up its sign-in attempts", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "neighbour@example.com";
-  await signUpOpen(browser(s.url), email);
-  const owner = browser(s.url);
-  assert.equal((await signIn(owner, email)).status, 303);
-  await signOut(owner);
+  const owner = await knownBrowser(s.url, email);
   // A neighbour on the same address tries passwords on many emails until the address is refused.
   for (let i = 0; i < CLIENT_SIGNIN_LIMIT; i++) {
     await signIn(browser(s.url), `nobody${i}@example.com`, "wrong password!");
