@@ -13,8 +13,7 @@ import { ManualClock } from "../metering/clock.ts";
 import { dayOf, PERIOD_MS } from "../metering/account_state.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { CallCharges } from "../routes/call_charges.ts";
-import { ApiError } from "../core/api_error.ts";
-import { startServer } from "./test_server.ts";
+import { failingCallUnderWay, startServer } from "./test_server.ts";
 
 const TAG = { keyId: "", endpoint: "/v1/products/search" };
 
@@ -78,12 +77,9 @@ Deno.test("a refund after midnight comes off the day its charge was counted on",
 Deno.test("a call that fails after its account changed plan is refunded: usage carried over", async () => {
   await using s = await startServer();
   const { id, key } = await s.account("starter");
-  s.source.delayMs = 400;
-  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
-  const pending = s.get("/v1/products/offers?asin=B07H57DNVV", key);
-  await new Promise((r) => setTimeout(r, 150)); // charged; the upstream work runs
+  const { answer } = await failingCallUnderWay(s, key, 400);
   await s.accounts.update(id, { plan: "growth" });
-  const r = await pending;
+  const r = await answer;
   assert.equal(r.status, 502);
   assert.equal(r.headers.get("x-credits-cost"), "0");
   await r.body?.cancel();

@@ -8,8 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { startServer } from "./test_server.ts";
-import { ApiError } from "../core/api_error.ts";
+import { failingCallUnderWay, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { Meter } from "../metering/meter.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -62,10 +61,7 @@ Deno.test("a store that refuses writes: 503 unavailable, logged, nothing charged
 Deno.test("the refund of a failed call that the store would not take lands once it takes writes again", async () => {
   await using s = await startServer();
   const { id, key } = await s.account("starter");
-  s.source.delayMs = 300;
-  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
-  const pending = s.get("/v1/products/offers?asin=B07H57DNVV", key);
-  await new Promise((r) => setTimeout(r, 100)); // admitted and charged: the upstream work runs
+  const { answer: pending } = await failingCallUnderWay(s, key, 300);
   const lock = new DatabaseSync(s.kvPath);
   let failed: Response;
   try {

@@ -164,3 +164,19 @@ export async function burst(n: number, send: () => Promise<Response>): Promise<n
 export function count<T>(xs: T[], x: T): number {
   return xs.filter((v) => v === x).length;
 }
+
+/**
+ * Starts an offers call on `key` whose upstream work fails after `delayMs`, and waits until it
+ * has been admitted and charged; its answer is still to come.
+ */
+export async function failingCallUnderWay(
+  s: TestServer,
+  key: string,
+  delayMs: number,
+): Promise<{ answer: Promise<Response> }> {
+  s.source.delayMs = delayMs;
+  s.source.failWith = new ApiError(502, "upstream_error", "The marketplace failed.");
+  const answer = s.get("/v1/products/offers?asin=B07H57DNVV", key);
+  await new Promise((r) => setTimeout(r, delayMs / 3));
+  return { answer };
+}
