@@ -1,6 +1,6 @@
-/** Where unexpected failures are reported; tests pass a collecting one. */
 import { LineWriter } from "./line_writer.ts";
 
+/** Where unexpected failures are reported; tests pass a collecting one. */
 export interface Log {
   error(message: string, detail?: unknown): void;
 }
