@@ -92,7 +92,7 @@ export function keyOptions(
   }
   // Shown in the dashboard and printed by the CLI to the operator's terminal: no control
   // characters (DEL and C1 ones such as U+009B, a terminal's CSI, included).
-  return { mode, name: cleanText(cleanText(opts.name ?? "").slice(0, 80)) };
+  return { mode, name: cleanText(opts.name ?? "", 80) };
 }
 
 export class Accounts {

@@ -14,10 +14,14 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 // deno-lint-ignore no-control-regex -- as above
 const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+/g;
 
-/** `text` without control characters and with lone surrogates replaced. */
-export function cleanText(text: string): string {
+/**
+ * `text` without control characters and with lone surrogates replaced, cut at `maxChars` UTF-16
+ * units when given (half a surrogate pair the cut leaves is replaced as well).
+ */
+export function cleanText(text: string, maxChars = Infinity): string {
   const kept = CONTROL.test(text) ? text.replace(CONTROLS, "") : text;
-  return kept.isWellFormed() ? kept : kept.toWellFormed();
+  const cut = kept.length > maxChars ? kept.slice(0, maxChars) : kept;
+  return cut.isWellFormed() ? cut : cut.toWellFormed();
 }
 
 function isClean(text: string): boolean {

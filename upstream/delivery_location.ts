@@ -93,7 +93,8 @@ export function displayedLocation(html: string): string | null {
       "",
     )
       .replace(/\s+/g, " ").trim(),
-  ).slice(0, MAX_LOCATION_CHARS).toWellFormed(); // a cut may split a surrogate pair
+    MAX_LOCATION_CHARS,
+  );
 }
 
 /** Real "Deliver to" lines are a town and a postcode: at most a few dozen characters. */
