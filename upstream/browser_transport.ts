@@ -177,10 +177,7 @@ export class BrowserTransport implements Transport {
   fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     if (req.zip) {
       const key = sessionKey(req.marketplace, req.zip);
-      const until = this.refusedPostcodes.get(key);
-      if (until !== undefined && until > Date.now()) {
-        return Promise.reject(new PostcodeRefused(req.zip));
-      }
+      if (this.#stillRefused(key)) return Promise.reject(new PostcodeRefused(req.zip));
       if (!this.sessions.get(key)?.located) {
         const refusal = this.#postcodeBudgetSpent(req.owner ?? "");
         if (refusal) return Promise.reject(refusal);
@@ -448,6 +445,12 @@ export class BrowserTransport implements Transport {
     );
   }
 
+  /** Whether the marketplace refused the postcode of session `key` within REFUSED_POSTCODE_MS. */
+  #stillRefused(key: string): boolean {
+    const until = this.refusedPostcodes.get(key);
+    return until !== undefined && until > Date.now();
+  }
+
   /** The account's new postcodes located within REFUSED_POSTCODE_MS, oldest first. */
   #recentPostcodes(owner: string): RecentPostcode[] {
     const since = Date.now() - REFUSED_POSTCODE_MS;
@@ -473,8 +476,7 @@ export class BrowserTransport implements Transport {
    */
   async #located(req: UpstreamRequest, s: Session, signal: AbortSignal): Promise<void> {
     if (s.located) return await untilAborted(s.located, signal);
-    const until = this.refusedPostcodes.get(s.key);
-    if (until !== undefined && until > Date.now()) throw new PostcodeRefused(s.zip!);
+    if (this.#stillRefused(s.key)) throw new PostcodeRefused(s.zip!);
     const owner = req.owner ?? "";
     const spent = this.#postcodeBudgetSpent(owner);
     if (spent) throw spent;
