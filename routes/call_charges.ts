@@ -3,10 +3,12 @@
  * credit at admission, then a search's further pages), so that each refund goes back where its
  * credits came from. Addressed to the admission's period, the refund of pages charged after a
  * period rollover was dropped (they stayed charged to the new period), and a refund after
- * midnight came off the new day's tally while the old day kept the charge.
+ * midnight came off the new day's tally while the old day kept the charge. While the call runs its
+ * credits count as held (credits_in_flight.ts), from each charge to its refund or the call's end.
  */
 import type { Meter, Snapshot } from "../metering/meter.ts";
 import type { UsageTag } from "../metering/account_state.ts";
+import { hold, release } from "./credits_in_flight.ts";
 
 interface Part {
   periodStart: number;
@@ -26,9 +28,15 @@ export class CallCharges {
 
   /** Notes `credits` charged by the decision `snapshot` describes. */
   add(snapshot: Snapshot, credits: number): void {
-    if (credits > 0) {
-      this.#parts.push({ periodStart: snapshot.periodStart, at: snapshot.at, credits });
-    }
+    if (credits <= 0) return;
+    this.#parts.push({ periodStart: snapshot.periodStart, at: snapshot.at, credits });
+    hold(this.accountId, credits);
+  }
+
+  /** The call has ended: the credits it still holds are spent (or given back already). */
+  end(): void {
+    release(this.accountId, this.total);
+    this.#parts.length = 0;
   }
 
   get total(): number {
@@ -63,6 +71,7 @@ export class CallCharges {
   }
 
   #refund(p: Part): Promise<boolean> {
+    release(this.accountId, p.credits);
     return this.meter.refundSurely(
       this.accountId,
       p.periodStart,

@@ -14,7 +14,7 @@ import { ApiError } from "../core/api_error.ts";
 import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
-import { heldCredits, hold, release } from "./credits_in_flight.ts";
+import { heldCredits } from "./credits_in_flight.ts";
 import { CallCharges } from "./call_charges.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
@@ -67,8 +67,6 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     (m, e) => deps.log.error(m, e),
   );
   charges.add(admitted.snapshot!, admitted.charged);
-  let held = admitted.charged; // every credit charged to this call, released when it ends
-  hold(caller.accountId, held);
   try {
     try {
       const body = await deps.dataSource.fetch({
@@ -82,8 +80,6 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           const r = await deps.meter.charge(caller.accountId, 1, tag);
           if (r.ok) {
             charges.add(r.snapshot!, 1);
-            held += 1;
-            hold(caller.accountId, 1);
             snapshot = r.snapshot;
           }
           return r.ok;
@@ -141,7 +137,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
       throw err;
     }
   } finally {
-    release(caller.accountId, held);
+    charges.end();
   }
 }
 
