@@ -119,12 +119,13 @@ export function countUsage(
   if (tag) {
     const byKey = state.by_key ??= {};
     let name = tag.keyId;
-    if (!(name in byKey) && !state.keys[name]) {
+    if (!(name in byKey)) {
+      const full = Object.keys(byKey).length >= MAX_KEY_TALLIES;
       // A key no longer in the record (revoked): counted with the other revoked keys once they
       // were folded together, or where they are about to be.
-      if (FOLDED_KEYS in byKey || Object.keys(byKey).length >= MAX_KEY_TALLIES) name = FOLDED_KEYS;
+      if (!state.keys[name] && (full || FOLDED_KEYS in byKey)) name = FOLDED_KEYS;
+      if (full && !(name in byKey)) foldRevoked(state);
     }
-    if (!(name in byKey) && Object.keys(byKey).length >= MAX_KEY_TALLIES) foldRevoked(state);
     add(byKey, name, credits);
     add(state.by_endpoint ??= {}, tag.endpoint, credits);
   }
