@@ -20,6 +20,7 @@
  * The target: a file that exists is replaced only with `--force`, and never the store's own file
  * or its -wal / -shm / -journal companions (a backup written over the live store destroyed it).
  */
+import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { KV } from "../metering/kv_layout.ts";
 import { kvFiles, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
@@ -383,9 +384,8 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
       .filter(({ expireIn }) => expireIn === undefined || expireIn > 0);
     const n = batch.length;
     let ok = false;
-    // Processes serving the same file take turns with its write lock, and a commit that finds it
-    // held throws ("database is locked"): tried again after a back-off doubling to 250 ms, about
-    // 3 s in all. Failing on the first left a half-restored store that was already being served.
+    // Processes serving the same file take turns with its write lock (lock_backoff.ts): failing
+    // on the first commit that found it held left a half-restored store that was being served.
     for (let tries = 0;; tries++) {
       const op = kv.atomic();
       for (const { key, value, expireIn } of batch) {
@@ -398,15 +398,14 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
         if (!ok && tries > 0) ok = await landed(kv, batch);
         break;
       } catch (e) {
-        if (tries >= 15) {
+        if (tries + 1 >= LOCKED_TRIES) {
           throw new Error(
             `Cannot restore: the store failed after ${restored} of ${entries.length} entries were written (${
               (e as Error).message.split("\n")[0]
             }); restore into a new store`,
           );
         }
-        const ms = Math.min(250, 2 ** (tries + 1));
-        await new Promise((r) => setTimeout(r, ms / 2 + Math.random() * ms / 2));
+        await afterLocked(tries + 1);
       }
     }
     if (!ok) {

@@ -5,6 +5,7 @@
  * retry or drop a reply) is recognised as landed instead of being applied twice.
  */
 import { KV } from "./kv_layout.ts";
+import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import type { AccountState } from "./account_state.ts";
 import { randomHex } from "./api_key.ts";
 import type { GroupCommit } from "./group_commit.ts";
@@ -48,14 +49,6 @@ export class StoreWriteFailed extends Error {
 }
 
 const MAX_ATTEMPTS = 64;
-// Commits that threw in a row before the store is taken to refuse writes. A lock held a moment
-// by another process on the same file also throws ("database is locked"), so one is not enough,
-// nor are a few in quick succession: eight within a few milliseconds, while two or three
-// processes on one file took turns with the lock, dropped refunds (customers paid for failed
-// calls) and answered healthy calls 503. Each is followed by a back-off that doubles from 2 ms to
-// WRITE_ERROR_BACKOFF_MAX_MS, about 3 s in all before a store is said to refuse writes.
-const MAX_WRITE_ERRORS = 16;
-const WRITE_ERROR_BACKOFF_MAX_MS = 250;
 const RECENT_BATCHES = 16;
 
 export async function readAccount(kv: Deno.Kv, accountId: string): Promise<Versioned | null> {
@@ -132,11 +125,12 @@ export async function transact<T>(
     cur = await readAccount(kv, accountId);
     fresh = true;
     if (cur?.state.recent_batches?.includes(batch)) return { result: d.result, current: cur };
-    if (writeErrors >= MAX_WRITE_ERRORS) throw new StoreWriteFailed(accountId, lastError);
+    // Commits that threw in a row before the store is taken to refuse writes (lock_backoff.ts):
+    // eight within a few milliseconds, while two or three processes on one file took turns with
+    // the lock, dropped refunds (customers paid for failed calls) and answered healthy calls 503.
+    if (writeErrors >= LOCKED_TRIES) throw new StoreWriteFailed(accountId, lastError);
     if (committed === null) {
-      // Jittered, so that processes refused by one holder of the lock do not retry in step.
-      const ms = Math.min(WRITE_ERROR_BACKOFF_MAX_MS, 2 ** writeErrors);
-      await new Promise((r) => setTimeout(r, ms / 2 + Math.random() * ms / 2));
+      await afterLocked(writeErrors);
     } else if (attempt >= 4) {
       await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
     }
