@@ -60,10 +60,10 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     // pages it read, at most PAGES_AHEAD at once.
     await Promise.all(
       [...fetched].map(([page, p]) =>
-        page === o.firstPage ? undefined : p.catch((e) => void (missing(e) || failed.add(page)))
+        // The first page is the call's own credit: the route refunds it if the call fails.
+        page === o.firstPage ? undefined : p.catch((e) => void (pageMissing(e) || failed.add(page)))
       ),
     );
-    failed.delete(o.firstPage); // the call's own credit: the route refunds it if the call fails
     if (failed.size > 0) await o.refundPages(failed.size);
   }
 }
@@ -104,7 +104,7 @@ async function collect<Raw>(
       got = o.read(await pending);
     } catch (e) {
       if (used === 0) throw e; // the first page: the call fails
-      if (missing(e)) return done(results, false, total, used); // the results ended before it
+      if (pageMissing(e)) return done(results, false, total, used); // the results ended before it
       failed.add(page);
       return done(results, true, total, used);
     }
@@ -129,7 +129,7 @@ async function collect<Raw>(
 }
 
 /** The marketplace's own "no such page": an answer, not a failure to get one. */
-function missing(e: unknown): boolean {
+function pageMissing(e: unknown): boolean {
   return e instanceof ApiError && e.status === 404;
 }
 

@@ -164,7 +164,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     await clearAttempts(kv, email, device);
     const kept = await rememberDevice(kv, email, device ? deviceToken! : null, clock.now(), epoch);
     if (kept) setDeviceCookie(c, deps, kept);
-    return await startSession(c, id, credential.epoch ?? 0);
+    return await startSession(c, id, epoch);
   });
 
   app.get("/dashboard/signup", async (c) => {
