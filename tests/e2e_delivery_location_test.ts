@@ -188,7 +188,7 @@ Deno.test("accepted new postcodes count too: at most NEW_POSTCODES_PER_OWNER flo
   assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
 });
 
-Deno.test("sessions are bounded: past maxSessions postcodes the oldest session is forgotten (15.4)", async () => {
+Deno.test("sessions are bounded: past maxSessions postcodes the session used least lately is forgotten (15.4)", async () => {
   await using rig = await startRig({ browser: { maxSessions: 2 } });
   rig.fake.page(PAGE, FIXTURE);
   const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
@@ -198,11 +198,37 @@ Deno.test("sessions are bounded: past maxSessions postcodes the oldest session i
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
   assert.equal(flows(), 2, "both sessions kept, the first reused");
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601")).status, 200);
-  assert.equal(flows(), 3, "a third postcode: a new session, the oldest (10001) forgotten");
-  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=94105")).status, 200);
-  assert.equal(flows(), 3, "94105 is still kept");
+  assert.equal(flows(), 3, "a third postcode: a new session, 94105 (used least lately) forgotten");
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
-  assert.equal(flows(), 4, "10001 was forgotten: its flow runs again");
+  assert.equal(flows(), 3, "10001, the first created but used since, is still kept");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=94105")).status, 200);
+  assert.equal(flows(), 4, "94105 was forgotten: its flow runs again");
+});
+
+Deno.test("one account's new postcodes forget its own sessions past its share, not another account's", async () => {
+  await using rig = await startRig({ browser: { maxSessions: 4, sessionsPerOwner: 2 } });
+  rig.fake.page(PAGE, FIXTURE);
+  const other = await rig.server.account("growth");
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  const otherCall = async (zip: string) => {
+    const r = await rig.server.get(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`, other.key);
+    await r.body?.cancel();
+    assert.equal(r.status, 200);
+  };
+  // The other account's two sessions are the oldest in use when the churn starts.
+  await otherCall("10001");
+  await otherCall("94105");
+  for (const zip of ["60601", "73301", "30301", "02101", "98101"]) {
+    assert.equal((await rig.call(`/v1/products/details?asin=B07H57DNVV&zip=${zip}`)).status, 200);
+  }
+  assert.equal(flows(), 7);
+  await otherCall("10001");
+  await otherCall("94105");
+  assert.equal(flows(), 7, "the other account's sessions outlived five new postcodes of this one");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=98101")).status, 200);
+  assert.equal(flows(), 7, "this account keeps its last two");
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601")).status, 200);
+  assert.equal(flows(), 8, "its older ones were its own to forget");
 });
 
 Deno.test("the displayed location is read near its id: a page of decoys costs linear time", () => {

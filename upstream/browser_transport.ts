@@ -57,10 +57,15 @@ export interface BrowserOptions {
   /** Where a line goes for each failed attempt and each retry (main.ts: the ops log). */
   log?: (line: Record<string, unknown>) => void;
   /**
-   * Sessions kept (one per marketplace and postcode). Postcodes come from clients, so the oldest
-   * session is forgotten past this many rather than letting memory grow (issue 15.4).
+   * Sessions kept (one per marketplace and postcode). Postcodes come from clients, so the session
+   * used least lately is forgotten past this many rather than letting memory grow (issue 15.4).
    */
   maxSessions?: number;
+  /**
+   * Of those, the postcode sessions one account may have been the last to use; past this its new
+   * postcode forgets its own least lately used session, not another account's.
+   */
+  sessionsPerOwner?: number;
   /**
    * How long an account's calls to a marketplace are refused at once after BLOCKED_CALLS of its
    * calls in a row ended blocked through every retry (default 30 s).
@@ -88,6 +93,8 @@ interface Session {
   key: string;
   marketplace: string;
   zip?: string;
+  /** The account that used it last: sessions are shared, their share of the cap is the user's. */
+  owner: string;
   jar: CookieJar;
   proxy: number;
   located?: Promise<void>;
@@ -161,6 +168,7 @@ export class BrowserTransport implements Transport {
       proxies: [],
       operatorCookies: {},
       maxSessions: 1_000,
+      sessionsPerOwner: 100,
       pauseMs: 30_000,
       ...opts,
     };
@@ -282,7 +290,7 @@ export class BrowserTransport implements Transport {
     const retries = this.blockedRuns.has(blockedRunKey(req)) ? 0 : this.o.retries;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await this.backoff(attempt, signal);
-      const session = this.session(req.marketplace, req.zip);
+      const session = this.session(req.marketplace, req.owner ?? "", req.zip);
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await this.#located(req, session, signal);
@@ -384,10 +392,19 @@ export class BrowserTransport implements Transport {
     });
   }
 
-  private session(code: string, zip?: string): Session {
+  /**
+   * The session of a marketplace and postcode, kept in order of last use. Past `maxSessions` a new
+   * one forgets the least lately used postcode session, the account's own once it was the last
+   * user of `sessionsPerOwner`: forgetting in order of creation let one account's new postcodes
+   * (50 per 15 minutes each) push out sessions other accounts used every second, whose next calls
+   * then ran the location flow again.
+   */
+  private session(code: string, owner: string, zip?: string): Session {
     const key = sessionKey(code, zip);
     let s = this.sessions.get(key);
-    if (!s) {
+    if (s) {
+      this.sessions.delete(key); // to the end: the order is that of last use
+    } else {
       const jar = new CookieJar();
       // The operator's session only where no postcode is asked for: "Deliver to" is kept on the
       // account, so a client's postcode run on it would move every other call's location (and the
@@ -395,15 +412,33 @@ export class BrowserTransport implements Transport {
       const operator = zip ? undefined : this.o.operatorCookies[code];
       if (operator) jar.seed(operator, marketplace(code).host);
       const proxy = this.nextProxy.get(key) ?? 0;
-      s = { key, marketplace: code, zip, jar, proxy };
-      if (this.sessions.size >= this.o.maxSessions) {
-        const oldest = this.sessions.keys().next().value!;
-        this.sessions.delete(oldest);
-        this.nextProxy.delete(oldest);
-      }
-      this.sessions.set(key, s);
+      s = { key, marketplace: code, zip, jar, proxy, owner };
+      if (this.sessions.size >= this.o.maxSessions) this.#forgetOne(owner);
     }
+    s.owner = owner;
+    this.sessions.set(key, s);
     return s;
+  }
+
+  /**
+   * Forgets the least lately used postcode session: the owner's own when it is the last user of
+   * its share. A marketplace's session without a postcode (one per marketplace, carrying the
+   * operator's sign-in) goes only when there is no other.
+   */
+  #forgetOne(owner: string): void {
+    const share = Math.min(this.o.sessionsPerOwner, this.o.maxSessions);
+    let oldest: Session | undefined, oldestOwn: Session | undefined, own = 0;
+    for (const s of this.sessions.values()) {
+      if (!s.zip) continue;
+      oldest ??= s;
+      if (s.owner === owner) {
+        oldestOwn ??= s;
+        own++;
+      }
+    }
+    const gone = (own >= share ? oldestOwn : oldest) ?? this.sessions.values().next().value!;
+    this.sessions.delete(gone.key);
+    this.nextProxy.delete(gone.key);
   }
 
   /** Forgets a session the marketplace has flagged; its successor uses the next proxy. */
