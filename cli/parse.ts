@@ -111,7 +111,12 @@ function enveloped(
   if (query) params.query = query;
   const seller = q?.get("me") ?? inputValue(html, /name=["']me["']/);
   if (seller) params.seller_id = seller;
-  const page = Number(q?.get("page") ?? 1);
+  // The page the parser read off the page itself, else the canonical link's (reviews name it
+  // `pageNumber`): a saved page 3 may declare page 1's canonical URL.
+  const read = (result as { page?: unknown } | null)?.page;
+  const page = typeof read === "number"
+    ? read
+    : Number(q?.get("page") ?? q?.get("pageNumber") ?? 1);
   if (Number.isInteger(page) && page > 0) params.page = page;
   const answered: Answered = { url, authenticated: false };
   switch (type) {

@@ -1,7 +1,9 @@
 /**
  * Best Sellers pages (`/gp/bestsellers/<slug>`, `/zgbs/<slug>`): the ranked grid of a department
  * (`#gridItemRoot` cells) or, on the all-departments landing page, one carousel per department
- * whose ranks restart at #1. Verified on the corpus pages of amazon.com, .de, .in and .ae.
+ * whose ranks restart at #1; there each item names its carousel's heading in `list_title`
+ * ("Bestsellers in Beauty"), so that six items of rank 1 are not read as one ranking. Verified on
+ * the corpus pages of amazon.com, .de, .in and .ae.
  */
 import {
   all,
@@ -45,13 +47,16 @@ const CARD = "#gridItemRoot, li.a-carousel-card";
 const TITLE = '[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-truncated';
 const PRICE = '.p13n-sc-price, [class*="p13n-sc-price"]';
 const CAROUSEL_CARD = /(?:^|\s)a-carousel-card(?:\s|$)/;
+const CAROUSEL_HEADING = /(?:^|\s)a-carousel-heading(?:\s|$)/;
 const PAGINATION = /(?:^|\s)a-pagination(?:\s|$)/;
 
 /** The DOM built (see parseRegions): the cards, the headings and the pagination. */
 function chooseRegion(name: string, attr: AttributeReader): RegionChoice {
   if (name === "h1" || attr("id") === "gridItemRoot") return "keep";
   const cls = attr("class");
-  if (cls && ((name === "li" && CAROUSEL_CARD.test(cls)) || PAGINATION.test(cls))) return "keep";
+  if (!cls) return;
+  if (name === "li" && CAROUSEL_CARD.test(cls)) return "keep";
+  if ((name === "h2" && CAROUSEL_HEADING.test(cls)) || PAGINATION.test(cls)) return "keep";
 }
 
 export function parseBestsellers(html: string, opts: ParseOptions): BestsellersPage {
@@ -69,9 +74,15 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
     const results: BestSellerItem[] = [];
     // A card nested in a card would read the same innermost title (and walk the same subtree)
     // once per level.
-    for (const card of outermost(all(doc, CARD))) {
-      const item = readCard(card, origin, opts.marketplace);
-      if (item) results.push(item);
+    // In document order (css-select's), each carousel's heading comes before its cards.
+    const nodes = all(doc, `h2, ${CARD}`);
+    const cards = new Set(outermost(nodes.filter((n) => n.name !== "h2")));
+    let list = "";
+    for (const node of nodes) {
+      if (node.name === "h2") list = text(node);
+      if (!cards.has(node)) continue;
+      const item = readCard(node, origin, opts.marketplace);
+      if (item) results.push(list ? { ...item, list_title: list } : item);
     }
     return { page: currentPage(doc), category: heading(doc), results };
   });

@@ -421,12 +421,17 @@ export function allWhere(
 
 const HIDDEN = new Set(["script", "style", "noscript"]);
 
+// Zero-width spaces and direction marks: pages put runs of them inside titles ("2.&nbsp;Generation)
+// \u200b\u200b\u200b mit"), where they only break a client's matching. Joiners (U+200C, U+200D)
+// shape Indic and Persian words and emoji, and stay.
+const INVISIBLE = /[\u200b\u200e\u200f\u2060\ufeff]/g;
+
 /** Whitespace-collapsed text of a node ("" for null), without script, style and noscript bodies. */
 export function text(node: AnyNode | null | undefined): string {
   if (!node) return "";
   const parts: string[] = [];
   collectText(node, parts);
-  return parts.join("").replace(/\s+/g, " ").trim();
+  return parts.join("").replace(INVISIBLE, "").replace(/\s+/g, " ").trim();
 }
 
 function collectText(node: AnyNode, parts: string[]): void {

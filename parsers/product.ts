@@ -48,6 +48,7 @@ const ACR_REVIEW_TEXT = query("#acrCustomerReviewText");
 const MOBILE_REVIEW_COUNT = query(".cm-cr-review-stars-text-sm");
 const FEATURE_TEXT = query(".offer-display-feature-text-message");
 const LAST_CELL_VALUE = query("td:last-child .a-color-base");
+const SELLER_LINK = query('a[href*="seller="]');
 const TABULAR_SOLD_BY = query('.tabular-buybox-text[tabular-attribute-name="Sold by"]');
 const TABULAR_MESSAGE = query(".tabular-buybox-text-message");
 const TABULAR_LABEL = query(".tabular-buybox-label");
@@ -81,6 +82,8 @@ const MERCHANT_IDS = [
   "merchant-info",
   "Ebooks-desktop-printSoldBy",
 ];
+// The buy box of a product sold used only (co.uk, .fr): its seller row is not in MERCHANT_IDS.
+const USED_BUY_BOX_IDS = ["usedOnlyBuybox", "usedbuyBox"];
 const SECTION_IDS = new Set<string>([
   "productTitle",
   "title", // the mobile page's title span (on desktop, the heading around #productTitle)
@@ -97,10 +100,12 @@ const SECTION_IDS = new Set<string>([
   ...OLD_PRICE_IDS,
   ...BOOK_PRICE_IDS,
   ...MERCHANT_IDS,
+  ...USED_BUY_BOX_IDS,
   ...DETAIL_SECTION_IDS,
 ]);
 const BUY_BUTTON_IDS = new Set([
   "add-to-cart-button",
+  "add-to-cart-button-ubb", // a used-only buy box's: the item can be bought
   "buy-now-button",
   "one-click-button",
   "buyOneClick",
@@ -185,7 +190,7 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
     in_stock: inStock(page, availability, page.seen.size > 0),
-    merchant: merchantOf(page),
+    merchant: merchantOf(page, page.seen),
     variations: { parent_asin: parentAsinOf(html) },
     availability,
     product_facts: facts,
@@ -272,7 +277,9 @@ function brandOf(page: Captured, facts: Record<string, string>): string {
   if (byline && !CONTRIBUTOR.one(byline)) {
     const s = text(byline);
     const named = brandFromByline(s);
-    if (named) return named;
+    // A store is not always the brand ("Visit the Amazon Renewed Store" over an Apple phone):
+    // where the page states the brand too, the stated brand wins.
+    if (named) return factBrand || named;
     // A byline in a phrasing not known above is a sentence, not a name: the overview's row wins.
     if (s && (!factBrand || !/\s/.test(s))) return s;
   }
@@ -410,7 +417,7 @@ function inStock(page: Captured, availability: string, buyButton: boolean): bool
 const SOLD_BY =
   /(?:sold by|verkauf(?: und versand)? durch|vendu par|vendido por|venduto da|verkocht door)\s*:?\s+(.+?)(?:\s+(?:and|und|et|y|e|en)\s|\.\s|\.$|$)/i;
 
-function merchantOf(page: Captured): string {
+function merchantOf(page: Captured, buttons: ReadonlySet<string>): string {
   const trigger = text(byId(page, "sellerProfileTriggerId"));
   if (trigger) return trigger;
   const feature = byId(page, "merchantInfoFeature_feature_div");
@@ -421,7 +428,15 @@ function merchantOf(page: Captured): string {
   const info = SOLD_BY.exec(text(byId(page, "merchant-info")))?.[1];
   if (info) return info.trim();
   const ebook = byId(page, "Ebooks-desktop-printSoldBy");
-  return text(LAST_CELL_VALUE.one(ebook ?? []));
+  const ebookSeller = text(LAST_CELL_VALUE.one(ebook ?? []));
+  if (ebookSeller) return ebookSeller;
+  // Only where the used box is the buy box: beside a new offer's, its seller is not the merchant.
+  if ([...buttons].some((id) => id !== "add-to-cart-button-ubb")) return "";
+  for (const id of USED_BUY_BOX_IDS) {
+    const seller = text(SELLER_LINK.one(byId(page, id) ?? []));
+    if (seller) return seller;
+  }
+  return "";
 }
 
 /** The "Sold by" value of the tabular buy box (label/value pairs, or attribute-named rows). */

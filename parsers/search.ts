@@ -461,7 +461,16 @@ function visibleText(node: Element): string {
 }
 
 function imageOf(parts: CardParts): string | null {
-  return imageUrl(attr(parts.productImage ?? parts.anyImage, "src")) || null;
+  const img = parts.productImage ?? parts.anyImage;
+  const src = attr(img, "src");
+  if (!src || /^(?:[a-z][\w+.-]*:|\/\/)/i.test(src)) return imageUrl(src) || null;
+  // A page saved by a browser points `src` at its local copy (a relative path); `srcset` keeps
+  // the image's own URLs. A `src` that is a URL stands alone: one off Amazon gives no image.
+  for (const candidate of attr(img, "srcset").split(",", 8)) {
+    const url = imageUrl(candidate.trim().split(/\s+/)[0]);
+    if (url) return url;
+  }
+  return null;
 }
 
 /** The offer price and the struck-through comparison price ("List:", "Typical:", "RRP:", "M.R.P:"). */

@@ -38,7 +38,7 @@ export function variantsOf(html: string, currentAsin: string): Variant[] {
     if (!/^[A-Z0-9]{10}$/.test(asin) || !Array.isArray(shown) || shown.length !== names.length) {
       continue;
     }
-    const texts = shown.map(String);
+    const texts = shown.map((v) => shownText(String(v)));
     if (texts.some((t) => t.length > MAX_VALUE)) continue;
     const dimensions: Record<string, string> = {};
     names.forEach((name, i) => (dimensions[name] = texts[i]));
@@ -49,12 +49,36 @@ export function variantsOf(html: string, currentAsin: string): Variant[] {
 
 function dimensionNames(html: string): string[] {
   const display = jsonAfter(html, '"dimensionsDisplay"', "[");
-  if (Array.isArray(display) && display.length > 0) return display.map(String);
+  if (Array.isArray(display) && display.length > 0) return display.map((v) => shownText(String(v)));
   const keys = jsonAfter(html, '"dimensions"', "[");
   const labels = jsonAfter(html, '"variationDisplayLabels"', "{");
   if (!Array.isArray(keys) || !isRecord(labels)) return [];
   const names = keys.map((k) => labels[String(k)]);
   return names.every((n) => typeof n === "string") ? names as string[] : [];
+}
+
+const ENTITY = /&(?:#(\d{1,7})|#[xX]([\da-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
+const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A value as the page shows it: the script data holds some values HTML-escaped, and some as the
+ * UTF-8 bytes of a character written one entity a byte ("Wei&#xc3;&#x9f;" for "Weiß"); such bytes
+ * are read back as UTF-8 where they make valid UTF-8, else left as the characters they name.
+ */
+function shownText(value: string): string {
+  if (!value.includes("&")) return value;
+  const decoded = value.replace(ENTITY, (whole, dec, hex, name) => {
+    if (name) return NAMED[name];
+    const code = dec ? parseInt(dec, 10) : parseInt(hex, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+  if (!/[\u0080-\u00ff]/.test(decoded) || /[^\t\n\r -\u00ff]/.test(decoded)) return decoded;
+  try {
+    return utf8.decode(Uint8Array.from(decoded, (c) => c.charCodeAt(0)));
+  } catch {
+    return decoded; // Latin-1 text that is not UTF-8 bytes ("Größe"): as it is
+  }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

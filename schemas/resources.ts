@@ -46,6 +46,11 @@ export const BestSellerItem = z.object({
   title: z.string(),
   rating: z.number(),
   reviews_count: z.int(),
+  /**
+   * Beyond the spec: on a page of several ranked lists (the all-departments page, one carousel per
+   * department, each from #1), the heading of the item's list ("Bestsellers in Beauty").
+   */
+  list_title: z.string().optional(),
 });
 export type BestSellerItem = z.infer<typeof BestSellerItem>;
 

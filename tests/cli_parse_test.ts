@@ -120,3 +120,11 @@ Deno.test("deno task parse and the HTTP endpoint answer the same page with the s
     assert.deepEqual(cli, http, path);
   }
 });
+
+Deno.test("deno task parse prints the page number the page shows, not its canonical link's", async () => {
+  // The page's pagination marks "3" (aria-current="page") and its banner reads "33-48 of over
+  // 50,000 results"; its canonical link names no page.
+  const { code, stdout } = await runParse("search/amazon.in__aditya-motorola-phone-5g.html");
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(stdout).page, 3);
+});

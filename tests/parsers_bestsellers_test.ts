@@ -70,6 +70,11 @@ Deno.test("parseBestsellers() reads the amazon.de grid with German prices and ra
   assert.equal(second.asin, "B08C1KN5J2");
   assert.equal(second.rank, 2);
   assert.equal(second.price?.amount, 19.99);
+  // One ranked grid: no item names a list of its own.
+  assert.ok(page.results.every((r) => r.list_title === undefined));
+  // The page writes "(2.&nbsp;Generation) " then seven zero-width spaces before "mit".
+  const airpods = page.results.find((r) => r.title.startsWith("Apple AirPods Pro"))!;
+  assert.equal(airpods.title, "Apple AirPods Pro (2. Generation) mit MagSafe Ladecase (2022)");
 });
 
 Deno.test("parseBestsellers() reads the amazon.ae grid, AED prices and an unrated item", async () => {
@@ -98,6 +103,20 @@ Deno.test("parseBestsellers() reads the amazon.in landing page's department caro
   assert.equal(page.category, "Bestsellers");
   assert.equal(page.results.length, 36);
   assert.deepEqual(page.results.slice(0, 7).map((r) => r.rank), [1, 2, 3, 4, 5, 6, 1]);
+  // Each rank belongs to its carousel, named by the heading above it (h2.a-carousel-heading).
+  const lists = [...new Set(page.results.map((r) => r.list_title))];
+  assert.deepEqual(lists, [
+    "Bestsellers in Musical Instruments",
+    "Bestsellers in Car & Motorbike",
+    "Bestsellers in Clothing & Accessories",
+    "Bestsellers in Beauty",
+    "Bestsellers in Toys & Games",
+    "Bestsellers in Industrial & Scientific",
+  ]);
+  for (const list of lists) {
+    const ranks = page.results.filter((r) => r.list_title === list).map((r) => r.rank);
+    assert.deepEqual(ranks, [1, 2, 3, 4, 5, 6], list);
+  }
   assert.equal(page.results[0].asin, "B08SCG35MG");
   assert.equal(page.results[0].rating, 3.9);
   assert.equal(page.results[0].reviews_count, 18665);

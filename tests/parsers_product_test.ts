@@ -167,7 +167,8 @@ const EXPECTED: [string, Expected][] = [
     "reviews": 16,
     "images": 1,
     "bullet": "",
-    "in_stock": false,
+    // Sold used only: #usedOnlyBuybox's "Add to Basket" (add-to-cart-button-ubb) buys it.
+    "in_stock": true,
     "availability": "",
     "merchant": "Goldstone-Books",
     "parent": "1849757097",
@@ -371,7 +372,8 @@ const EXPECTED: [string, Expected][] = [
   ["amazon.com__wk-B0BN72FYFG-renewed.html", {
     "asin": "B0BN72FYFG",
     "title": "Apple iPhone 14, 128GB, Midnight - Unloc",
-    "brand": "Amazon Renewed",
+    // The byline is "Visit the Amazon Renewed Store"; the overview's Brand row says Apple.
+    "brand": "Apple",
     "price": [347.99, "USD", 410.4],
     "rating": 4.1,
     "reviews": 4266,
@@ -489,9 +491,11 @@ const EXPECTED: [string, Expected][] = [
     "reviews": 3,
     "images": 2,
     "bullet": "",
-    "in_stock": false,
+    // Sold used only: the used box's "Ajouter au panier" (add-to-cart-button-ubb) and its
+    // "Vendu par DivertissementVotre" row.
+    "in_stock": true,
     "availability": "",
-    "merchant": "",
+    "merchant": "DivertissementVotre",
     "parent": "",
   }],
   ["amazon.fr__app-B07H57DNVV.html", {

@@ -394,6 +394,22 @@ Deno.test("parseSearch() reads every card field on amazon.com (pricechecker)", a
   assert.equal(page.results[6].reviews_count, 1576);
 });
 
+Deno.test("parseSearch() takes a card's image from srcset where src points at a saved page's local copy", async () => {
+  // Saved with "Save page as": src="./Amazon.com _ laptop_files/71F1MSa4gXL._AC_UY218_.jpg",
+  // srcset="https://m.media-amazon.com/images/I/71F1MSa4gXL._AC_UY218_.jpg 1x, …".
+  const page = parseSearch(await fixture("search/amazon.com__alaa-laptop.html"), {
+    marketplace: "US",
+  });
+  assert.equal(page.results.length, 22);
+  for (const r of page.results) {
+    assert.match(
+      r.image ?? "",
+      /^https:\/\/m\.media-amazon\.com\/images\/I\/[\w+-]+\._AC_UY218_\.jpg$/,
+      r.asin,
+    );
+  }
+});
+
 Deno.test("parseSearch() reads prices, prime and badges on amazon.de (parsy)", async () => {
   const page = parseSearch(await fixture("search/amazon.de__parsy-katzenfutter.html"), {
     marketplace: "DE",

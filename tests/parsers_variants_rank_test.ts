@@ -44,6 +44,10 @@ Deno.test("variants: every variation with its dimensions as shown, the page's ow
     is_current: false,
   });
   assert.ok(de.variants.some((v) => v.asin === "B01LW7X0JJ" && v.is_current));
+  // The script data writes the value as "Wei&#xc3;&#x9f; + Schwarz": the UTF-8 bytes of "ß",
+  // one entity each.
+  const own = de.variants.find((v) => v.asin === "B01LW7X0JJ")!;
+  assert.deepEqual(own.dimensions, { Farbe: "Weiß + Schwarz" });
   // AE: "dimensions" ["color_name"] labelled {"color_name":"Color"}; one variation, "Black".
   const ae = await product("amazon.ae__aparser-B00LAYVPOU.html");
   assert.deepEqual(ae.variants, [
