@@ -1,10 +1,13 @@
 /**
  * A promotion page (`/promotion/psp/<promo_id>`): title, schedule, terms and the eligible items.
  *
- * NOT YET VERIFIED ON A REAL PAGE: the corpus holds no promotion page. The selectors follow what
- * public scrapers read on it (`#promotionTitle`, `#promotionSchedule`, products as `[data-asin]`
- * tiles) and are tested on a hand-built page in that shape only; the terms box id is the least
- * certain of them.
+ * Verified on two real amazon.com.br pages of 2026 (tests/fixtures/promotion, saved by a browser,
+ * from itsManeka/amazing-scraper): `#promotionTitle`, `#promotionSchedule`, the eligible products
+ * as `li.productGrid` tiles, the id in `#queryModel_promotionId`. The page also holds the shopper's
+ * cart (the "everywhere cart" flyout and the page's own cart preview), whose `[data-asin]` rows are
+ * not eligible items. The terms come in `#promo_tnc_content_<id>_…`, which the page fills from
+ * `/promotion/details/popup/<id>` by script, so a fetched page may well show none; older names
+ * (`#promotionTerms`, …) are kept from public scrapers' readings.
  */
 import { all, attr, type Document, linkUrl, one, parseHtml, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
@@ -13,7 +16,11 @@ import { guardParse, isAsin, originOf, type ParseOptions } from "./page_common.t
 import { startTagWhere } from "./page_text.ts";
 
 const PROMO_ID = /\/promotion\/psp\/([A-Za-z0-9]+)/;
-const TERMS = "#promotionTerms, #termsAndConditions, #promotionDescription";
+const TERMS =
+  '[id^="promo_tnc_content_"], #promotionTerms, #termsAndConditions, #promotionDescription';
+const GRID_TILE = 'li.productGrid[data-asin], [name="productGrid"][data-asin]';
+// The shopper's cart, on the page beside the promotion: never eligible items as such.
+const CART_ROW = /(?:^|\s)(?:ewc-item|cartItemGrid)(?:\s|$)/;
 // "From … to …" in the page's language; the dates stay the page's own text. Read in text() only,
 // whose single spaces leave no line break for `$` to fail at: on raw text with one, RANGE's two
 // lazy groups would make it cubic in the text's length.
@@ -71,10 +78,17 @@ function schedule(s: string): { starts_at: string | null; ends_at: string | null
   return { starts_at: null, ends_at: ends ? ends[1] : null };
 }
 
-/** Every ASIN a product tile names, once, in page order. */
+/**
+ * Every ASIN a product tile names, once, in page order: the grid's tiles, else (another layout)
+ * every `[data-asin]` outside the shopper's cart.
+ */
 function eligibleItems(doc: Document): string[] {
+  const grid = all(doc, GRID_TILE);
+  const tiles = grid.length > 0
+    ? grid
+    : all(doc, "[data-asin]").filter((el) => !CART_ROW.test(attr(el, "class")));
   const seen = new Set<string>();
-  for (const el of all(doc, "[data-asin]")) {
+  for (const el of tiles) {
     const asin = attr(el, "data-asin");
     if (isAsin(asin)) seen.add(asin);
   }
@@ -85,5 +99,9 @@ function promoIdOf(html: string, url?: string): string {
   const fromUrl = PROMO_ID.exec(url ?? "")?.[1];
   if (fromUrl) return fromUrl;
   const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
-  return PROMO_ID.exec(canonical)?.[1] ?? "";
+  const fromCanonical = PROMO_ID.exec(canonical)?.[1];
+  if (fromCanonical) return fromCanonical;
+  // The page's own form field, where it declares no canonical link (a page saved by a browser).
+  const field = startTagWhere(html, "input", /id=["']?queryModel_promotionId["']?/i);
+  return /\bvalue=["']?([A-Za-z0-9]{6,40})["'\s>]/.exec(field)?.[1] ?? "";
 }

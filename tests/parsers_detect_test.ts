@@ -3,7 +3,15 @@ import { detectPage } from "../parsers/detect.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
 import * as handbuilt from "./handbuilt_pages.ts";
 
-const FOLDERS = ["bestsellers", "offers", "product", "reviews", "search", "seller_products"];
+const FOLDERS = [
+  "bestsellers",
+  "offers",
+  "product",
+  "promotion",
+  "reviews",
+  "search",
+  "seller_products",
+];
 
 // MANIFEST files weih-B003EM8008-p3837 as a product-reviews page, but the capture is a single
 // review (/gp/customer-reviews/R12J0UJC4DRYLC, title "Amazon Customer's review of …"), so the

@@ -1,10 +1,10 @@
-// NOT YET VERIFIED ON A REAL PAGE: the corpus has no /promotion/psp/ page; these tests read a
-// hand-built page that follows the promotion markup public scrapers document.
+// Two real amazon.com.br promotion pages (tests/fixtures/promotion, not in ../shared/corpus: see
+// tests/fixtures/MANIFEST.tsv), and a hand-built page in the markup public scrapers document.
 import assert from "node:assert/strict";
 import { parsePromotion } from "../parsers/promotion.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PromotionPage } from "../schemas/pages.ts";
-import { fixture } from "./fixture.ts";
+import { fixture, fixtureNames } from "./fixture.ts";
 import { PROMOTION_PAGE } from "./handbuilt_pages.ts";
 import { assertRobust } from "./robustness.ts";
 import { startRig } from "./upstream_harness.ts";
@@ -25,6 +25,48 @@ Deno.test("parsePromotion() reads title, schedule, terms, discount and eligible 
   });
 });
 
+// Read off the page: #promotionTitle h1 "Economize R$&nbsp;15 em 2 itens"; #promotionSchedule "De
+// sábado 14 de fevereiro de 2026 até quinta-feira 30 de abril de 2026 às 00:00 BRT"; 55
+// li[name=productGrid] tiles, one an empty template, the first B076JPBFVN and the last
+// B09VVB884J; #queryModel_promotionId A3TBV928F3J7NX; #promo_tnc_content_A3TBV928F3J7NX_6E's
+// first item "Se algum dos produtos relacionados à promoção for devolvido, …".
+Deno.test("parsePromotion() reads a real amazon.com.br promotion page", async () => {
+  const html = await fixture("promotion/amazon.com.br__amazingscraper-A3TBV928F3J7NX.html");
+  const promo = PromotionPage.parse(parsePromotion(html, { marketplace: "BR" }));
+  assert.equal(promo.title, "Economize R$ 15 em 2 itens");
+  assert.equal(promo.starts_at, "sábado 14 de fevereiro de 2026");
+  assert.equal(promo.ends_at, "quinta-feira 30 de abril de 2026 às 00:00 BRT");
+  assert.equal(promo.discount, "R$ 15");
+  // No canonical link on the saved page: the id from its own form field.
+  assert.equal(promo.promo_id, "A3TBV928F3J7NX");
+  assert.equal(promo.url, "https://www.amazon.com.br/promotion/psp/A3TBV928F3J7NX");
+  assert.equal(promo.eligible_items.length, 54);
+  assert.equal(promo.eligible_items[0], "B076JPBFVN");
+  assert.equal(promo.eligible_items.at(-1), "B09VVB884J");
+  assert.match(promo.terms, /^Se algum dos produtos relacionados à promoção for devolvido, /);
+});
+
+// Read off the page: 18 li[name=productGrid] tiles (one empty), the first B0DTMQBLSY and the last
+// B0BN8BN8RT; before them, the signed-in shopper's cart: 34 div.ewc-item rows of the "everywhere
+// cart" flyout (B003PAOAWG first, not a tile) and one li.cartItemGrid (B0BFYX32MW, which a tile
+// names too, further down).
+Deno.test("parsePromotion() lists the promotion's tiles, not the shopper's cart on the same page", async () => {
+  const html = await fixture("promotion/amazon.com.br__amazingscraper-A2U0CQXJULUZFI.html");
+  const promo = parsePromotion(html, { marketplace: "BR" });
+  assert.equal(promo.title, "Só no app - R$ 50 off em Jogos Galapagos");
+  assert.equal(promo.discount, "R$ 50");
+  assert.equal(promo.promo_id, "A2U0CQXJULUZFI");
+  assert.equal(promo.eligible_items.length, 17);
+  assert.equal(promo.eligible_items[0], "B0DTMQBLSY");
+  assert.equal(promo.eligible_items.at(-1), "B0BN8BN8RT");
+  assert.ok(!promo.eligible_items.includes("B003PAOAWG"));
+  assert.ok(promo.eligible_items.indexOf("B0BFYX32MW") > 0, "in the tiles' order");
+  assert.match(
+    promo.terms,
+    /^Esta promoção somente poderá ser utilizado para compra de produtos físicos\./,
+  );
+});
+
 Deno.test("parsePromotion() keeps only an end date and nulls an unreadable schedule", () => {
   const ends = PROMOTION_PAGE.replace(/From Friday[^<]*/, "Expira em: domingo 15 de março de 2026");
   const a = parsePromotion(ends, { marketplace: "BR" });
@@ -41,8 +83,11 @@ Deno.test("parsePromotion() refuses a page that is not a promotion", async () =>
   assert.throws(() => parsePromotion(search, { marketplace: "US" }), ParseError);
 });
 
-Deno.test("parsePromotion() gives a valid page or ParseError on truncated and junk input", () => {
+Deno.test("parsePromotion() gives a valid page or ParseError on truncated and junk input", async () => {
   assertRobust(parsePromotion, PromotionPage, PROMOTION_PAGE, "US");
+  for (const name of fixtureNames("promotion")) {
+    assertRobust(parsePromotion, PromotionPage, await fixture(name), "BR");
+  }
 });
 
 Deno.test("a promotion page that shows no promotion is an uncharged 404 through the API, not an empty answer", async () => {
