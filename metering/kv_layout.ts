@@ -40,6 +40,16 @@ export const KV = {
    */
   session: (tokenHash: string): Deno.KvKey => ["session", tokenHash],
   /**
+   * Account id, session token digest → { created_at, expires_at }, written with expireIn beside
+   * the session: an account's sessions, so that it keeps at most SESSIONS_PER_ACCOUNT.
+   */
+  accountSession: (accountId: string, tokenHash: string): Deno.KvKey => [
+    "account_session",
+    accountId,
+    tokenHash,
+  ],
+  accountSessions: (accountId: string): Deno.KvKey => ["account_session", accountId],
+  /**
    * One usage alert (80% or 100% of a period's credits) of an account, with its delivery state.
    * Written in the same commit as the charge that crossed the threshold; kept after delivery so
    * the dashboard can list it.

@@ -11,7 +11,7 @@ import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
-import { SESSION_MS } from "../metering/sessions.ts";
+import { SESSION_MS, SESSIONS_PER_ACCOUNT } from "../metering/sessions.ts";
 import {
   ACCOUNT_MAIL_LIMIT,
   ACCOUNT_MAIL_WINDOW_MS,
@@ -825,4 +825,32 @@ Deno.test("a known browser signs in though its network has used up its sign-in a
   }
   assert.equal((await signIn(browser(s.url), email)).status, 429, "the address is refused");
   assert.equal((await signIn(owner, email)).status, 303, "the owner's browser is not");
+});
+
+Deno.test("an account keeps at most SESSIONS_PER_ACCOUNT sessions: signing in again ends the oldest, not the store", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "again@example.com";
+  const first = await knownBrowser(s.url, email);
+  assert.equal((await signIn(first, email)).status, 303);
+  const stored = async () => {
+    let n = 0;
+    for await (const _ of s.kv.list({ prefix: ["session"] })) n++;
+    return n;
+  };
+  // A remembered browser signs in past the per-client limits, one session a time.
+  const again = browser(s.url);
+  again.jar.set("shelf_device", first.jar.get("shelf_device")!);
+  for (let i = 0; i < SESSIONS_PER_ACCOUNT + 10; i++) {
+    again.jar.delete("shelf_session"); // a script keeps no session cookie, only the device's
+    assert.equal((await signIn(again, email)).status, 303, `sign-in ${i + 1}`);
+  }
+  assert.equal(await stored(), SESSIONS_PER_ACCOUNT);
+  assert.equal((await again.send("/dashboard/keys")).status, 200, "the newest session works");
+  assert.equal((await first.send("/dashboard/keys")).status, 303, "the oldest was ended");
+  // Signing out takes the session's entry in the account's list with it.
+  await signOut(again);
+  assert.equal(await stored(), SESSIONS_PER_ACCOUNT - 1);
+  let listed = 0;
+  for await (const _ of s.kv.list({ prefix: ["account_session"] })) listed++;
+  assert.equal(listed, SESSIONS_PER_ACCOUNT - 1);
 });
