@@ -17,6 +17,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { StoreWriteFailed, TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits } from "./routes/body_limit.ts";
+import { requestTarget } from "./routes/request_target.ts";
 import { requestLog } from "./routes/access_log.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { type Metrics, metrics as processMetrics } from "./core/metrics.ts";
@@ -91,6 +92,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
 
   const app = new Hono();
   app.use("*", requestLog({ log: opts.accessLog ?? null, metrics: deps.metrics }));
+  app.use("*", requestTarget());
   app.use("*", bodyLimits());
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));

@@ -10,6 +10,9 @@ export interface Log {
 // the reader stalled.
 const stderr = new LineWriter(Deno.stderr, (n) => `[shelf] ${n} error lines dropped`);
 
+/** Characters of an error's detail written to stderr. */
+export const MAX_DETAIL = 1_024;
+
 /** stderr, with only an error's message: stacks and request details may carry secrets. */
 export const consoleLog: Log = {
   error(message, detail) {
@@ -20,6 +23,8 @@ export const consoleLog: Log = {
     } catch {
       text = String(what);
     }
+    // A detail may quote what a client sent: a line is cut, as the ops log cuts a path.
+    if (text.length > MAX_DETAIL) text = `${text.slice(0, MAX_DETAIL)}… (cut)`;
     stderr.line(`[shelf] ${message} ${text}`.trimEnd());
   },
 };

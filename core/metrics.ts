@@ -49,6 +49,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Read when scraped. Under a flood of stalled connections the process grows while every
+  // request counter looks healthy; these show it (Prometheus's standard names).
+  readonly residentMemory = new client.Gauge({
+    name: "process_resident_memory_bytes",
+    help: "Resident memory of the process (all its threads: serving, page workers, store).",
+    registers: [this.registry],
+    collect() {
+      this.set(Deno.memoryUsage().rss);
+    },
+  });
+  readonly openFds = new client.Gauge({
+    name: "process_open_fds",
+    help: "Open file descriptors of the process (connections among them); Linux only.",
+    registers: [this.registry],
+    collect() {
+      const n = openFds();
+      if (n !== null) this.set(n);
+    },
+  });
+
   /** Counts one parse's fields in the counter and in the hourly fill-rate buckets. */
   recordParse(pageType: string, marketplace: string, counts: FieldCounts, now = Date.now()): void {
     for (const [field, [filled, empty]] of counts) {
@@ -73,3 +93,14 @@ export class Metrics {
 
 /** The process's metrics; main.ts and the tests' servers share this one per process. */
 export const metrics = new Metrics();
+
+/** Entries of /proc/self/fd, or null where there is none to read (not Linux, no permission). */
+function openFds(): number | null {
+  try {
+    let n = 0;
+    for (const _ of Deno.readDirSync("/proc/self/fd")) n++;
+    return n;
+  } catch {
+    return null;
+  }
+}

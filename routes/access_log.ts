@@ -7,6 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { maskSecrets } from "../core/ops_log.ts";
+import { pacedText } from "../core/paced_body.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 
@@ -45,7 +46,7 @@ export function textWithRequestId(
 ): Response {
   const id = c.get("requestId" as never) as string | undefined;
   if (id) headers["x-request-id"] = id;
-  const res = new Response(text, { headers });
+  const res = new Response(pacedText(text), { headers });
   if (id) stamped.add(res);
   return res;
 }
@@ -83,7 +84,11 @@ export function requestLog(
       if (opts.log) {
         const url = c.req.url;
         const q = url.indexOf("?");
-        const path = maskSecrets(c.req.path + (q >= 0 ? url.slice(q) : ""));
+        // Cut before masking (masking reads every parameter), with room for a key that starts
+        // before the cut to be masked whole, then cut again.
+        const path = maskSecrets(
+          (c.req.path + (q >= 0 ? url.slice(q) : "")).slice(0, MAX_LOGGED_PATH + 64),
+        );
         opts.log({
           ts: new Date().toISOString(),
           request_id: id,

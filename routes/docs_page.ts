@@ -4,6 +4,7 @@
  * hosters are often offline), and no inline script, so the page keeps a strict CSP.
  */
 import type { Hono } from "hono";
+import { pacedBody } from "../core/paced_body.ts";
 import css from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 
@@ -31,7 +32,7 @@ function asset(text: string, type: string, immutable: boolean): () => Response {
   // the bundle, on the thread that serves paid calls (a flood of it took their p50 from 3 to 300 ms).
   const body = new TextEncoder().encode(text);
   return () =>
-    new Response(body, {
+    new Response(pacedBody(body), {
       headers: {
         "content-type": type,
         "x-content-type-options": "nosniff",

@@ -147,7 +147,8 @@ Deno.test("the access log has one line per request, with credits and account, an
 Deno.test("a path of any length makes a bounded access-log line: cut at MAX_LOGGED_PATH, and said so", async () => {
   const lines: Record<string, unknown>[] = [];
   await using s = await startServer({ accessLog: (l) => void lines.push(l) });
-  const long = "/" + "%01".repeat(20_000);
+  // Under MAX_URL (a longer URL is a 414 before any route), well over MAX_LOGGED_PATH.
+  const long = "/" + "%01".repeat(5_000);
   const r = await fetch(`${s.url}${long}`);
   assert.equal(r.status, 404);
   await r.body?.cancel();
@@ -194,6 +195,13 @@ Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.
     /shelf_parse_fields_total\{page_type="product",marketplace="US",field="title",filled="true"\} [1-9]/,
   );
   assert.doesNotMatch(text, /B07H57DNVV/, "no ASIN (or other unbounded value) as a label");
+  // The process itself: its memory, and (on Linux) its descriptors, connections among them.
+  const rss = Number(/^process_resident_memory_bytes (\d+)$/m.exec(text)?.[1]);
+  assert.ok(rss > 10 * 2 ** 20, `rss ${rss}`);
+  const fds = Number(/^process_open_fds (\d+)$/m.exec(text)?.[1]);
+  // Read a moment apart: connections may open or close between the two.
+  const now = [...Deno.readDirSync("/proc/self/fd")].length;
+  assert.ok(fds > 0 && Math.abs(fds - now) <= 10, `${fds} scraped, ${now} now`);
 });
 
 Deno.test("/admin/parser-health turns the field counts into fill rates per page type and marketplace", async () => {

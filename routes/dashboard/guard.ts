@@ -58,7 +58,8 @@ export function publicHttps(c: Context, deps: CookieDeps): boolean {
   if (deps.trustProxy) {
     return (c.req.header("x-forwarded-proto") ?? "").split(",")[0].trim() === "https";
   }
-  return new URL(c.req.url).protocol === "https:";
+  // The URL as Deno built it, not parsed: a Host the parser refuses made it throw.
+  return c.req.url.startsWith("https:");
 }
 
 /**
