@@ -19,8 +19,8 @@ export const CLIENT_SIGNIN_LIMIT = 100;
  * Takes one attempt's slot of the client's and then of the email's; says which has used all of
  * its window's attempts, if one has (a refused client takes none of the email's). An unknown client:
  * the email's only. From a device known for the email (`device`: its digest, sign_in_devices.ts)
- * the attempt takes a slot of the device's window instead of the email's, which guessers elsewhere
- * cannot fill.
+ * the attempt takes a slot of the device's window instead ("device", or "device_spent"), which
+ * guessers elsewhere cannot fill.
  */
 export async function reserveAttempt(
   kv: Deno.Kv,
@@ -28,16 +28,19 @@ export async function reserveAttempt(
   client: Client,
   now: number,
   device: string | null = null,
-): Promise<"ok" | "client" | "email"> {
-  const own = device === null
-    ? windowOf(email, KV.signinAttempts, SIGNIN_LIMIT)
-    : { key: KV.deviceSignins(device), limit: SIGNIN_LIMIT };
+): Promise<"device" | "ok" | "client" | "email" | "device_spent"> {
   // A known device names one email, whose password it knew: the client limits, which keep one
   // client from trying passwords on many emails, would only let a neighbour behind the same
-  // address or /48 lock its owner out.
-  const byClient = device === null
-    ? clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT)
-    : [];
+  // address or /48 lock its owner out. Its sign-ins that succeed count too: cleared on success,
+  // one remembered browser signed in 33 times a second, each a scrypt run and a stored session.
+  if (device !== null) {
+    const own = { key: KV.deviceSignins(device), limit: SIGNIN_LIMIT };
+    return (await reserveSlots(kv, [own], SIGNIN_WINDOW_MS, now)) === null
+      ? "device"
+      : "device_spent";
+  }
+  const own = windowOf(email, KV.signinAttempts, SIGNIN_LIMIT);
+  const byClient = clientWindows(client, KV.clientSignins, CLIENT_SIGNIN_LIMIT);
   const refused = await reserveSlots(kv, [...byClient, own], SIGNIN_WINDOW_MS, now);
   return refused === null ? "ok" : refused === own ? "email" : "client";
 }
@@ -57,16 +60,10 @@ export async function reserveSessionAttempt(
 }
 
 /**
- * After a correct password: clears the window the attempt counted in. A sign-in from a known
- * device leaves the email's window as it is, so that its owner signing in does not hand guessers
- * elsewhere a fresh set of attempts.
+ * After a correct password that counted in the email's window (not a known device's): clears it.
+ * A sign-in from a known device leaves the email's window as it is, so that its owner signing in
+ * does not hand guessers elsewhere a fresh set of attempts, and its own, whose successes count.
  */
-export async function clearAttempts(
-  kv: Deno.Kv,
-  email: string,
-  device: string | null = null,
-): Promise<void> {
-  await kv.delete(
-    device === null ? KV.signinAttempts(hashKey(email)) : KV.deviceSignins(device),
-  );
+export async function clearAttempts(kv: Deno.Kv, email: string): Promise<void> {
+  await kv.delete(KV.signinAttempts(hashKey(email)));
 }

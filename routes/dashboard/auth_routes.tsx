@@ -147,9 +147,11 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
     const epoch = credential?.epoch ?? 0;
     const device = await knownDevice(kv, deviceToken, email, epoch);
     const slot = await reserveAttempt(kv, email, client, clock.now(), device);
-    if (slot !== "ok") {
+    if (slot !== "ok" && slot !== "device") {
       const error = slot === "email"
         ? "Too many failed attempts. Wait 15 minutes and try again."
+        : slot === "device_spent"
+        ? "Too many sign-ins from this browser. Wait 15 minutes and try again."
         : "Too many sign-in attempts from your network. Wait 15 minutes and try again.";
       return c.html(<SignInPage csrf={form(c)} email={email} error={error} />, 429);
     }
@@ -161,7 +163,7 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
       return c.html(<SignInPage csrf={form(c)} email={email} error={BUSY} />, 503);
     }
     if (!ok || !id || !credential) return wrong();
-    await clearAttempts(kv, email, device);
+    if (slot === "ok") await clearAttempts(kv, email);
     const kept = await rememberDevice(kv, email, device ? deviceToken! : null, clock.now(), epoch);
     if (kept) setDeviceCookie(c, deps, kept);
     return await startSession(c, id, epoch);
