@@ -23,6 +23,7 @@ import { outermost } from "./dom_tree.ts";
 import { parsePrice } from "./price.ts";
 import { untruncated } from "./page_text.ts";
 import { ParseError } from "./parse_error.ts";
+import { cleanText } from "./control_chars.ts";
 import type { BestsellersPage } from "../schemas/pages.ts";
 import type { BestSellerItem } from "../schemas/resources.ts";
 import {
@@ -48,6 +49,8 @@ const TITLE = '[class*="p13n-sc-css-line-clamp"], .p13n-sc-truncate, .p13n-sc-tr
 const PRICE = '.p13n-sc-price, [class*="p13n-sc-price"]';
 const CAROUSEL_CARD = /(?:^|\s)a-carousel-card(?:\s|$)/;
 const CAROUSEL_HEADING = /(?:^|\s)a-carousel-heading(?:\s|$)/;
+/** A list's heading, as each of its items names it ("Bestsellers in Beauty"). */
+const MAX_LIST_TITLE = 200;
 const PAGINATION = /(?:^|\s)a-pagination(?:\s|$)/;
 
 /** The DOM built (see parseRegions): the cards, the headings and the pagination. */
@@ -79,7 +82,9 @@ export function parseBestsellers(html: string, opts: ParseOptions): BestsellersP
     const cards = new Set(outermost(nodes.filter((n) => n.name !== "h2")));
     let list = "";
     for (const node of nodes) {
-      if (node.name === "h2") list = text(node);
+      // Cut: it is repeated in each of the list's items, so a long heading over many cards made
+      // an answer of their product.
+      if (node.name === "h2") list = cleanText(text(node), MAX_LIST_TITLE);
       if (!cards.has(node)) continue;
       const item = readCard(node, origin, opts.marketplace);
       if (item) results.push(list ? { ...item, list_title: list } : item);

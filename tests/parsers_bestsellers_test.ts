@@ -135,3 +135,14 @@ Deno.test("parseBestsellers() gives a valid page or ParseError on truncated and 
     assertRobust(parseBestsellers, BestsellersPage, await fixture(name), fixtureMarketplace(name));
   }
 });
+
+Deno.test("parseBestsellers() cuts a carousel heading each item repeats: a long one over many cards stays small", async () => {
+  const html = await fixture("bestsellers/amazon.in__santapan-gp-bestsellers.html");
+  const long = html.replace(
+    "Bestsellers in Musical Instruments</h2>",
+    `Bestsellers in ${"x".repeat(500_000)}</h2>`,
+  );
+  const page = parseBestsellers(long, { marketplace: "IN" });
+  assert.equal(page.results[0].list_title?.length, 200);
+  assert.ok(JSON.stringify(page).length < 100_000);
+});
