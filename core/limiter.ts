@@ -47,13 +47,34 @@ export class KeyedLimiter {
     }
   }
 
-  async run<T>(key: string, work: () => Promise<T>, opts: RunOptions = {}): Promise<T> {
+  /**
+   * Runs `work` in a slot of `key`. Work that must wait for a while (a retry's back-off) does so
+   * through `pause`, which gives the slot to the next owner in turn meanwhile and then waits for
+   * one again, in its owner's turn and past `maxWaiting` (it held one): sleeping in a slot kept
+   * other accounts' calls waiting behind a failing one's back-off.
+   */
+  async run<T>(
+    key: string,
+    work: (pause: <P>(wait: () => Promise<P>) => Promise<P>) => Promise<T>,
+    opts: RunOptions = {},
+  ): Promise<T> {
     const owner = opts.owner ?? "";
     await this.acquire(key, owner, opts.signal);
-    try {
-      return await work();
-    } finally {
+    let held = true;
+    const pause = async <P>(wait: () => Promise<P>): Promise<P> => {
       this.release(key, owner);
+      held = false;
+      try {
+        return await wait();
+      } finally {
+        await this.acquire(key, owner, opts.signal, true); // throws when the signal aborted
+        held = true;
+      }
+    };
+    try {
+      return await work(pause);
+    } finally {
+      if (held) this.release(key, owner);
     }
   }
 
@@ -71,7 +92,7 @@ export class KeyedLimiter {
     lane.held.set(owner, (lane.held.get(owner) ?? 0) + 1);
   }
 
-  private acquire(key: string, owner: string, signal?: AbortSignal): Promise<void> {
+  private acquire(key: string, owner: string, signal?: AbortSignal, held = false): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     let lane = this.lanes.get(key);
     if (!lane) this.lanes.set(key, lane = { active: 0, held: new Map(), waiting: new Map() });
@@ -81,7 +102,9 @@ export class KeyedLimiter {
       return Promise.resolve();
     }
     const queue = lane.waiting.get(owner) ?? [];
-    if (queue.length >= this.maxWaiting) return Promise.reject(new LimiterFull(key, owner));
+    if (queue.length >= this.maxWaiting && !held) {
+      return Promise.reject(new LimiterFull(key, owner));
+    }
     if (!queue.length) lane.waiting.set(owner, queue); // joins the turn at its end
     const l = lane;
     return new Promise<void>((resolve, reject) => {

@@ -106,3 +106,51 @@ Deno.test("an owner holds at most its share of the slots: another owner starts a
   for (const g of [a[1], a[2], c]) g.release();
   await Promise.all(running);
 });
+
+Deno.test("work that pauses gives its slot to the next owner meanwhile, then gets one back in turn", async () => {
+  const limiter = new KeyedLimiter(1, 1);
+  const order: string[] = [];
+  const backoff = gate();
+  const a = limiter.run("US", async (pause) => {
+    order.push("a tries");
+    await pause(backoff.work); // a retry's back-off
+    order.push("a retries");
+  }, { owner: "a" });
+  await tick();
+  // b waited behind a's whole back-off before; now it runs while a sleeps.
+  await limiter.run("US", note(order, "b"), { owner: "b" });
+  assert.deepEqual(order, ["a tries", "b"]);
+  // Another call of a takes the free slot, and a third waits: a's one allowed waiter.
+  const held = gate();
+  const a2 = limiter.run("US", held.work, { owner: "a" });
+  const a3 = limiter.run("US", note(order, "a3"), { owner: "a" });
+  await tick();
+  assert.ok(held.started);
+  // The paused call waits for a slot again past that bound: it held one.
+  backoff.release();
+  await tick();
+  assert.deepEqual(order, ["a tries", "b"]);
+  held.release();
+  await Promise.all([a, a2, a3]);
+  assert.deepEqual(order, ["a tries", "b", "a3", "a retries"]);
+});
+
+Deno.test("a pause whose signal aborts meanwhile ends the work without a slot held", async () => {
+  const limiter = new KeyedLimiter(1);
+  const ctl = new AbortController();
+  const backoff = gate();
+  const a = limiter.run("US", (pause) => pause(backoff.work), { owner: "a", signal: ctl.signal });
+  await tick();
+  const other = gate();
+  const b = limiter.run("US", other.work, { owner: "b" });
+  await tick();
+  ctl.abort(new Error("hung up"));
+  backoff.release();
+  await assert.rejects(a, /hung up/);
+  // b's slot is the only one counted: after it, c starts at once.
+  other.release();
+  await b;
+  const order: string[] = [];
+  await limiter.run("US", note(order, "c"), { owner: "c" });
+  assert.deepEqual(order, ["c"]);
+});

@@ -219,7 +219,7 @@ export class BrowserTransport implements Transport {
     try {
       const res = await this.limiter.run(
         req.marketplace,
-        () => this.withRetries(req, deadline, signal),
+        (pause) => this.withRetries(req, deadline, signal, pause),
         { owner: req.owner ?? "", signal },
       );
       this.noteBlocked(req, isBlocked(res));
@@ -281,6 +281,8 @@ export class BrowserTransport implements Transport {
     req: UpstreamRequest,
     deadline: AbortSignal,
     signal: AbortSignal,
+    /** Waits out of the marketplace slot (see KeyedLimiter.run). */
+    pause: <P>(wait: () => Promise<P>) => Promise<P>,
   ): Promise<UpstreamResponse> {
     let lastBlocked: UpstreamResponse | undefined;
     let lastError: unknown;
@@ -289,7 +291,8 @@ export class BrowserTransport implements Transport {
     // way past it: a fresh session (for a postcode, the location flow again) per attempt.
     const retries = this.blockedRuns.has(blockedRunKey(req)) ? 0 : this.o.retries;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await this.backoff(attempt, signal);
+      // Out of the slot: other accounts' calls go meanwhile.
+      if (attempt > 0) await pause(() => this.backoff(attempt, signal));
       const session = this.session(req.marketplace, req.owner ?? "", req.zip);
       try {
         if (signal.aborted) throw signal.reason;
