@@ -21,7 +21,7 @@ import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../schemas/watches.ts";
 import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
-import { setBounded } from "../core/bounded_map.ts";
+import { PerSecond } from "../core/per_second.ts";
 
 interface BodyError {
   loc: (string | number)[];
@@ -41,8 +41,7 @@ interface BodyError {
 export const LISTS_PER_SECOND = 25;
 
 export function watchRoutes(app: Hono, deps: Deps): void {
-  /** Per account: the second of its last list and how many it had in it (bounded). */
-  const listed = new Map<string, { sec: number; count: number }>();
+  const lists = new PerSecond(LISTS_PER_SECOND);
   app.post("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
     const input = await readBody(c, deps.watches.minSeconds);
@@ -105,10 +104,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
 
   app.get("/v1/watches", async (c) => {
     const caller = await admitted(deps, c);
-    const sec = Math.floor(Date.now() / 1000);
-    const seen = listed.get(caller.accountId);
-    const count = seen?.sec === sec ? seen.count + 1 : 1;
-    if (count > LISTS_PER_SECOND) {
+    if (!lists.take(caller.accountId)) {
       throw new ApiError(
         429,
         "rate_limited",
@@ -116,7 +112,6 @@ export function watchRoutes(app: Hono, deps: Deps): void {
         { ...caller.headers, "Retry-After": "1" },
       );
     }
-    setBounded(listed, caller.accountId, { sec, count }, 10_000);
     const watches = (await listWatches(deps.kv, caller.accountId)).map(watchView);
     // Up to 1,000 watches, about 300 KB: paced (core/paced_body.ts), as the data answers are.
     return textWithRequestId(c, JSON.stringify({ count: watches.length, watches }), {

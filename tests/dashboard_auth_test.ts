@@ -12,6 +12,7 @@ import { loadConfig } from "../config.ts";
 import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
 import { SESSION_MS, SESSIONS_PER_ACCOUNT } from "../metering/sessions.ts";
+import { DASHBOARD_PER_SECOND } from "../routes/dashboard/mod.tsx";
 import {
   ACCOUNT_MAIL_LIMIT,
   ACCOUNT_MAIL_WINDOW_MS,
@@ -870,4 +871,24 @@ Deno.test("a known browser's sign-ins that succeed count in its window too", asy
   assert.equal(spent.status, 429);
   assert.match(spent.text, /Too many sign-ins from this browser/);
   assert.equal((await signIn(browser(s.url), email)).status, 429, "the email is still locked");
+});
+
+Deno.test("an account's dashboard pages are limited to DASHBOARD_PER_SECOND a second: a burst gets 429s, not the heap", async () => {
+  await using s = await startServer({ signup: "open" });
+  const email = "burst@example.com";
+  await signUpOpen(browser(s.url), email);
+  const b = browser(s.url);
+  assert.equal((await signIn(b, email)).status, 303);
+  // 16,000 of these at once over HTTP/2 took the process past V8's heap limit (probe X).
+  const burst = await Promise.all(
+    Array.from({ length: 3 * DASHBOARD_PER_SECOND }, () => b.send("/dashboard/watches")),
+  );
+  const ok = burst.filter((r) => r.status === 200).length;
+  const refused = burst.filter((r) => r.status === 429);
+  // A burst can straddle a second's end: at most two seconds' worth get through.
+  assert.ok(ok >= 1 && ok <= 2 * DASHBOARD_PER_SECOND, `${ok} answered`);
+  assert.equal(ok + refused.length, burst.length);
+  assert.match(refused[0].text, /Too many pages at once for this account/);
+  await new Promise((r) => setTimeout(r, 1_100));
+  assert.equal((await b.send("/dashboard/watches")).status, 200, "the next second, pages again");
 });

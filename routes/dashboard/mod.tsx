@@ -23,9 +23,19 @@ import { listWatches } from "../../watches/store.ts";
 import { SettingsPage } from "./settings_page.tsx";
 import { authRoutes } from "./auth_routes.tsx";
 import type { SignedInHandler } from "./signed_in.ts";
+import { PerSecond } from "../../core/per_second.ts";
+
+/**
+ * Signed-in requests one account may make a second (in each process); past them a 429 page. Each
+ * builds a page from the store, the watches page up to 100 watches with their delivery notes: 16,000
+ * at once over HTTP/2 (200 a connection) took the process past V8's heap limit and killed it, and
+ * fewer took other accounts' paid calls from 10 to 143 ms (probe X). A person clicking makes a few.
+ */
+export const DASHBOARD_PER_SECOND = 20;
 
 export function dashboardRoutes(app: Hono, deps: Deps): void {
   const { accounts, plans, kv, clock } = deps;
+  const requests = new PerSecond(DASHBOARD_PER_SECOND);
   const refuse = (c: Context, message: string, status: 400 | 403 = 403) =>
     c.html(<RefusedPage message={message} />, status);
 
@@ -54,6 +64,13 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   const signedIn: SignedInHandler = (handler) => async (c: Context) => {
     const found = await currentSession(c, deps);
     if (!found) return c.redirect("/dashboard/signin", 303);
+    if (!requests.take(found.session.account_id)) {
+      c.header("Retry-After", "1");
+      return c.html(
+        <RefusedPage message="Too many pages at once for this account. Wait a second and try again." />,
+        429,
+      );
+    }
     let account: AccountState;
     try {
       account = await accounts.get(found.session.account_id);
