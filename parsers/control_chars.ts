@@ -28,27 +28,50 @@ function isClean(text: string): boolean {
   return !CONTROL.test(text) && text.isWellFormed();
 }
 
-/** Cleans every string in `value` (cleanText), keys included, in place; returns `value`. */
-export function withoutControlChars<T>(value: T): T {
-  clean(value);
+/** A parsed answer whose strings hold more characters than `withoutControlChars` allows. */
+export class AnswerTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`The page's answer holds more than ${limit} characters of text.`);
+    this.name = "AnswerTooLarge";
+  }
+}
+
+/**
+ * Cleans every string in `value` (cleanText), keys included, in place; returns `value`. Throws
+ * AnswerTooLarge once the strings it has walked hold more than `maxChars` characters, counting a
+ * string each time the answer holds it: a parser may put one string in many places (a heading in
+ * each item of its list), which costs nothing until the answer is copied to another thread or
+ * written as JSON, where each place is a copy (a 2 MB heading over 2,000 cards: 4 GB).
+ */
+export function withoutControlChars<T>(value: T, maxChars = Infinity): T {
+  const budget = { left: maxChars, limit: maxChars };
+  clean(value, budget);
   return value;
 }
 
-function clean(value: unknown): void {
+function spend(budget: { left: number; limit: number }, n: number): void {
+  budget.left -= n;
+  if (budget.left < 0) throw new AnswerTooLarge(budget.limit);
+}
+
+function clean(value: unknown, budget: { left: number; limit: number }): void {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
       if (typeof v === "string") {
+        spend(budget, v.length);
         if (!isClean(v)) value[i] = cleanText(v);
-      } else if (v && typeof v === "object") clean(v);
+      } else if (v && typeof v === "object") clean(v, budget);
     }
   } else if (value && typeof value === "object") {
     const o = value as Record<string, unknown>;
     for (const k of Object.keys(o)) {
       const v = o[k];
+      spend(budget, k.length);
       if (typeof v === "string") {
+        spend(budget, v.length);
         if (!isClean(v)) o[k] = cleanText(v);
-      } else if (v && typeof v === "object") clean(v);
+      } else if (v && typeof v === "object") clean(v, budget);
       if (!isClean(k)) {
         const kept = o[k];
         delete o[k];

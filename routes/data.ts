@@ -8,6 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import { noteCall, textWithRequestId } from "./access_log.ts";
+import { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
 import type { Deps } from "./deps.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { ApiError } from "../core/api_error.ts";
@@ -21,12 +22,8 @@ import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
-/**
- * An answer longer than this is refused as an uncharged 502: real answers are far smaller (a
- * search of 200 items: about 300 KB), and a hostile page that makes a reader repeat its text
- * (nested matches) must not cost a client a credit for half a gigabyte.
- */
-export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
+// An answer longer than MAX_ANSWER_CHARS (upstream/page_read.ts) is refused as an uncharged 502.
+export { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
   for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c));

@@ -24,7 +24,7 @@ import { rejectBlockedPage, untruncated } from "../parsers/page_text.ts";
 import { mobileImages } from "../parsers/product_images.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { isSoftInterstitial } from "../parsers/soft_interstitial.ts";
-import { withoutControlChars } from "../parsers/control_chars.ts";
+import { AnswerTooLarge, withoutControlChars } from "../parsers/control_chars.ts";
 import { fixture } from "./fixture.ts";
 import { DEAL_PRODUCTS_PAGE, SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
 
@@ -503,4 +503,14 @@ Deno.test("keys read off a page lose their control characters, and lone surrogat
   });
   assert.ok(JSON.stringify(value).isWellFormed());
   assert.ok(!JSON.stringify(value).includes("\\ud800"));
+});
+
+Deno.test("a parsed answer is bounded by the text it holds, a string counted wherever it is repeated", () => {
+  // One 10,000-character string in 2,000 items: 20 million characters once copied or written.
+  const heading = "x".repeat(10_000);
+  const answer = { results: Array.from({ length: 2_000 }, () => ({ list_title: heading })) };
+  assert.throws(() => withoutControlChars(answer, 8 * 1024 * 1024), AnswerTooLarge);
+  // The same answer with 500 items (5 million characters) passes, cleaned as before.
+  const fits = { results: answer.results.slice(0, 500), note: "a\u0007b" };
+  assert.equal(withoutControlChars(fits, 8 * 1024 * 1024).note, "ab");
 });

@@ -8,7 +8,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
-import { withoutControlChars } from "../parsers/control_chars.ts";
+import { AnswerTooLarge, withoutControlChars } from "../parsers/control_chars.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
 import { parseReviewSummary } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
@@ -17,6 +17,14 @@ import type { PageType } from "../schemas/pages.ts";
 import { type FieldCounts, fieldCounts } from "../core/parser_health.ts";
 import { displayedLocation } from "./delivery_location.ts";
 import { type InterstitialForm, interstitialForm } from "../parsers/soft_interstitial.ts";
+
+/**
+ * Characters an answer may hold (its text, here; its JSON, at the route): real answers are far
+ * smaller (a search of 200 items: about 300 KB), and a hostile page that makes a reader repeat
+ * its text (nested matches, one heading in every item) must not cost a client a credit for half a
+ * gigabyte, nor the process its memory.
+ */
+export const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
 
 /**
  * The parsers a job may name: every page type's, the category listing (a search grid with its
@@ -98,10 +106,15 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
       default:
         value = PARSERS[job.parser](html, opts);
     }
-    withoutControlChars(value);
+    // Bounded here, before the answer is copied to the serving thread: the route's own check of
+    // its JSON comes only after that copy (and the stringifying) has been made.
+    withoutControlChars(value, MAX_ANSWER_CHARS);
     return { ok: true, value, type, fields: fieldCounts(value) };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
+    if (e instanceof AnswerTooLarge) {
+      return { ok: false, reason: "unrecognised", message: e.message };
+    }
     // A parser bug is the page's failure, not the process's: it becomes an uncharged 502.
     return { ok: false, reason: "unrecognised", message: (e as Error)?.message ?? String(e) };
   }
