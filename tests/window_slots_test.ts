@@ -1,0 +1,56 @@
+/**
+ * metering/window_slots.ts under a burst: exact slots, and store work that does not grow with the
+ * burst (probe Y: 32,000 sign-ins at once from one client made every slot cost thousands of failed
+ * commits, and every call that wrote to the store waited minutes behind them). A real KV file;
+ * the store is only watched, through a proxy that counts commits.
+ */
+import assert from "node:assert/strict";
+import { reserveSlots } from "../metering/window_slots.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
+
+async function countedKv() {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const real = await Deno.openKv(path);
+  let commits = 0;
+  const kv = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => (commits++, commit());
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return {
+    kv,
+    commits: () => commits,
+    async [Symbol.asyncDispose]() {
+      real.close();
+      await removeKvFiles(path);
+    },
+  };
+}
+
+Deno.test("a burst on one window takes exactly its slots, with about one commit a slot, and a full window costs no store work", async () => {
+  await using store = await countedKv();
+  const window = { key: ["client_signins", "burst"], limit: 100 };
+  const now = Date.now();
+  const results = await Promise.all(
+    Array.from({ length: 2_000 }, () => reserveSlots(store.kv, [window], 900_000, now)),
+  );
+  assert.equal(results.filter((r) => r === null).length, 100, "exactly the window's slots");
+  assert.ok(store.commits() <= 110, `${store.commits()} commits for 100 slots`);
+  const after = store.commits();
+  const more = await Promise.all(
+    Array.from({ length: 500 }, () => reserveSlots(store.kv, [window], 900_000, now + 1_000)),
+  );
+  assert.ok(more.every((r) => r === window));
+  assert.equal(store.commits(), after, "refused by a window seen full, without a commit");
+  // The window's end opens it again.
+  assert.equal(await reserveSlots(store.kv, [window], 900_000, now + 900_001), null);
+});
