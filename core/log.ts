@@ -33,3 +33,23 @@ export const consoleLog: Log = {
 export function flushErrorLog(ms = 1_000): Promise<void> {
   return stderr.settle(ms);
 }
+
+/**
+ * An error line any client can cause, written at most once per `ms` (the first at once), the next
+ * saying how many were left out: a mail refused past its hourly limit wrote a line a request,
+ * 64,000 lines from one burst of forms (probe Z).
+ */
+export function throttledError(log: Log, message: string, ms = 60_000): () => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return () => {
+    const now = Date.now();
+    if (now - last < ms) {
+      skipped++;
+      return;
+    }
+    log.error(skipped ? `${message} (and ${skipped} more since the last such line)` : message);
+    last = now;
+    skipped = 0;
+  };
+}

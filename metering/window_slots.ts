@@ -5,6 +5,7 @@
  */
 import { hashKey } from "./api_key.ts";
 import { setBounded } from "../core/bounded_map.ts";
+import { KeyTurns } from "../core/key_turns.ts";
 
 interface Window {
   count: number;
@@ -18,17 +19,13 @@ const MAX_FULL = 100_000;
  * Per store (tests open many in one process): the windows this process saw full, until when, so
  * that a caller refused by one does no store work (only ever a refusal, which the store would give
  * too: a window is emptied early only after a slot it gave, a correct password clearing the
- * email's, never while full); and per window, the end of the chain of this process's callers
- * taking their turn at it.
+ * email's, never while full); and its callers' turns at each window.
  */
-const stores = new WeakMap<
-  Deno.Kv,
-  { full: Map<string, number>; turns: Map<string, Promise<void>> }
->();
+const stores = new WeakMap<Deno.Kv, { full: Map<string, number>; turns: KeyTurns }>();
 
 function storeState(kv: Deno.Kv) {
   let state = stores.get(kv);
-  if (!state) stores.set(kv, state = { full: new Map(), turns: new Map() });
+  if (!state) stores.set(kv, state = { full: new Map(), turns: new KeyTurns() });
   return state;
 }
 
@@ -49,19 +46,13 @@ async function reserveSlot(
   const id = key.map(String).join("\u0000");
   const { full, turns } = storeState(kv);
   if ((full.get(id) ?? 0) > now) return false;
-  const before = turns.get(id);
-  let done!: () => void;
-  const mine = new Promise<void>((r) => (done = r));
-  const tail = before ? before.then(() => mine) : mine;
-  turns.set(id, tail);
-  try {
-    await before;
-    if ((full.get(id) ?? 0) > now) return false;
-    return await takeSlot(kv, key, id, full, limit, windowMs, now);
-  } finally {
-    done();
-    if (turns.get(id) === tail) turns.delete(id);
-  }
+  return await turns.run(
+    id,
+    () =>
+      (full.get(id) ?? 0) > now
+        ? Promise.resolve(false)
+        : takeSlot(kv, key, id, full, limit, windowMs, now),
+  );
 }
 
 async function takeSlot(

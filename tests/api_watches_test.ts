@@ -15,7 +15,8 @@ import {
 } from "../watches/webhook_target.ts";
 import { routeLabel } from "../routes/access_log.ts";
 import { LISTS_PER_SECOND } from "../routes/watches.ts";
-import { createWatch } from "../watches/store.ts";
+import { createWatch, deleteWatch } from "../watches/store.ts";
+import { countedKv } from "./counted_kv.ts";
 import { hourlyWatch } from "./webhook_receiver.ts";
 import { MAX_WATCHES_PER_ACCOUNT, WatchList } from "../schemas/watches.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
@@ -349,4 +350,40 @@ Deno.test("watches API: an account lists its watches at most LISTS_PER_SECOND ti
   assert.equal(statuses.filter((x) => x === 429).length, LISTS_PER_SECOND);
   const usage = await (await s.get("/v1/usage", key)).json();
   assert.equal(usage.requests_used, 0, "uncharged");
+});
+
+Deno.test("an account's watch creations and deletions in a burst take turns: exactly the limit created, every delete answered", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const a = await s.account("bulk");
+  // At once, each changed the account's watch count with a checked commit: as many failed as got
+  // through, and deletions past 50 tries were 503s (probe Z: 12–49 of 100).
+  const created = await Promise.all(
+    Array.from({ length: MAX_WATCHES_PER_ACCOUNT + 50 }, () => post(s.url, a.key, GOOD)),
+  );
+  const statuses = await Promise.all(created.map(async (r) => (await r.body?.cancel(), r.status)));
+  assert.equal(statuses.filter((x) => x === 201).length, MAX_WATCHES_PER_ACCOUNT);
+  assert.ok(statuses.every((x) => x === 201 || x === 409), JSON.stringify([...new Set(statuses)]));
+  const list = WatchList.parse(await (await s.get("/v1/watches", a.key)).json());
+  const deleted = await Promise.all(
+    list.watches.map((w) => s.get(`/v1/watches/${w.id}`, a.key, { method: "DELETE" })),
+  );
+  const gone = await Promise.all(deleted.map(async (r) => (await r.body?.cancel(), r.status)));
+  assert.deepEqual([...new Set(gone)], [200]);
+  assert.equal(WatchList.parse(await (await s.get("/v1/watches", a.key)).json()).count, 0);
+  assert.deepEqual(s.errors, []);
+});
+
+Deno.test("watch creations and deletions of one account in a burst cost about one commit each", async () => {
+  await using store = await countedKv();
+  const watch = (i: number) => ({ ...hourlyWatch("acc_burst", "key_burst"), id: `wat_${i}` });
+  const made = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => createWatch(store.kv, watch(i), MAX_WATCHES_PER_ACCOUNT)),
+  );
+  assert.equal(made.filter(Boolean).length, MAX_WATCHES_PER_ACCOUNT);
+  assert.ok(store.commits() <= MAX_WATCHES_PER_ACCOUNT + 10, `${store.commits()} commits`);
+  const before = store.commits();
+  const ids = made.flatMap((ok, i) => (ok ? [`wat_${i}`] : []));
+  const gone = await Promise.all(ids.map((id) => deleteWatch(store.kv, "acc_burst", id)));
+  assert.ok(gone.every(Boolean));
+  assert.ok(store.commits() - before <= ids.length + 10, `${store.commits() - before} commits`);
 });

@@ -638,6 +638,12 @@ Deno.test("account mails: at most the documented number an hour per client; X-Fo
     await signUp(proxied.url, i, `10.9.${i}.1, 198.51.100.7`);
   }
   await expect("one proxied client's mails", CLIENT_MAIL_LIMIT);
+  // Each refused mail used to write an error line, any client's to cause: one line a minute now.
+  assert.equal(
+    proxied.errors.filter((e) => e.startsWith("account mail not sent")).length,
+    1,
+    JSON.stringify(proxied.errors),
+  );
   // An IPv6 client is its /64, whatever the interface part.
   for (let i = 0; i < CLIENT_MAIL_LIMIT + 3; i++) {
     await signUp(proxied.url, 100 + i, `2001:db8:7:7:${(i + 1).toString(16)}::1`);

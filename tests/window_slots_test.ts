@@ -6,35 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { reserveSlots } from "../metering/window_slots.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
-
-async function countedKv() {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const real = await Deno.openKv(path);
-  let commits = 0;
-  const kv = new Proxy(real, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = () => (commits++, commit());
-          return op;
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-  return {
-    kv,
-    commits: () => commits,
-    async [Symbol.asyncDispose]() {
-      real.close();
-      await removeKvFiles(path);
-    },
-  };
-}
+import { countedKv } from "./counted_kv.ts";
 
 Deno.test("a burst on one window takes exactly its slots, with about one commit a slot, and a full window costs no store work", async () => {
   await using store = await countedKv();

@@ -33,6 +33,7 @@ import type { Client } from "../../metering/window_slots.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
+import { throttledError } from "../../core/log.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
 import {
   clearSessionCookie,
@@ -98,10 +99,14 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
    * well-formed address, whether it has an account or not, so that the answer's time tells
    * neither.
    */
+  const mailRefused = throttledError(
+    deps.log,
+    "account mail not sent: the address or client has had its mails for this hour",
+  );
   const mayMail = async (c: Context, email: string) => {
     const client = clientAddress(c, deps.trustProxy);
     if (await reserveAccountMail(kv, email, client, clock.now())) return true;
-    deps.log.error("account mail not sent: the address or client has had its mails for this hour");
+    mailRefused();
     return false;
   };
 
