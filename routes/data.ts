@@ -22,9 +22,6 @@ import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
 
-// An answer longer than MAX_ANSWER_CHARS (upstream/page_read.ts) is refused as an uncharged 502.
-export { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
-
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
   for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c));
 }

@@ -113,7 +113,8 @@ export function watchRoutes(app: Hono, deps: Deps): void {
       );
     }
     const watches = (await listWatches(deps.kv, caller.accountId)).map(watchView);
-    // Up to 1,000 watches, about 300 KB: paced (core/paced_body.ts), as the data answers are.
+    // Up to MAX_WATCHES_PER_ACCOUNT watches, about 300 KB with long webhook URLs: paced
+    // (core/paced_body.ts), as the data answers are.
     return textWithRequestId(c, JSON.stringify({ count: watches.length, watches }), {
       ...caller.headers,
       "content-type": "application/json",

@@ -8,7 +8,7 @@ import { ControlledSource, ManualClock, startServer } from "./test_server.ts";
 import { parsePlans } from "../metering/plans.ts";
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../routes/body_limit.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
-import { MAX_ANSWER_CHARS } from "../routes/data.ts";
+import { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ADMIN = "boundaries-test-admin-token-0123456789";

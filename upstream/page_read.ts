@@ -8,7 +8,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
-import { AnswerTooLarge, withoutControlChars } from "../parsers/control_chars.ts";
+import { withoutControlChars } from "../parsers/control_chars.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
 import { parseReviewSummary } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
@@ -112,10 +112,8 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
     return { ok: true, value, type, fields: fieldCounts(value) };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
-    if (e instanceof AnswerTooLarge) {
-      return { ok: false, reason: "unrecognised", message: e.message };
-    }
-    // A parser bug is the page's failure, not the process's: it becomes an uncharged 502.
+    // A parser bug, or an answer over MAX_ANSWER_CHARS, is the page's failure, not the process's:
+    // it becomes an uncharged 502.
     return { ok: false, reason: "unrecognised", message: (e as Error)?.message ?? String(e) };
   }
 }

@@ -114,17 +114,11 @@ export function withNote(w: Watch, note: DeliveryNote): DeliveryNote[] {
  * got through cost about as many failed commits, every account's paid calls waiting 0.4–1 s behind
  * them for the 26 s of the burst (probe Z).
  */
-const countTurns = new WeakMap<Deno.Kv, KeyTurns>();
-
-function accountTurns(kv: Deno.Kv): KeyTurns {
-  let turns = countTurns.get(kv);
-  if (!turns) countTurns.set(kv, turns = new KeyTurns());
-  return turns;
-}
+const accountTurns = new KeyTurns();
 
 /** Creates `w` unless its account already holds `max` watches; false then. */
 export function createWatch(kv: Deno.Kv, w: Watch, max: number): Promise<boolean> {
-  return accountTurns(kv).run(w.account_id, () => createInTurn(kv, w, max));
+  return accountTurns.run(w.account_id, () => createInTurn(kv, w, max));
 }
 
 async function createInTurn(kv: Deno.Kv, w: Watch, max: number): Promise<boolean> {
@@ -159,7 +153,7 @@ export async function listWatches(kv: Deno.Kv, accountId: string): Promise<Watch
 
 /** Deletes the account's watch; false when it has no such watch. */
 export function deleteWatch(kv: Deno.Kv, accountId: string, id: string): Promise<boolean> {
-  return accountTurns(kv).run(accountId, () => deleteInTurn(kv, accountId, id));
+  return accountTurns.run(accountId, () => deleteInTurn(kv, accountId, id));
 }
 
 async function deleteInTurn(kv: Deno.Kv, accountId: string, id: string): Promise<boolean> {
