@@ -51,11 +51,17 @@ async function wrongSignIns(url: string, email: string, from: () => Browser = ()
   }
 }
 
-/** An open sign-up for `email`, and its owner's browser that signed in once (a known device). */
-async function knownBrowser(url: string, email: string): Promise<Browser> {
+/** An open sign-up for `email`, and its owner's browser, signed in. */
+async function signedUpAndIn(url: string, email: string): Promise<Browser> {
   await signUpOpen(browser(url), email);
   const owner = browser(url);
   assert.equal((await signIn(owner, email)).status, 303);
+  return owner;
+}
+
+/** An open sign-up for `email`, and its owner's browser that signed in once (a known device). */
+async function knownBrowser(url: string, email: string): Promise<Browser> {
+  const owner = await signedUpAndIn(url, email);
   await signOut(owner);
   return owner;
 }
@@ -805,9 +811,7 @@ Deno.test("an email is given at most NEW_DEVICES_PER_DAY new devices a day; sign
 Deno.test("a signed-in owner changes the password while guessers keep the email locked; the change forgets every device", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "changer@example.com";
-  await signUpOpen(browser(s.url), email);
-  const owner = browser(s.url);
-  assert.equal((await signIn(owner, email)).status, 303);
+  const owner = await signedUpAndIn(s.url, email);
   const other = browser(s.url); // another browser of the owner's, known as a device too
   assert.equal((await signIn(other, email)).status, 303);
   await signOut(other);
@@ -882,9 +886,7 @@ Deno.test("a known browser's sign-ins that succeed count in its window too", asy
 Deno.test("an account's dashboard pages are limited to DASHBOARD_PER_SECOND a second: a burst gets 429s, not the heap", async () => {
   await using s = await startServer({ signup: "open" });
   const email = "burst@example.com";
-  await signUpOpen(browser(s.url), email);
-  const b = browser(s.url);
-  assert.equal((await signIn(b, email)).status, 303);
+  const b = await signedUpAndIn(s.url, email);
   // 16,000 of these at once over HTTP/2 took the process past V8's heap limit (probe X).
   const burst = await Promise.all(
     Array.from({ length: 3 * DASHBOARD_PER_SECOND }, () => b.send("/dashboard/watches")),
