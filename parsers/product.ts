@@ -190,7 +190,7 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
     in_stock: inStock(page, availability, page.seen.size > 0),
-    merchant: merchantOf(page, page.seen),
+    merchant: merchantOf(page),
     variations: { parent_asin: parentAsinOf(html) },
     availability,
     product_facts: facts,
@@ -417,7 +417,7 @@ function inStock(page: Captured, availability: string, buyButton: boolean): bool
 const SOLD_BY =
   /(?:sold by|verkauf(?: und versand)? durch|vendu par|vendido por|venduto da|verkocht door)\s*:?\s+(.+?)(?:\s+(?:and|und|et|y|e|en)\s|\.\s|\.$|$)/i;
 
-function merchantOf(page: Captured, buttons: ReadonlySet<string>): string {
+function merchantOf(page: Captured): string {
   const trigger = text(byId(page, "sellerProfileTriggerId"));
   if (trigger) return trigger;
   const feature = byId(page, "merchantInfoFeature_feature_div");
@@ -431,7 +431,7 @@ function merchantOf(page: Captured, buttons: ReadonlySet<string>): string {
   const ebookSeller = text(LAST_CELL_VALUE.one(ebook ?? []));
   if (ebookSeller) return ebookSeller;
   // Only where the used box is the buy box: beside a new offer's, its seller is not the merchant.
-  if ([...buttons].some((id) => id !== "add-to-cart-button-ubb")) return "";
+  if ([...page.seen].some((id) => id !== "add-to-cart-button-ubb")) return "";
   for (const id of USED_BUY_BOX_IDS) {
     const seller = text(SELLER_LINK.one(byId(page, id) ?? []));
     if (seller) return seller;
