@@ -8,6 +8,8 @@ import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 import type { SignupMode } from "./routes/deps.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
 import { redactUrl } from "./core/redact_url.ts";
+import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
+import { commitLockFile } from "./core/kv_files.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -389,6 +391,7 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
       created = !(await Deno.lstat(file).then(() => true, () => false));
     }
     kv = await Deno.openKv(kvPath);
+    if (file) takeTurns(kv, new CommitTurns(commitLockFile(file)));
     if (file && created) {
       for (const f of [file, `${file}-wal`, `${file}-shm`]) {
         await Deno.chmod(f, 0o600).catch(() => {}); // absent, or a system without modes

@@ -2,10 +2,16 @@
  * A KV file on disk is several files: SQLite keeps a write-ahead log and a shared-memory index
  * next to the store while it is open, and leaves them behind when the process ends without
  * closing it (and a copy made with SQLite's backup API has a rollback journal while it is
- * written). A temporary store removed by its path alone leaks megabytes of log per run.
+ * written), and processes that shared it leave the file they took turns on. A temporary store
+ * removed by its path alone leaks megabytes of log per run.
  */
 export function kvFiles(path: string): string[] {
-  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`];
+  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, commitLockFile(path)];
+}
+
+/** The file processes sharing the store take turns on to commit (core/commit_turns.ts). */
+export function commitLockFile(path: string): string {
+  return `${path}-turns`;
 }
 
 /** Removes a KV file and its side files; those already gone are no error. */

@@ -1,0 +1,125 @@
+/**
+ * Processes sharing one KV file (INTERFACE.md's several-processes deployment) lose checked
+ * commits to each other. A commit that reads before it writes (a versionstamp check, a `sum`)
+ * runs in an SQLite transaction that starts as a reader; when another process has written since
+ * it started, SQLite refuses the upgrade at once ("database is locked") without waiting for the
+ * lock. Two processes committing checked writes back to back lost 93% of their commits that way
+ * here, and a commit that lost 16 times in a row (lock_backoff.ts) answered a healthy call 503.
+ *
+ * So a process that has seen that refusal once takes turns for every later commit: one commit
+ * at a time in the process, each under an exclusive flock of a file beside the store, which the
+ * other processes take the same way. The same two processes then lost none. A process alone on
+ * its file never sees the refusal and never pays for the lock. A holder that stops mid-commit
+ * (a stopped process keeps its flock) delays the others by at most LOCK_WAIT_MS each: past it a
+ * commit goes ahead unlocked, as before, and a refusal is retried by its caller.
+ */
+export const LOCK_WAIT_MS = 2_000;
+
+/** The message SQLite's refusal reaches JavaScript with. */
+export function isLockedError(e: unknown): boolean {
+  return e instanceof Error && e.message.includes("database is locked");
+}
+
+export class CommitTurns {
+  readonly #lockPath: string;
+  #file: Deno.FsFile | null = null;
+  #shared = false;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(lockPath: string) {
+    this.#lockPath = lockPath;
+  }
+
+  /** Whether this process has met another on the file (and now takes turns). */
+  get shared(): boolean {
+    return this.#shared;
+  }
+
+  async commit<T>(commit: () => Promise<T>): Promise<T> {
+    if (!this.#shared) {
+      try {
+        return await commit();
+      } catch (e) {
+        if (isLockedError(e)) await this.#share();
+        throw e;
+      }
+    }
+    const previous = this.#tail;
+    let done!: () => void;
+    this.#tail = new Promise((r) => done = r);
+    await previous;
+    try {
+      return await this.#locked(commit);
+    } finally {
+      done();
+    }
+  }
+
+  async #locked<T>(commit: () => Promise<T>): Promise<T> {
+    const file = this.#file;
+    if (!file) return await commit();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const locking = file.lock(true).then(() => true, () => false);
+    const held = await Promise.race([
+      locking,
+      new Promise<false>((r) => timer = setTimeout(() => r(false), LOCK_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
+    try {
+      return await commit();
+    } finally {
+      if (held) await file.unlock().catch(() => {});
+      // A lock granted after its wait ended is handed back at once.
+      else {
+        locking.then(async (got) => {
+          if (got) await file.unlock().catch(() => {});
+        });
+      }
+    }
+  }
+
+  async #share(): Promise<void> {
+    if (this.#shared) return;
+    this.#shared = true;
+    try {
+      this.#file = await Deno.open(this.#lockPath, {
+        read: true,
+        write: true,
+        create: true,
+        mode: 0o600,
+      });
+    } catch {
+      // A directory the process cannot write: commits go on one at a time, unlocked.
+      this.#file = null;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // already closed
+    }
+    this.#file = null;
+  }
+}
+
+/**
+ * Routes every atomic commit of `kv` through `turns`. Plain `set`s and `delete`s start as writers
+ * and wait for the lock in SQLite itself, so only `atomic()` is taken.
+ */
+export function takeTurns(kv: Deno.Kv, turns: CommitTurns): Deno.Kv {
+  const atomic = kv.atomic.bind(kv);
+  const close = kv.close.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => turns.commit(commit);
+    return op;
+  };
+  kv.close = () => {
+    turns.close();
+    close();
+  };
+  return kv;
+}
