@@ -175,3 +175,57 @@ Deno.test("a timed-out worker's slot gets a new worker only once the old thread 
     pool.close();
   }
 });
+
+Deno.test("identical calls sharing one 503 answer each get an uncharged 503 upstream_blocked, and the process lives on", async () => {
+  // The calls share one fetch; a 503's body was then handed to the pool once per call, and the
+  // first transfer detached it for the others: a DataCloneError thrown from a worker's message
+  // handler ended the process (probe AA).
+  const pool = new PagePool({ size: 1 });
+  await using rig = await startRig({ reader: pool, browser: { retries: 0 } });
+  rig.fake.page("https://www.amazon.com/dp/B0AAAAAAA1", {
+    status: 503,
+    html: "<html><head><title>Service Unavailable</title></head><body>busy</body></html>",
+  });
+  pages(rig, "B07H57DNVV");
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => rig.call("/v1/products/details?asin=B0AAAAAAA1")),
+  );
+  for (const r of answers) {
+    assert.equal(r.status, 503, JSON.stringify(r.body));
+    assert.equal((r.body.error as { code: string }).code, "upstream_blocked");
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  assert.equal(rig.fake.pageRequests("/dp/B0AAAAAAA1"), 1, "one shared fetch");
+  assert.equal(await used(rig), 0);
+  const after = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(after.status, 200, "the pool still reads pages");
+});
+
+Deno.test("a body whose buffer was already handed to a worker fails its read with a 502, and the pool reads on", async () => {
+  const pool = new PagePool({ size: 1 });
+  try {
+    const url = "https://www.amazon.com/dp/B07H57DNVV";
+    const page = body();
+    // The one worker reads a first page; both reads of `page` queue behind it. The first of them
+    // takes its buffer to the worker, and the second's turn comes in the worker's message handler.
+    const [a, b, c] = await Promise.allSettled([
+      pool.read(job(url), body()),
+      pool.read(job(url), page),
+      pool.read(job(url), page),
+    ]);
+    assert.equal(a.status, "fulfilled");
+    assert.equal(b.status, "fulfilled");
+    assert.equal(c.status, "rejected");
+    assert.equal((c.reason as { status: number }).status, 502);
+    assert.equal((c.reason as { code: string }).code, "upstream_error");
+    // Handed over once the buffer is gone: refused as it is asked for.
+    await assert.rejects(pool.read(job(url), page), (e: { code?: string }) => {
+      assert.equal(e.code, "upstream_error");
+      return true;
+    });
+    const next = await pool.read(job("https://www.amazon.com/dp/B07H57DNVV"), body());
+    assert.ok(next.detection, "a later page is read");
+  } finally {
+    pool.close();
+  }
+});

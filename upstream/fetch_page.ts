@@ -57,6 +57,11 @@ export async function fetchPage(
     read,
     readKey: `${req.parser}|${req.reviewId ?? ""}`,
   });
+  // A 503 or 429 is a block whatever its body says, and is not read: callers that shared the
+  // fetch share its one body, which a reading hands to a page worker.
+  if (!res.outcome && (res.status === 503 || res.status === 429)) {
+    throw blocked(`The marketplace refused the request (HTTP ${res.status}) after retries.`);
+  }
   const { detection, parsed } = res.outcome ?? await read(res);
   if (detection.kind === "blocked" || res.status === 503 || res.status === 429) {
     const why = detection.kind === "blocked"

@@ -110,6 +110,9 @@ export class PagePool implements PageReader {
         ),
       );
     }
+    // A body is read once: its buffer goes to the worker and is gone here. Handed again (callers
+    // that shared one answer), it is a failed read of that call, never a throw at the transfer.
+    if ((body.buffer as ArrayBuffer).detached) return Promise.reject(alreadyRead());
     // A view of part of a buffer is copied, so that the transfer cannot detach bytes of others.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength &&
       body.buffer instanceof ArrayBuffer;
@@ -171,7 +174,16 @@ export class PagePool implements PageReader {
         buffer: task.buffer,
         busy: slot.busy.buffer,
       };
-      slot.worker.postMessage(message, [task.buffer]);
+      try {
+        slot.worker.postMessage(message, [task.buffer]);
+      } catch {
+        // The buffer left with another job since this one was queued: pump runs from a worker's
+        // message handler, where a throw would end the process.
+        clearTimeout(slot.timer);
+        slot.task = null;
+        task.reject(alreadyRead());
+        i--; // the slot is free for the next job
+      }
     }
   }
 
@@ -254,4 +266,8 @@ export function pageReaderFor(
   log?: (line: Record<string, unknown>) => void,
 ): PageReader {
   return workers > 0 ? new PagePool({ size: workers, log }) : inlineReader;
+}
+
+function alreadyRead(): ApiError {
+  return new ApiError(502, "upstream_error", "The upstream page could not be read.");
 }
