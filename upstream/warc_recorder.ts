@@ -34,7 +34,10 @@ export class RecordingTransport implements Transport {
         return read(r);
       }),
     });
-    if (!recorded.has(res)) await this.record(req.url, res);
+    // A body gone to a worker was read, so recorded, by the call whose fetch others shared.
+    if (!recorded.has(res) && !(res.body.buffer as ArrayBuffer).detached) {
+      await this.record(req.url, res);
+    }
     return res;
   }
 
