@@ -96,7 +96,10 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   app.use("*", bodyLimits());
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));
-  metaRoutes(app);
+  metaRoutes(app, {
+    watchMinSeconds: deps.watches.minSeconds,
+    allowPrivateWebhooks: deps.watches.allowPrivate,
+  });
   opsRoutes(app, deps, opts.adminToken);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);

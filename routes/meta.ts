@@ -1,11 +1,11 @@
 /** The free, keyless routes: the endpoint index, the OpenAPI document and the interactive docs. */
 import type { Hono } from "hono";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
-import { openApiDocument } from "../schemas/openapi.ts";
+import { type DocumentSettings, openApiDocument } from "../schemas/openapi.ts";
 import { docsRoutes } from "./docs_page.ts";
 import { pacedBody } from "../core/paced_body.ts";
 
-export function metaRoutes(app: Hono): void {
+export function metaRoutes(app: Hono, settings: DocumentSettings): void {
   const index = {
     version: "v1",
     endpoints: ALL_ENDPOINTS.map((ep) => ({
@@ -18,10 +18,10 @@ export function metaRoutes(app: Hono): void {
   };
   app.get("/v1/", () => Response.json(index));
   app.get("/v1", () => Response.json(index));
-  // Serialized once, on first asking: 95 KB, the same for every request.
+  // Serialized once, on first asking: 95 KB, the same for every request of this server.
   let openApi: Uint8Array<ArrayBuffer> | undefined;
   app.get("/openapi.json", () => {
-    openApi ??= new TextEncoder().encode(JSON.stringify(openApiDocument()));
+    openApi ??= new TextEncoder().encode(JSON.stringify(openApiDocument(settings)));
     return new Response(pacedBody(openApi), {
       headers: { "content-type": "application/json" },
     });

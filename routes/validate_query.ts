@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { Param } from "../schemas/params.ts";
 import type { Query } from "./query_params.ts";
+import { describeIssue, type Failure } from "./pydantic_issues.ts";
 
 export interface DetailEntry {
   loc: ["query", string];
@@ -16,8 +17,6 @@ export interface DetailEntry {
 export type Validated =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; detail: DetailEntry[] };
-
-type Failure = { type: string; msg: string };
 
 const INT = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -127,54 +126,5 @@ const FALSE_WORDS = new Set(["false", "0", "no", "n", "off", "f"]);
 function parseWith(schema: z.ZodType, input: unknown): { value: unknown } | { failure: Failure } {
   const r = schema.safeParse(input);
   if (r.success) return { value: r.data };
-  return { failure: describe(r.error.issues[0] as unknown as Record<string, unknown>) };
-}
-
-function describe(issue: Record<string, unknown>): Failure {
-  const isString = issue.origin === "string";
-  switch (issue.code) {
-    case "too_small":
-      return isString
-        ? {
-          type: "string_too_short",
-          msg: `String should have at least ${plural(issue.minimum, "character")}`,
-        }
-        : {
-          type: "greater_than_equal",
-          msg: `Input should be greater than or equal to ${issue.minimum}`,
-        };
-    case "too_big":
-      return isString
-        ? {
-          type: "string_too_long",
-          msg: `String should have at most ${plural(issue.maximum, "character")}`,
-        }
-        : {
-          type: "less_than_equal",
-          msg: `Input should be less than or equal to ${issue.maximum}`,
-        };
-    case "invalid_format":
-      return {
-        type: "string_pattern_mismatch",
-        msg: `String should match pattern '${patternText(issue.pattern)}'`,
-      };
-    case "invalid_value": {
-      const values = (issue.values as unknown[]).map((v) => `'${v}'`);
-      const list = values.length > 1
-        ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`
-        : values[0];
-      return { type: "enum", msg: `Input should be ${list}` };
-    }
-    default:
-      return { type: "value_error", msg: String(issue.message ?? "Invalid value") };
-  }
-}
-
-function plural(n: unknown, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-/** zod reports a pattern as "/source/flags"; pydantic shows the bare source. */
-function patternText(pattern: unknown): string {
-  return String(pattern ?? "").replace(/^\/(.*)\/[a-z]*$/, "$1");
+  return { failure: describeIssue(r.error.issues[0] as unknown as Record<string, unknown>) };
 }

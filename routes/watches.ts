@@ -22,6 +22,7 @@ import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../sch
 import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
 import { PerSecond } from "../core/per_second.ts";
+import { describeIssue, MISSING } from "./pydantic_issues.ts";
 
 interface BodyError {
   loc: (string | number)[];
@@ -171,14 +172,34 @@ async function readBody(
   }
   const parsed = watchCreateBody(minSeconds).safeParse(raw);
   if (parsed.success) return { value: parsed.data };
-  return {
-    detail: parsed.error.issues.slice(0, 20).map((i) => ({
-      loc: ["body", ...i.path.map((p) => (typeof p === "number" ? p : String(p)))],
-      msg: i.message,
-      type: i.code,
-      input: null,
-    })),
-  };
+  return { detail: parsed.error.issues.flatMap((i) => bodyErrors(i, raw)).slice(0, 20) };
+}
+
+/** A zod issue of the body as SPEC.md's 422 entries: pydantic's words, the value given. */
+function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
+  const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+  if (issue.code === "unrecognized_keys") {
+    const extra = describeIssue(issue as unknown as Record<string, unknown>);
+    return issue.keys.map((key) => ({
+      loc: ["body", ...path, key],
+      ...extra,
+      input: valueAt(raw, [...path, key]) ?? null,
+    }));
+  }
+  const input = valueAt(raw, path);
+  const words = issue.code === "invalid_type" && input === undefined
+    ? MISSING
+    : describeIssue(issue as unknown as Record<string, unknown>);
+  return [{ loc: ["body", ...path], ...words, input: input ?? null }];
+}
+
+function valueAt(raw: unknown, path: (string | number)[]): unknown {
+  let at = raw;
+  for (const p of path) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, p)) return undefined;
+    at = (at as Record<string | number, unknown>)[p];
+  }
+  return at;
 }
 
 export function watchView(w: Watch): WatchView {

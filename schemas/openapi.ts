@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ALL_ENDPOINTS, type Endpoint } from "./endpoints.ts";
-import { ErrorBody, ValidationErrorBody } from "./resources.ts";
+import { BodyValidationErrorBody, ErrorBody, ValidationErrorBody } from "./resources.ts";
 import examples from "./examples.json" with { type: "json" };
 import { watchCreateBody, WatchCreated, WatchDeleted, WatchEvent, WatchList } from "./watches.ts";
 
@@ -223,7 +223,7 @@ function watchPaths() {
           },
           "422": {
             description: "A body field failed validation (`loc` starts with `body`)",
-            ...json("ValidationError"),
+            ...json("BodyValidationError"),
           },
         },
         callbacks: {
@@ -264,10 +264,16 @@ function watchPaths() {
   };
 }
 
-let cached: unknown;
+/** What a server's own settings change in the document: the watch body's limits. */
+export interface DocumentSettings {
+  watchMinSeconds: number;
+  allowPrivateWebhooks: boolean;
+}
 
-export function openApiDocument(): unknown {
-  cached ??= {
+export function openApiDocument(
+  settings: DocumentSettings = { watchMinSeconds: 3_600, allowPrivateWebhooks: false },
+): unknown {
+  return {
     openapi: "3.1.0",
     info: {
       title: "Shelf",
@@ -303,11 +309,13 @@ export function openApiDocument(): unknown {
       schemas: {
         Error: jsonSchema(ErrorBody),
         ValidationError: jsonSchema(ValidationErrorBody),
+        BodyValidationError: jsonSchema(BodyValidationErrorBody),
         ...Object.fromEntries(
           ALL_ENDPOINTS.map((ep) => [responseComponentName(ep), jsonSchema(ep.response)]),
         ),
-        // The documented minimum is the default; a server's own is in its error messages.
-        WatchCreateBody: jsonSchema(watchCreateBody(3_600)),
+        WatchCreateBody: jsonSchema(
+          watchCreateBody(settings.watchMinSeconds, settings.allowPrivateWebhooks),
+        ),
         WatchCreated: jsonSchema(WatchCreated),
         WatchList: jsonSchema(WatchList),
         WatchDeleted: jsonSchema(WatchDeleted),
@@ -315,5 +323,4 @@ export function openApiDocument(): unknown {
       },
     },
   };
-  return cached;
 }

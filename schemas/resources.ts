@@ -204,3 +204,13 @@ export const ValidationErrorBody = z.object({
     input: z.unknown(),
   })),
 });
+
+/** A request body's 422 (POST /v1/watches): `loc` is "body" and the path to the field. */
+export const BodyValidationErrorBody = z.object({
+  detail: z.array(z.object({
+    loc: z.tuple([z.literal("body")], z.union([z.string(), z.int()])),
+    msg: z.string(),
+    type: z.string(),
+    input: z.unknown(),
+  })),
+});

@@ -18,7 +18,7 @@ export const MAX_WATCHES_PER_ACCOUNT = 100;
  * The request body. `asin`, `marketplace` and `zip` are then checked by the details endpoint's own
  * parameter rules, so a watch accepts exactly what a details call accepts.
  */
-export function watchCreateBody(minSeconds: number) {
+export function watchCreateBody(minSeconds: number, allowPrivate = false) {
   return z.strictObject({
     asin: z.string().describe("The product to watch (as for /v1/products/details)"),
     marketplace: z.string().optional().describe("Two-letter marketplace code (default US)"),
@@ -27,7 +27,9 @@ export function watchCreateBody(minSeconds: number) {
       `Seconds between refreshes; at least WATCH_MIN_SECONDS (this server: ${minSeconds})`,
     ),
     webhook_url: z.string().max(2_048).describe(
-      "http(s) URL that receives the signed events; private and loopback hosts are refused",
+      allowPrivate
+        ? "http(s) URL that receives the signed events (this server allows private hosts)"
+        : "http(s) URL that receives the signed events; private and loopback hosts are refused",
     ),
     on: z.array(z.enum(WATCH_FIELDS)).min(1).max(WATCH_FIELDS.length).describe(
       "Fields whose change sends an event",

@@ -97,7 +97,7 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
     [{ ...GOOD, every_seconds: 1.5 }, ["body", "every_seconds"]],
     [{ ...GOOD, on: [] }, ["body", "on"]],
     [{ ...GOOD, on: ["title"] }, ["body", "on", "0"]],
-    [{ ...GOOD, extra: 1 }, ["body"]],
+    [{ ...GOOD, extra: 1 }, ["body", "extra"]],
     [{ asin: "B07H57DNVV", every_seconds: 3600, on: ["price"] }, ["body", "webhook_url"]],
   ];
   for (const [body, loc] of cases) {
@@ -114,6 +114,81 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
   assert.equal(form.status, 422);
   assert.equal((await form.json()).detail[0].type, "json_invalid");
   assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0);
+});
+
+Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words and echo the value given", async () => {
+  await using s = await startServer({ watches: { ...watchesOpts, minSeconds: 60 }, plans });
+  const { key } = await s.account("bulk");
+  const { asin: _, ...noAsin } = GOOD;
+  const cases: [unknown, { loc: string[]; type: string; msg: string; input: unknown }][] = [
+    [noAsin, { loc: ["body", "asin"], type: "missing", msg: "Field required", input: null }],
+    [{ ...GOOD, every_seconds: 1 }, {
+      loc: ["body", "every_seconds"],
+      type: "greater_than_equal",
+      msg: "Input should be greater than or equal to 60",
+      input: 1,
+    }],
+    [{ ...GOOD, every_seconds: "3600" }, {
+      loc: ["body", "every_seconds"],
+      type: "int_type",
+      msg: "Input should be a valid integer",
+      input: "3600",
+    }],
+    [{ ...GOOD, on: ["title"] }, {
+      loc: ["body", "on", "0"],
+      type: "enum",
+      msg: "Input should be 'price', 'in_stock' or 'rank'",
+      input: "title",
+    }],
+    [{ ...GOOD, on: [] }, {
+      loc: ["body", "on"],
+      type: "too_short",
+      msg: "List should have at least 1 item after validation",
+      input: [],
+    }],
+    [{ ...GOOD, extra: 7 }, {
+      loc: ["body", "extra"],
+      type: "extra_forbidden",
+      msg: "Extra inputs are not permitted",
+      input: 7,
+    }],
+  ];
+  for (const [body, want] of cases) {
+    const r = await post(s.url, key, body);
+    assert.equal(r.status, 422, JSON.stringify(body));
+    const [entry] = (await r.json()).detail;
+    assert.deepEqual({ ...entry, loc: entry.loc.map(String) }, want, JSON.stringify(body));
+  }
+});
+
+Deno.test("watches API: /openapi.json states this server's minimum interval and describes the body's 422 as sent", async () => {
+  await using s = await startServer({
+    watches: { ...watchesOpts, minSeconds: 60, allowPrivate: true },
+    plans,
+  });
+  const doc = await (await fetch(`${s.url}/openapi.json`)).json();
+  const body = doc.components.schemas.WatchCreateBody;
+  assert.equal(body.properties.every_seconds.minimum, 60);
+  assert.match(body.properties.every_seconds.description, /this server: 60\b/);
+  assert.match(body.properties.webhook_url.description, /allows private hosts/);
+  const { key } = await s.account("bulk");
+  const r = await post(s.url, key, { ...GOOD, on: ["title"] });
+  const answer = await r.json();
+  const ref = doc.paths["/v1/watches"].post.responses["422"].content["application/json"].schema
+    .$ref;
+  const schema = doc.components.schemas[ref.split("/").at(-1)];
+  // The loc the answer has fits the loc the document gives: "body", then names or indexes.
+  const loc = schema.properties.detail.items.properties.loc;
+  assert.equal(loc.prefixItems[0].const, "body");
+  assert.deepEqual(answer.detail[0].loc, ["body", "on", 0]);
+  assert.ok(
+    answer.detail[0].loc.slice(1).every((p: unknown) =>
+      loc.items.anyOf.some((t: { type: string }) =>
+        t.type === (typeof p === "number" ? "integer" : "string")
+      )
+    ),
+    JSON.stringify(loc),
+  );
 });
 
 Deno.test("watches API: private, loopback and odd webhook targets are refused", async () => {
