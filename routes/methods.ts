@@ -84,7 +84,12 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method;
     const allow = allowedMethods(c.req.path);
-    if (allow === null) return await next(); // the router's 404
+    // An allowed origin reads the spec's error of a 404 or 405 too, not a browser's "Failed to
+    // fetch".
+    if (allow === null) {
+      // the router's 404
+      return corsHeaders && method !== "OPTIONS" ? await corsHeaders(c, next) : await next();
+    }
     if (method === "OPTIONS") {
       const origin = c.req.header("origin");
       const wanted = c.req.header("access-control-request-method");
@@ -92,7 +97,14 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
         allow.includes(wanted.toUpperCase());
       return preflight ? await corsHeaders(c, next) as Response : notAllowed(allow);
     }
-    if (!allow.includes(method)) return notAllowed(allow);
+    if (!allow.includes(method)) {
+      if (!corsHeaders) return notAllowed(allow);
+      await corsHeaders(c, () => {
+        c.res = notAllowed(allow);
+        return Promise.resolve();
+      });
+      return c.res;
+    }
     if (corsHeaders) return await corsHeaders(c, next);
     await next();
   };

@@ -103,6 +103,27 @@ Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; o
     "errors are readable too",
   );
   await unauthorized.body?.cancel();
+  // The router's 404 and the methods' 405 are errors in the spec's shape the origin reads as well
+  // (they had no CORS header: a browser app saw "Failed to fetch"; probe AD).
+  for (
+    const [path, init, status] of [
+      ["/v1/nope", {}, 404],
+      ["/v1/watches/wat_0000000000000000", {}, 405],
+      ["/v1/usage", { method: "POST" }, 405],
+    ] as const
+  ) {
+    for (const origin of ["https://app.example", "https://evil.example"]) {
+      const r = await s.get(path, key, { ...init, headers: { origin } });
+      assert.equal(r.status, status, path);
+      assert.ok((await r.json()).error, "the spec's error shape");
+      assert.equal(
+        r.headers.get("access-control-allow-origin"),
+        origin === "https://app.example" ? origin : null,
+        `${path} from ${origin}`,
+      );
+      if (status === 405) assert.ok(r.headers.get("allow"));
+    }
+  }
 });
 
 Deno.test("CORS_ORIGINS=* allows any origin; a malformed list refuses to start", async () => {
