@@ -10,8 +10,9 @@
  * at a time in the process, each under an exclusive flock of a file beside the store, which the
  * other processes take the same way. The same two processes then lost none. A process alone on
  * its file never sees the refusal and never pays for the lock. A holder that stops mid-commit
- * (a stopped process keeps its flock) delays the others by at most LOCK_WAIT_MS each: past it a
- * commit goes ahead unlocked, as before, and a refusal is retried by its caller.
+ * (a stopped process keeps its flock) delays one commit of each other process by LOCK_WAIT_MS:
+ * past it, and until that process's request for the lock is answered, its commits go ahead
+ * unlocked, as before, and a refusal is retried by its caller.
  */
 export const LOCK_WAIT_MS = 2_000;
 
@@ -25,6 +26,7 @@ export class CommitTurns {
   #file: Deno.FsFile | null = null;
   #shared = false;
   #tail: Promise<void> = Promise.resolve();
+  #unanswered: Promise<void> | null = null;
 
   constructor(lockPath: string) {
     this.#lockPath = lockPath;
@@ -57,7 +59,10 @@ export class CommitTurns {
 
   async #locked<T>(commit: () => Promise<T>): Promise<T> {
     const file = this.#file;
-    if (!file) return await commit();
+    // While a request for the lock is still unanswered, its holder is taken to be stopped: commits
+    // go ahead unlocked, as without turns, instead of each waiting out LOCK_WAIT_MS behind it
+    // (a stopped holder had every other process commit once every 2 s).
+    if (!file || this.#unanswered) return await commit();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const locking = file.lock(true).then(() => true, () => false);
     const held = await Promise.race([
@@ -65,16 +70,20 @@ export class CommitTurns {
       new Promise<false>((r) => timer = setTimeout(() => r(false), LOCK_WAIT_MS)),
     ]);
     clearTimeout(timer);
+    if (!held) {
+      // Granted late, the lock is handed back at once; no other request is made meanwhile, so
+      // none of this process's commits holds it then (a flock belongs to the open file, and
+      // handing back a second grant would drop the first).
+      this.#unanswered = locking.then(async (got) => {
+        if (got) await file.unlock().catch(() => {});
+        this.#unanswered = null;
+      });
+      return await commit();
+    }
     try {
       return await commit();
     } finally {
-      if (held) await file.unlock().catch(() => {});
-      // A lock granted after its wait ended is handed back at once.
-      else {
-        locking.then(async (got) => {
-          if (got) await file.unlock().catch(() => {});
-        });
-      }
+      await file.unlock().catch(() => {});
     }
   }
 

@@ -9,6 +9,7 @@ import { tempKv } from "./proof/http.ts";
 import { commitLockFile, removeKvFiles } from "../core/kv_files.ts";
 
 const HAMMER = new URL("./proof/commit_hammer.ts", import.meta.url).pathname;
+const HOLDER = new URL("./proof/turns_holder.ts", import.meta.url).pathname;
 
 async function hammer(kvPath: string, start: number, seconds: number) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -22,6 +23,7 @@ async function hammer(kvPath: string, start: number, seconds: number) {
     conflicts: number;
     threw: number;
     threwLate: number;
+    perSecond: (number | null)[];
   };
 }
 
@@ -41,6 +43,30 @@ Deno.test("three processes committing checked writes to one KV file: refusals en
     assert.ok(late <= 64, `refusals after the first second: ${JSON.stringify(results)}`);
     const lock = await Deno.stat(commitLockFile(kvPath));
     assert.equal(lock.mode! & 0o077, 0, "the turns file is the owner's alone");
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});
+
+Deno.test("a process that holds the turn and stops costs the others one wait, not one per commit", async () => {
+  const kvPath = await tempKv();
+  try {
+    const start = Date.now() + 3000;
+    // Two processes meet in their first second; from 1.5 s to 7.5 s a third holds the turn, as a
+    // process stopped while holding it would (SIGSTOP, docker pause). Each of the two then waits
+    // LOCK_WAIT_MS (2 s) once, and commits without turns until its request is answered.
+    const holder = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", HOLDER, kvPath, String(start + 1500), "6000"],
+    }).output();
+    const results = await Promise.all([1, 2].map(() => hammer(kvPath, start, 8)));
+    assert.ok((await holder).success);
+    console.log(results.map((r) => r.perSecond));
+    for (const r of results) {
+      // Seconds 4 to 7 lie after the one wait and inside the hold. Waiting 2 s a commit, a
+      // process landed at most 2 in them.
+      const held = [4, 5, 6].reduce((n, s) => n + (r.perSecond[s] ?? 0), 0);
+      assert.ok(held >= 30, `commits landed in seconds 4-6 of the hold: ${r.perSecond}`);
+    }
   } finally {
     await removeKvFiles(kvPath);
   }
