@@ -138,8 +138,9 @@ async function main(): Promise<void> {
       () => void exit({ event: "stopped", forced: true }),
       config.drainSeconds * 1000 + 5_000 - LAST_LINES_MS,
     );
-    // Watch refreshes under way finish within the same drain time (or are aborted and refunded).
-    await Promise.all([server.shutdown(), deps.watches.stop()]);
+    // Watch refreshes under way finish within the same drain time (or are aborted and refunded),
+    // and so do webhook attempts (or are cut, noted and retried after a restart).
+    await Promise.all([server.shutdown(), deps.watches.stop(config.drainSeconds * 1000)]);
     clearTimeout(giveUp);
     await deps.delivery?.stop();
     await deps.meter.settleRefunds();

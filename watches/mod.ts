@@ -58,7 +58,8 @@ export class Watches {
     this.delivery.start();
   }
 
-  async stop(): Promise<void> {
-    await Promise.all([this.scheduler.stop(), this.delivery.stop()]);
+  /** Stops both loops; webhook attempts still running after `graceMs` are cut (delivery.stop). */
+  async stop(graceMs?: number): Promise<void> {
+    await Promise.all([this.scheduler.stop(), this.delivery.stop(graceMs)]);
   }
 }

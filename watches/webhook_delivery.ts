@@ -86,6 +86,7 @@ export class WebhookDelivery extends PollLoop {
   readonly #lookup: LookupFunction;
   readonly timing: WebhookTiming;
   readonly #inFlight: InFlight;
+  readonly #stopping = new AbortController();
   /** The account the last pass visited last: the next one starts after it. */
   #cursor: string | null = null;
 
@@ -99,10 +100,19 @@ export class WebhookDelivery extends PollLoop {
     this.#inFlight = new InFlight(timing.maxInFlight, timing.perAccount);
   }
 
-  /** Ends the loop, then waits for the attempts it started (each ends by its timeout). */
-  override async stop(): Promise<void> {
+  /**
+   * Ends the loop, then waits for the attempts it started: each ends by its timeout, or, past
+   * `graceMs`, is cut and noted "interrupted" and retried later like a failed one. A stop's hard
+   * deadline (main.ts: DRAIN_SECONDS + 4.5 s) came before an attempt's 10 s timeout, so the process
+   * ended mid-attempt and the attempt was never noted on its watch (probe AD).
+   */
+  override async stop(graceMs = Infinity): Promise<void> {
     await super.stop();
+    const cut = Number.isFinite(graceMs)
+      ? setTimeout(() => this.#stopping.abort(), Math.max(0, graceMs))
+      : undefined;
     await this.#inFlight.idle();
+    clearTimeout(cut);
   }
 
   /**
@@ -191,7 +201,8 @@ export class WebhookDelivery extends PollLoop {
     // could be answered differently at the connection (DNS rebinding); node's `lookup` option
     // makes the check the connection's own lookup. Named hosts only: a literal needs none.
     const lookup = shape === undefined ? this.#lookup : undefined;
-    const signal = AbortSignal.timeout(this.timing.timeoutMs);
+    const timeout = AbortSignal.timeout(this.timing.timeoutMs);
+    const signal = AbortSignal.any([timeout, this.#stopping.signal]);
     const status = await new Promise<number | Error>((done) => {
       const req = (url.protocol === "https:" ? https : http).request(url, {
         method: "POST",
@@ -215,6 +226,7 @@ export class WebhookDelivery extends PollLoop {
       return status >= 200 && status < 300 ? `delivered (HTTP ${status})` : `HTTP ${status}`;
     }
     if (status instanceof RefusedTarget) return `refused: ${status.message}`;
-    return signal.aborted ? "timeout" : `connection failed (${status.name})`;
+    if (this.#stopping.signal.aborted) return "interrupted: the server stopped";
+    return timeout.aborted ? "timeout" : `connection failed (${status.name})`;
   }
 }
