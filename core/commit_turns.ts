@@ -38,11 +38,6 @@ export class CommitTurns {
     this.#lockPath = lockPath;
   }
 
-  /** Whether this process has met another on the file (and now takes turns). */
-  get shared(): boolean {
-    return this.#shared;
-  }
-
   async commit<T>(commit: () => Promise<T>): Promise<T> {
     if (!this.#shared) {
       try {
