@@ -900,3 +900,21 @@ Deno.test("an account's dashboard pages are limited to DASHBOARD_PER_SECOND a se
   await new Promise((r) => setTimeout(r, 1_100));
   assert.equal((await b.send("/dashboard/watches")).status, 200, "the next second, pages again");
 });
+
+Deno.test("a signed-in browser can use a reset link: its form carries the browser's form token", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const email = "signed-in-reset@example.com";
+  const owner = await signedUpAndIn(s.url, email);
+  const token = await askReset(s.url, smtp, email, 1);
+  // The same browser, still signed in, opens the link and sends the form (it was refused 403).
+  const page = await owner.send(`/dashboard/reset?token=${token}`);
+  assert.equal(page.status, 200);
+  const r = await owner.send("/dashboard/reset", {
+    form: { _csrf: page.csrf, token, password: "a brand new password" },
+  });
+  assert.equal(r.status, 303, `reset answered ${r.status}`);
+  assert.equal((await signIn(browser(s.url), email, "a brand new password")).status, 303);
+  // The new password ended the browser's session, as every other.
+  assert.equal((await owner.send("/dashboard/keys")).status, 303, "signed out");
+});

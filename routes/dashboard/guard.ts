@@ -154,6 +154,16 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
  * body is no form that can be read (a multipart type without its boundary, say), which the
  * handlers would otherwise meet as an exception.
  */
+/** The forms whose pages are rendered with the browser's form token (formToken), signed in or not. */
+const PRE_SIGN_IN_FORMS = new Set([
+  "/dashboard/signin",
+  "/dashboard/signup",
+  "/dashboard/verify",
+  "/dashboard/forgot",
+  "/dashboard/reset",
+  "/dashboard/alert-address",
+]);
+
 export function csrfCheck(
   deps: Deps,
   refuse: (c: Context, why: string, status?: 400 | 403) => Response | Promise<Response>,
@@ -171,7 +181,10 @@ export function csrfCheck(
       return refuse(c, "The form could not be read. Go back, reload the page and try again.", 400);
     }
     const given = typeof form[CSRF_FIELD] === "string" ? form[CSRF_FIELD] as string : "";
-    const signedIn = await currentSession(c, deps);
+    // The forms a mailed link or a signed-out visitor fills carry the browser's form token even
+    // when it is signed in: expecting the session's there refused a signed-in browser's password
+    // reset (probe AG). Every other form of a signed-in browser carries its session's.
+    const signedIn = PRE_SIGN_IN_FORMS.has(c.req.path) ? null : await currentSession(c, deps);
     const expected = signedIn ? signedIn.session.csrf : getCookie(c, cookies(c, deps).form) ?? "";
     if (!expected || !sameToken(given, expected)) {
       return refuse(
