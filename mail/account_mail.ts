@@ -1,6 +1,7 @@
 /**
  * The dashboard's own mails: the sign-up confirmation link, the notice to an address that already
- * has an account (so that sign-up answers the same either way), and the password reset link.
+ * has an account (so that sign-up answers the same either way), the password reset link, and the
+ * link that confirms an address for an account's usage alerts.
  * Links are built on PUBLIC_URL, never on the request's Host header, which a client could set to
  * send a victim's token to its own site.
  */
@@ -47,6 +48,22 @@ export function resetMail(to: string, publicUrl: string, token: string): Mail {
       `${publicUrl}/dashboard/reset?token=${token}`,
       "",
       "If it was not you, ignore this mail: the password stays as it is.",
+    ].join("\r\n"),
+  };
+}
+
+export function alertAddressMail(to: string, publicUrl: string, token: string): Mail {
+  return {
+    to,
+    subject: "Send Shelf usage alerts to this address?",
+    text: [
+      "A Shelf account asked to send its usage alerts (at 80% and 100% of its monthly credits)",
+      "to this address.",
+      "",
+      "Confirm within 24 hours to receive them:",
+      `${publicUrl}/dashboard/alert-address?token=${token}`,
+      "",
+      "If you do not want them, ignore this mail: nothing is sent here unless you confirm.",
     ].join("\r\n"),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Single-use, expiring tokens sent by mail: the sign-up confirmation link and the password reset
- * link. The link carries a random token; the store keeps only its SHA-256 (KV.emailToken), with
+ * Single-use, expiring tokens sent by mail: the sign-up confirmation link, the password reset
+ * link and the link that confirms an address for usage alerts. The link carries a random token; the store keeps only its SHA-256 (KV.emailToken), with
  * expireIn, so a copy of the store confirms nothing. A token is spent by the same atomic commit
  * that does what it allows (create the account, set the password), checked against the entry's
  * versionstamp: two clicks race, one wins.
@@ -8,11 +8,12 @@
 import { KV } from "./kv_layout.ts";
 import { hashKey, randomHex } from "./api_key.ts";
 
-export type TokenKind = "signup" | "reset";
+export type TokenKind = "signup" | "reset" | "alert";
 
 export const TOKEN_TTL_MS: Record<TokenKind, number> = {
   signup: 24 * 3600 * 1000,
   reset: 3600 * 1000,
+  alert: 24 * 3600 * 1000,
 };
 
 interface Stored<T> {

@@ -918,3 +918,57 @@ Deno.test("a signed-in browser can use a reset link: its form carries the browse
   // The new password ended the browser's session, as every other.
   assert.equal((await owner.send("/dashboard/keys")).status, 303, "signed out");
 });
+
+Deno.test("an alert address other than the account's own is used only once a mailed link confirms it", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const email = "alerts-owner@example.com";
+  const owner = await signedUpAndIn(s.url, email);
+  const id = (await s.accounts.idByEmail(email))!;
+  const alertsTo = async () => (await s.accounts.get(id)).alerts?.email ?? null;
+  const save = async (address: string) => {
+    const page = await owner.send("/dashboard/settings");
+    return await owner.send("/dashboard/settings", {
+      form: { _csrf: page.csrf, alerts_form: "1", at80: "on", at100: "on", alert_email: address },
+    });
+  };
+
+  // A stranger's address: not used yet, and mailed a link (before, it was used at once and any
+  // address could be sent the operator's alert mails outside the account mail limits; probe AG).
+  const r = await save("Stranger@Example.com");
+  assert.equal(r.status, 303);
+  assert.match(r.headers.get("location") ?? "", /confirm=1/);
+  assert.equal(await alertsTo(), null, "alerts still go to the account's own address");
+  await eventually("the confirmation mail", () => smtp.received.length === 1);
+  assert.deepEqual(smtp.received[0].to, ["stranger@example.com"]);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/alert-address");
+
+  // Its owner opens the link (a mail scanner's fetch confirms nothing), then confirms.
+  const stranger = browser(s.url);
+  const page = await stranger.send(`/dashboard/alert-address?token=${token}`);
+  assert.equal(page.status, 200);
+  assert.equal(await alertsTo(), null);
+  const done = await stranger.send("/dashboard/alert-address", {
+    form: { _csrf: page.csrf, token },
+  });
+  assert.equal(done.status, 200);
+  assert.equal(await alertsTo(), "stranger@example.com");
+  const again = await stranger.send("/dashboard/alert-address", {
+    form: { _csrf: page.csrf, token },
+  });
+  assert.equal(again.status, 400, "the link works once");
+
+  // The account's own address needs no link, nor does emptying the field.
+  assert.equal((await save(email)).headers.get("location"), "/dashboard/settings?saved=1");
+  assert.equal(await alertsTo(), email);
+  assert.equal((await save("")).headers.get("location"), "/dashboard/settings?saved=1");
+  assert.equal(await alertsTo(), null);
+
+  // The confirmation mails count in the account mail limits: the same address gets at most
+  // ACCOUNT_MAIL_LIMIT an hour however often it is asked for.
+  for (let i = 0; i < ACCOUNT_MAIL_LIMIT + 2; i++) await save("another@example.com");
+  const toAnother = () => smtp.received.filter((m) => m.to.includes("another@example.com"));
+  await eventually("the mails within the limit", () => toAnother().length >= ACCOUNT_MAIL_LIMIT);
+  await new Promise((r) => setTimeout(r, 300)); // time for any mail past the limit to arrive
+  assert.equal(toAnother().length, ACCOUNT_MAIL_LIMIT);
+});

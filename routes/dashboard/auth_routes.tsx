@@ -27,13 +27,10 @@ import {
   reserveSessionAttempt,
 } from "../../metering/signin_lockout.ts";
 import { knownDevice, rememberDevice } from "../../metering/sign_in_devices.ts";
-import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { reserveSignup } from "../../metering/signup_limit.ts";
 import type { Client } from "../../metering/window_slots.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
-import { type Mail, sendMail } from "../../mail/smtp.ts";
-import { throttledError } from "../../core/log.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
 import {
   clearSessionCookie,
@@ -54,6 +51,7 @@ import {
   VerifyPage,
 } from "./auth_pages.tsx";
 import type { SignedInHandler } from "./signed_in.ts";
+import { accountMails } from "./account_mails.ts";
 
 interface PendingSignup {
   email: string;
@@ -76,39 +74,9 @@ export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): vo
   const { accounts, kv, clock } = deps;
   const form = (c: Context) => formToken(c, deps);
 
-  /**
-   * Stores what a mail needs and sends it, after the answer: neither the store write nor the
-   * mail server may show in the answer's time, which would tell whether the address has an account.
-   */
-  const mailLater = (what: string, make: () => Promise<Mail>) => {
-    const send = async () => {
-      const m = await make();
-      if (deps.mailer) await sendMail(deps.mailer, m);
-    };
-    // Started after a timer, once the answer is on its way: even opening the mail connection
-    // costs time before the answer otherwise.
-    setTimeout(
-      () =>
-        send().catch((e) => deps.log.error(`${what} failed`, e instanceof Error ? e.message : e)),
-      0,
-    );
-  };
-
-  /**
-   * Whether this client may have `email` sent one more account mail this hour. Asked for every
-   * well-formed address, whether it has an account or not, so that the answer's time tells
-   * neither.
-   */
-  const mailRefused = throttledError(
-    deps.log,
-    "account mail not sent: the address or client has had its mails for this hour",
-  );
-  const mayMail = async (c: Context, email: string) => {
-    const client = clientAddress(c, deps.trustProxy);
-    if (await reserveAccountMail(kv, email, client, clock.now())) return true;
-    mailRefused();
-    return false;
-  };
+  const mails = accountMails(deps);
+  const mailLater = mails.later;
+  const mayMail = mails.may;
 
   const startSession = async (
     c: Context,

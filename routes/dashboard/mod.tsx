@@ -8,9 +8,9 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
-import { AccountError } from "../../metering/accounts.ts";
+import { AccountError, normalizeEmail } from "../../metering/accounts.ts";
 import type { AccountState } from "../../metering/account_state.ts";
-import { usageRecord } from "../../metering/account_state.ts";
+import { alertSettings, usageRecord } from "../../metering/account_state.ts";
 import { deleteSession } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
 import { clearSessionCookie, csrfCheck, currentSession, securityHeaders } from "./guard.ts";
@@ -22,6 +22,8 @@ import { WatchesPage } from "./watches_page.tsx";
 import { listWatches } from "../../watches/store.ts";
 import { SettingsPage } from "./settings_page.tsx";
 import { authRoutes } from "./auth_routes.tsx";
+import { alertAddressRoutes, askAlertAddress } from "./alert_address.tsx";
+import { accountMails } from "./account_mails.ts";
 import type { SignedInHandler } from "./signed_in.ts";
 import { PerSecond } from "../../core/per_second.ts";
 
@@ -36,6 +38,7 @@ export const DASHBOARD_PER_SECOND = 20;
 export function dashboardRoutes(app: Hono, deps: Deps): void {
   const { accounts, plans, kv, clock } = deps;
   const requests = new PerSecond(DASHBOARD_PER_SECOND);
+  const mails = accountMails(deps);
   const refuse = (c: Context, message: string, status: 400 | 403 = 403) =>
     c.html(<RefusedPage message={message} />, status);
 
@@ -103,6 +106,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   );
 
   authRoutes(app, deps, signedIn);
+  alertAddressRoutes(app, deps);
 
   app.get(
     "/dashboard/keys",
@@ -191,6 +195,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
           viewer={s.viewer}
           account={s.account}
           saved={!!c.req.query("saved")}
+          confirm={!!c.req.query("confirm")}
           mailConfigured={!!deps.delivery}
         />,
       )
@@ -201,11 +206,17 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     "/dashboard/settings",
     signedIn(async (c, s) => {
       const form = await c.req.parseBody();
+      const given = String(form.alert_email ?? "");
+      const email = normalizeEmail(given);
+      // Another address than the account's own is confirmed from a mailed link first (see
+      // alert_address.tsx); without a mail server no alert is mailed anywhere.
+      const confirm = !!deps.mailer && email !== null && email !== s.account.email &&
+        email !== alertSettings(s.account).email;
       try {
         await accounts.updateAlerts(s.account.id, {
           at80: form.at80 === "on",
           at100: form.at100 === "on",
-          email: String(form.alert_email ?? ""),
+          email: confirm ? undefined : given,
         });
       } catch (e) {
         if (!(e instanceof AccountError)) throw e;
@@ -218,6 +229,10 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
           />,
           422,
         );
+      }
+      if (confirm) {
+        await askAlertAddress(c, deps, mails, s.account.id, email);
+        return c.redirect("/dashboard/settings?confirm=1", 303);
       }
       return c.redirect("/dashboard/settings?saved=1", 303);
     }),

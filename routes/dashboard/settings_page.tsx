@@ -7,6 +7,8 @@ export function SettingsPage(
     viewer: Viewer;
     account: AccountState;
     saved?: boolean;
+    /** A new alert address was mailed a link to confirm it. */
+    confirm?: boolean;
     error?: string;
     mailConfigured: boolean;
   },
@@ -17,6 +19,14 @@ export function SettingsPage(
       <h1>Settings</h1>
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
       {props.saved ? <Notice kind="ok">Settings saved.</Notice> : null}
+      {props.confirm
+        ? (
+          <Notice kind="ok">
+            Settings saved. The new alert address was mailed a link: alerts go there once it is
+            opened, and to the address below until then.
+          </Notice>
+        )
+        : null}
       <div class="card">
         <h2>Usage alerts</h2>
         <p class="muted">
@@ -44,7 +54,10 @@ export function SettingsPage(
             value={s.email ?? ""}
             placeholder={props.account.email}
           />
-          <p class="muted">Empty: the account's email, {props.account.email}.</p>
+          <p class="muted">
+            Empty: the account's email,{" "}
+            {props.account.email}. Another address gets a link to confirm it first.
+          </p>
           <p>
             <button type="submit">Save</button>
           </p>
