@@ -5,7 +5,7 @@
  * SIGTERM never ended it.
  */
 import assert from "node:assert/strict";
-import { freePort, startV8Flags } from "./proof/shelf_process.ts";
+import { freePort, startFlags } from "./proof/shelf_process.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -17,7 +17,7 @@ async function unreadShelf(env: Record<string, string> = {}) {
   const dir = await Deno.makeTempDir();
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", ...startV8Flags(), MAIN],
+    args: ["run", "--allow-all", ...startFlags(), MAIN],
     env: {
       PORT: String(port),
       HOST: "127.0.0.1",

@@ -16,6 +16,16 @@ export function startV8Flags(): string[] {
   return String(config.tasks.start).split(/\s+/).filter((a) => a.startsWith("--v8-flags="));
 }
 
+/**
+ * The runtime flags `deno task start` runs with: its V8 flags (as above) and `--quiet`, which
+ * keeps Deno's own diagnostics (one line per HTTP/2 connection reset by its client) off stderr.
+ */
+export function startFlags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+  const quiet = String(config.tasks.start).split(/\s+/).includes("--quiet");
+  return [...(quiet ? ["--quiet"] : []), ...startV8Flags()];
+}
+
 export interface ShelfProcess extends AsyncDisposable {
   url: string;
   pid: number;
@@ -72,7 +82,7 @@ async function spawnOnce(
   const vars: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1" };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", ...startV8Flags(), MAIN],
+    args: ["run", "--allow-all", ...startFlags(), MAIN],
     env: vars,
     clearEnv: false,
     stdout: "piped",
