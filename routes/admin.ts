@@ -114,7 +114,13 @@ export function createdKeyView(
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  let text: string;
+  try {
+    text = await c.req.text();
+  } catch {
+    // A body cut short by the client, or not UTF-8 text: its answer, not an unhandled error.
+    throw new ApiError(400, "invalid_json", "The request body could not be read.");
+  }
   if (!text.trim()) return {};
   try {
     const v = JSON.parse(text);

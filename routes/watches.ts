@@ -183,14 +183,31 @@ function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
     return issue.keys.map((key) => ({
       loc: ["body", ...path, key],
       ...extra,
-      input: valueAt(raw, [...path, key]) ?? null,
+      input: echoed(valueAt(raw, [...path, key]) ?? null),
     }));
   }
   const input = valueAt(raw, path);
   const words = issue.code === "invalid_type" && input === undefined
     ? MISSING
     : describeIssue(issue as unknown as Record<string, unknown>);
-  return [{ loc: ["body", ...path], ...words, input: input ?? null }];
+  return [{ loc: ["body", ...path], ...words, input: echoed(input ?? null) }];
+}
+
+/**
+ * The value a 422 entry echoes: as sent, but for one nested deeper or holding more than a short
+ * list shows, which is echoed as null. A body of 10,000 nested arrays echoed whole overflowed the
+ * stack while the answer was serialized, and answered 503 (probe AF).
+ */
+function echoed(value: unknown): unknown {
+  let nodes = 0;
+  const small = (v: unknown, depth: number): boolean => {
+    if (++nodes > 64) return false;
+    if (v === null || typeof v !== "object") return true;
+    if (depth >= 4) return false;
+    return Object.values(v).every((x) => small(x, depth + 1));
+  };
+  if (typeof value === "string" && value.length > 1_024) return value.slice(0, 1_024);
+  return small(value, 0) ? value : null;
 }
 
 function valueAt(raw: unknown, path: (string | number)[]): unknown {

@@ -169,3 +169,21 @@ Deno.test("no key value is stored in KV: only its digest, prefix and last four",
     assert.ok(!all.includes(v.slice(11)), "nor its random part");
   }
 });
+
+Deno.test("admin API: a body the client cuts short is a 400 in the error shape, not an unhandled error", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const port = Number(new URL(s.url).port);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const head = `POST /admin/accounts HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+    "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n";
+  await conn.write(new TextEncoder().encode(head + '{"email":"x'));
+  await conn.closeWrite(); // 989 bytes promised are never sent
+  const chunks: Uint8Array[] = [];
+  const buf = new Uint8Array(4096);
+  for (let n; (n = await conn.read(buf)) !== null;) chunks.push(buf.slice(0, n));
+  conn.close();
+  const answer = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  assert.match(answer, /^HTTP\/1\.1 400/);
+  assert.match(answer, /"code":"invalid_json"/);
+  assert.deepEqual(s.errors, [], "no unhandled error");
+});

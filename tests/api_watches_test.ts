@@ -161,6 +161,28 @@ Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words
   }
 });
 
+Deno.test("watches API: a deeply nested or bulky value is a 422 that echoes null, not a 503", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  // 10,000 nested arrays in 20 KB: echoed whole, serializing the answer overflowed the stack.
+  const deep =
+    `{"asin":"B07H57DNVV","every_seconds":3600,"webhook_url":"https://hooks.example.com/x","on":[${
+      "[".repeat(10_000)
+    }${"]".repeat(10_000)}]}`;
+  const r = await post(s.url, key, deep);
+  assert.equal(r.status, 422);
+  const [entry] = (await r.json()).detail;
+  assert.deepEqual(entry.loc, ["body", "on", 0]);
+  assert.equal(entry.input, null);
+  const wide = await post(s.url, key, {
+    ...GOOD,
+    extra: Array.from({ length: 5_000 }, (_, i) => i),
+  });
+  assert.equal(wide.status, 422);
+  assert.equal((await wide.json()).detail[0].input, null);
+  assert.equal(s.errors.length, 0, s.errors.join("\n"));
+});
+
 Deno.test("watches API: /openapi.json states this server's minimum interval and describes the body's 422 as sent", async () => {
   await using s = await startServer({
     watches: { ...watchesOpts, minSeconds: 60, allowPrivate: true },
