@@ -56,6 +56,21 @@ export interface AlertSettings {
   at100: boolean;
   /** Where alerts go; null means the account's email. */
   email: string | null;
+  /**
+   * An address other than the account's own that its owner confirmed from a mailed link
+   * (routes/dashboard/alert_address.tsx); absent in records of earlier versions.
+   */
+  confirmed?: string | null;
+}
+
+/**
+ * Where the account's alerts are mailed: its alert address if that is the account's own or was
+ * confirmed, else the account's own. An address stored without confirmation (saved while no mail
+ * server was set, or by an earlier version) was mailed the alerts once one was (probe AH).
+ */
+export function alertRecipient(a: AccountState): string {
+  const { email, confirmed } = alertSettings(a);
+  return email !== null && (email === a.email || email === confirmed) ? email : a.email;
 }
 
 export const ALERT_THRESHOLDS = [80, 100] as const;

@@ -313,6 +313,7 @@ export class Accounts {
         at80: change.at80 ?? cur.at80,
         at100: change.at100 ?? cur.at100,
         email: email === undefined ? cur.email : email,
+        confirmed: change.confirmed === undefined ? cur.confirmed ?? null : change.confirmed,
       };
       return { next: s, result: s };
     });

@@ -5,7 +5,7 @@
  * same alert at once, and an alert whose sender died is sent again once the lease runs out.
  */
 import { KV } from "./kv_layout.ts";
-import { type AccountState, alertSettings, PERIOD_MS } from "./account_state.ts";
+import { type AccountState, alertRecipient, alertSettings, PERIOD_MS } from "./account_state.ts";
 import type { Plan } from "./plans.ts";
 
 export interface Alert {
@@ -46,7 +46,7 @@ export function newAlert(
     used: state.used,
     period_start: state.period_start,
     period_end: state.period_start + PERIOD_MS,
-    to: settings.email ?? state.email,
+    to: alertRecipient(state),
     created_at: now,
     status: "pending",
     attempts: 0,

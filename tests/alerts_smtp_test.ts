@@ -147,14 +147,23 @@ Deno.test("alerts: without SMTP_URL they are kept in the store; turned off, none
   await using s = await startServer({ plans: bulk(10) });
   const on = await s.account("bulk");
   const off = await s.account("bulk");
-  await s.accounts.updateAlerts(off.id, { at80: false, email: "ops@example.com" });
-  for (const k of [on.key, off.key]) {
+  // As the dashboard's confirmation link sets it: the address, confirmed.
+  const ops = "ops@example.com";
+  await s.accounts.updateAlerts(off.id, { at80: false, email: ops, confirmed: ops });
+  // As a settings form saved it while no mail server was set: kept, but not confirmed, so the
+  // alerts go to the account's own address (they went to it, once a mail server was set; probe AH).
+  const unconfirmed = await s.account("bulk");
+  await s.accounts.updateAlerts(unconfirmed.id, { email: "victim@example.com" });
+  for (const k of [on.key, off.key, unconfirmed.key]) {
     assert.equal(count(await burst(10, () => s.get(OFFERS, k)), 200), 10);
   }
   const kept = await listAlerts(s.kv, on.id);
   assert.deepEqual(kept.map((a) => [a.threshold, a.status]), [[100, "pending"], [80, "pending"]]);
   const fewer = await listAlerts(s.kv, off.id);
-  assert.deepEqual(fewer.map((a) => [a.threshold, a.to]), [[100, "ops@example.com"]]);
+  assert.deepEqual(fewer.map((a) => [a.threshold, a.to]), [[100, ops]]);
+  const own = (await s.accounts.get(unconfirmed.id)).email;
+  const toOwn = await listAlerts(s.kv, unconfirmed.id);
+  assert.deepEqual(toOwn.map((a) => a.to), [own, own]);
 });
 
 Deno.test("the per-day counters add up to the period's usage, refunds included", async () => {

@@ -56,7 +56,8 @@ export function alertAddressRoutes(app: Hono, deps: Deps): void {
     const spent = await pending.spend(kv.atomic()).commit();
     if (!spent.ok) return c.html(<LinkInvalidPage />, 400);
     try {
-      await accounts.updateAlerts(pending.payload.account_id, { email: pending.payload.email });
+      const { email } = pending.payload;
+      await accounts.updateAlerts(pending.payload.account_id, { email, confirmed: email });
     } catch {
       return c.html(<LinkInvalidPage />, 400); // the account is gone
     }

@@ -209,9 +209,10 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       const given = String(form.alert_email ?? "");
       const email = normalizeEmail(given);
       // Another address than the account's own is confirmed from a mailed link first (see
-      // alert_address.tsx); without a mail server no alert is mailed anywhere.
+      // alert_address.tsx). Without a mail server none can be, and none is mailed: the address is
+      // kept, and alerts go to the account's own until it is confirmed (alertRecipient).
       const confirm = !!deps.mailer && email !== null && email !== s.account.email &&
-        email !== alertSettings(s.account).email;
+        email !== alertSettings(s.account).confirmed;
       try {
         await accounts.updateAlerts(s.account.id, {
           at80: form.at80 === "on",

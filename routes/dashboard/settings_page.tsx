@@ -1,5 +1,5 @@
 /** The settings page: usage alerts at 80% and 100%, and where they are sent. */
-import { type AccountState, alertSettings } from "../../metering/account_state.ts";
+import { type AccountState, alertRecipient, alertSettings } from "../../metering/account_state.ts";
 import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 
 export function SettingsPage(
@@ -57,6 +57,9 @@ export function SettingsPage(
           <p class="muted">
             Empty: the account's email,{" "}
             {props.account.email}. Another address gets a link to confirm it first.
+            {s.email !== null && alertRecipient(props.account) !== s.email
+              ? ` ${s.email} is not confirmed: alerts go to ${props.account.email}.`
+              : ""}
           </p>
           <p>
             <button type="submit">Save</button>
