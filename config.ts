@@ -391,7 +391,12 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
       created = !(await Deno.lstat(file).then(() => true, () => false));
     }
     kv = await Deno.openKv(kvPath);
-    if (file) takeTurns(kv, new CommitTurns(commitLockFile(file)));
+    // Named by the file's real path, so that processes reaching it through a symlink take turns
+    // on the same file (spelled as given, they did not; probe AH).
+    if (file) {
+      const real = await Deno.realPath(file).catch(() => file);
+      takeTurns(kv, new CommitTurns(commitLockFile(real)));
+    }
     if (file && created) {
       for (const f of [file, `${file}-wal`, `${file}-shm`]) {
         await Deno.chmod(f, 0o600).catch(() => {}); // absent, or a system without modes
