@@ -62,12 +62,15 @@ function notAllowed(allow: string[]): Response {
   return res;
 }
 
+/** Every method some /v1 path takes. */
+const CORS_METHODS = ["GET", "POST", "DELETE"];
+
 export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
   const allowed = (origin: string) =>
     origins === "*" || (origins !== null && origins.includes(origin));
   const corsHeaders = origins === null ? null : cors({
     origin: (origin) => (allowed(origin) ? (origins === "*" ? "*" : origin) : null),
-    allowMethods: ["GET", "POST", "DELETE"],
+    allowMethods: CORS_METHODS,
     allowHeaders: ["x-api-key", "authorization", "content-type"],
     exposeHeaders: [
       "x-credits-reset",
@@ -85,17 +88,18 @@ export function v1Methods(origins: CorsOrigins): MiddlewareHandler {
     const method = c.req.method;
     const allow = allowedMethods(c.req.path);
     // An allowed origin reads the spec's error of a 404 or 405 too, not a browser's "Failed to
-    // fetch".
-    if (allow === null) {
-      // the router's 404
-      return corsHeaders && method !== "OPTIONS" ? await corsHeaders(c, next) : await next();
-    }
+    // fetch": its preflight for any method /v1 takes is answered, whatever the path (a request
+    // with a key is always preflighted), and the error that follows carries the CORS headers.
     if (method === "OPTIONS") {
       const origin = c.req.header("origin");
-      const wanted = c.req.header("access-control-request-method");
+      const wanted = c.req.header("access-control-request-method")?.toUpperCase();
       const preflight = corsHeaders && origin && allowed(origin) && wanted &&
-        allow.includes(wanted.toUpperCase());
-      return preflight ? await corsHeaders(c, next) as Response : notAllowed(allow);
+        CORS_METHODS.includes(wanted);
+      if (preflight) return await corsHeaders(c, next) as Response;
+      return allow === null ? await next() : notAllowed(allow);
+    }
+    if (allow === null) {
+      return corsHeaders ? await corsHeaders(c, next) : await next(); // the router's 404
     }
     if (!allow.includes(method)) {
       if (!corsHeaders) return notAllowed(allow);

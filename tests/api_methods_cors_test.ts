@@ -122,6 +122,24 @@ Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; o
         `${path} from ${origin}`,
       );
       if (status === 405) assert.ok(r.headers.get("allow"));
+      // A browser sends a request with a key only after its preflight: answered for the allowed
+      // origin, so that the error above reaches it (the preflight was a bare 404 or 405; probe AH).
+      const pre = await fetch(s.url + path, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "method" in init ? init.method : "GET",
+          "access-control-request-headers": "x-api-key",
+        },
+      });
+      await pre.body?.cancel();
+      if (origin === "https://app.example") {
+        assert.equal(pre.status, 204, `preflight of ${path}`);
+        assert.equal(pre.headers.get("access-control-allow-origin"), origin);
+      } else {
+        assert.equal(pre.status, status, `preflight of ${path} from another origin`);
+        assert.equal(pre.headers.get("access-control-allow-origin"), null);
+      }
     }
   }
 });
