@@ -195,19 +195,36 @@ function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
 
 /**
  * The value a 422 entry echoes: as sent, but for one nested deeper or holding more than a short
- * list shows, which is echoed as null. A body of 10,000 nested arrays echoed whole overflowed the
- * stack while the answer was serialized, and answered 503 (probe AF).
+ * list shows, which is echoed as null, and strings cut at MAX_ECHO characters. A body of 10,000
+ * nested arrays echoed whole overflowed the stack while the answer was serialized, and answered
+ * 503 (probe AF).
  */
 function echoed(value: unknown): unknown {
   let nodes = 0;
-  const small = (v: unknown, depth: number): boolean => {
-    if (++nodes > 64) return false;
-    if (v === null || typeof v !== "object") return true;
-    if (depth >= 4) return false;
-    return Object.values(v).every((x) => small(x, depth + 1));
+  const copy = (v: unknown, depth: number): { ok: boolean; v?: unknown } => {
+    if (++nodes > 64) return { ok: false };
+    if (typeof v === "string") return { ok: true, v: cutString(v) };
+    if (v === null || typeof v !== "object") return { ok: true, v };
+    if (depth >= 4) return { ok: false };
+    const out: Record<string, unknown> | unknown[] = Array.isArray(v) ? [] : {};
+    for (const [k, x] of Object.entries(v)) {
+      const c = copy(x, depth + 1);
+      if (!c.ok) return { ok: false };
+      Object.defineProperty(out, k, { value: c.v, enumerable: true, writable: true });
+    }
+    return { ok: true, v: out };
   };
-  if (typeof value === "string" && value.length > 1_024) return value.slice(0, 1_024);
-  return small(value, 0) ? value : null;
+  const c = copy(value, 0);
+  return c.ok ? c.v : null;
+}
+
+const MAX_ECHO = 1_024;
+
+/** At most MAX_ECHO characters, never ending in half of a surrogate pair. */
+function cutString(s: string): string {
+  if (s.length <= MAX_ECHO) return s;
+  const cut = s.slice(0, MAX_ECHO);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 function valueAt(raw: unknown, path: (string | number)[]): unknown {

@@ -180,6 +180,15 @@ Deno.test("watches API: a deeply nested or bulky value is a 422 that echoes null
   });
   assert.equal(wide.status, 422);
   assert.equal((await wide.json()).detail[0].input, null);
+  // Strings are cut at 1,024 characters wherever they are, never in half of a surrogate pair.
+  const long = "a".repeat(1_023) + "\u{1F600}" + "b".repeat(5_000);
+  const cut = await post(s.url, key, { ...GOOD, on: [long], extra: { note: long } });
+  assert.equal(cut.status, 422);
+  const entries = (await cut.json()).detail;
+  const onEntry = entries.find((e: { loc: unknown[] }) => e.loc[1] === "on");
+  const extraEntry = entries.find((e: { loc: unknown[] }) => e.loc[1] === "extra");
+  assert.equal(onEntry.input, "a".repeat(1_023));
+  assert.deepEqual(extraEntry.input, { note: "a".repeat(1_023) });
   assert.equal(s.errors.length, 0, s.errors.join("\n"));
 });
 
