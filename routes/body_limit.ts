@@ -19,27 +19,62 @@ const TOO_LARGE_PAGE =
     FORM_BODY_LIMIT / 1024
   } KiB. Go back and try again.</p></body></html>`;
 
-function tooLarge(c: Context): Response {
-  if (c.req.path.startsWith("/dashboard")) {
-    return new Response(TOO_LARGE_PAGE, {
-      status: 413,
-      headers: { "content-type": "text/html; charset=utf-8", connection: "close" },
-    });
-  }
-  const res = errorResponse(
+const UNREADABLE_PAGE =
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Form not received</title>
+</head><body><h1>Form not received</h1><p>The form did not arrive whole. Go back and try again.</p>
+</body></html>`;
+
+/**
+ * A body refused before any route read it: an HTML page on the dashboard, the spec's error
+ * elsewhere. The rest of the body is not read, so the connection cannot serve another request.
+ */
+function refused(c: Context, page: string, error: ApiError): Response {
+  const res = c.req.path.startsWith("/dashboard")
+    ? new Response(page, {
+      status: error.status,
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+    : errorResponse(error);
+  res.headers.set("connection", "close");
+  return res;
+}
+
+const tooLarge = (c: Context) =>
+  refused(
+    c,
+    TOO_LARGE_PAGE,
     new ApiError(
       413,
       "payload_too_large",
       `The request body is larger than ${JSON_BODY_LIMIT / 1024} KiB.`,
     ),
   );
-  // The rest of the body is not read; the connection cannot be reused for another request.
-  res.headers.set("connection", "close");
-  return res;
-}
+
+/** A body that ended before it was whole (a client that hung up mid-chunk): a 400. */
+const unreadable = (c: Context) =>
+  refused(
+    c,
+    UNREADABLE_PAGE,
+    new ApiError(400, "bad_request", "The request body did not arrive whole."),
+  );
 
 export function bodyLimits(): MiddlewareHandler {
   const forms = bodyLimit({ maxSize: FORM_BODY_LIMIT, onError: tooLarge });
   const json = bodyLimit({ maxSize: JSON_BODY_LIMIT, onError: tooLarge });
-  return (c, next) => (c.req.path.startsWith("/dashboard") ? forms(c, next) : json(c, next));
+  return async (c, next) => {
+    // A chunked body is read here, before any route: one cut short threw from this read, past
+    // every route's own catch, and was an unhandled error (503) on every route with a body,
+    // without a key (probe AI). What throws after the routes ran is theirs.
+    let routed = false;
+    const route = () => {
+      routed = true;
+      return next();
+    };
+    try {
+      return await (c.req.path.startsWith("/dashboard") ? forms(c, route) : json(c, route));
+    } catch (e) {
+      if (routed) throw e;
+      return unreadable(c);
+    }
+  };
 }

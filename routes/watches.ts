@@ -178,10 +178,12 @@ async function readBody(
 /** A zod issue of the body as SPEC.md's 422 entries: pydantic's words, the value given. */
 function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
   const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+  // A field name is the client's too, and is echoed in `loc`: cut like the values.
+  const at = (p: string | number) => (typeof p === "string" ? cutString(p) : p);
   if (issue.code === "unrecognized_keys") {
     const extra = describeIssue(issue as unknown as Record<string, unknown>);
     return issue.keys.map((key) => ({
-      loc: ["body", ...path, key],
+      loc: ["body", ...path.map(at), cutString(key)],
       ...extra,
       input: echoed(valueAt(raw, [...path, key]) ?? null),
     }));
@@ -190,7 +192,7 @@ function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
   const words = issue.code === "invalid_type" && input === undefined
     ? MISSING
     : describeIssue(issue as unknown as Record<string, unknown>);
-  return [{ loc: ["body", ...path], ...words, input: echoed(input ?? null) }];
+  return [{ loc: ["body", ...path.map(at)], ...words, input: echoed(input ?? null) }];
 }
 
 /**
@@ -210,7 +212,7 @@ function echoed(value: unknown): unknown {
     for (const [k, x] of Object.entries(v)) {
       const c = copy(x, depth + 1);
       if (!c.ok) return { ok: false };
-      Object.defineProperty(out, k, { value: c.v, enumerable: true, writable: true });
+      Object.defineProperty(out, cutString(k), { value: c.v, enumerable: true, writable: true });
     }
     return { ok: true, v: out };
   };

@@ -187,3 +187,30 @@ Deno.test("admin API: a body the client cuts short is a 400 in the error shape, 
   assert.match(answer, /"code":"invalid_json"/);
   assert.deepEqual(s.errors, [], "no unhandled error");
 });
+
+Deno.test("a chunked body the client cuts short is a 400 on every route that reads one, not an unhandled error", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const { key } = await s.account("growth");
+  const port = Number(new URL(s.url).port);
+  const cases: [string, string, string, RegExp][] = [
+    ["/admin/accounts", `Authorization: Bearer ${TOKEN}`, '{"email":"x', /"code":"bad_request"/],
+    ["/v1/watches", `x-api-key: ${key}`, '{"asin":"x', /"code":"bad_request"/],
+    ["/dashboard/signin", "X-Nothing: 1", "email=a%40b.c&pass", /Form not received/],
+  ];
+  for (const [path, header, part, body] of cases) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const head = `POST ${path} HTTP/1.1\r\nHost: a\r\n${header}\r\n` +
+      "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // A chunk of 0x40 bytes announced, fewer sent, and the client hangs up.
+    await conn.write(new TextEncoder().encode(`${head}40\r\n${part}`));
+    await conn.closeWrite();
+    const chunks: number[] = [];
+    const buf = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buf)) !== null;) chunks.push(...buf.subarray(0, n));
+    conn.close();
+    const answer = new TextDecoder().decode(new Uint8Array(chunks));
+    assert.match(answer, /^HTTP\/1\.1 400/, path);
+    assert.match(answer, body, path);
+  }
+  assert.deepEqual(s.errors, [], "no unhandled error");
+});

@@ -189,6 +189,13 @@ Deno.test("watches API: a deeply nested or bulky value is a 422 that echoes null
   const extraEntry = entries.find((e: { loc: unknown[] }) => e.loc[1] === "extra");
   assert.equal(onEntry.input, "a".repeat(1_023));
   assert.deepEqual(extraEntry.input, { note: "a".repeat(1_023) });
+  // Field names too, in `loc` and inside an echoed value (probe AI).
+  const name = "k".repeat(5_000);
+  const keys = await post(s.url, key, { ...GOOD, [name]: 1, extra: { [name]: 2 } });
+  const named = (await keys.json()).detail;
+  assert.ok(named.every((e: { loc: unknown[] }) => JSON.stringify(e.loc).length < 1_100));
+  const echoedObject = named.find((e: { loc: unknown[] }) => e.loc[1] === "extra").input;
+  assert.deepEqual(Object.keys(echoedObject).map((k) => k.length), [1_024]);
   assert.equal(s.errors.length, 0, s.errors.join("\n"));
 });
 
