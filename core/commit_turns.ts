@@ -14,6 +14,8 @@
  * past it, and until that process's request for the lock is answered, its commits go ahead
  * unlocked, as before, and a refusal is retried by its caller.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
 /**
  * How long a commit waits for the turn. Short: flock hands the lock to no one in order, and a
  * busy process may take it again and again while another waits. At 2 s, a 1% tail of the other
@@ -21,6 +23,15 @@
  * against 26 without turns (probe AE's stop_many.ts baseline, one busy process and one light).
  */
 export const LOCK_WAIT_MS = 50;
+
+/** The turns whose hold() the running code is inside: its commits are already in that turn. */
+const holding = new AsyncLocalStorage<CommitTurns>();
+
+/** The turns `kv`'s commits take (openStore's local files), if any. */
+const turnsOfKv = new WeakMap<Deno.Kv, CommitTurns>();
+export function turnsOf(kv: Deno.Kv): CommitTurns | undefined {
+  return turnsOfKv.get(kv);
+}
 
 /** The message SQLite's refusal reaches JavaScript with. */
 export function isLockedError(e: unknown): boolean {
@@ -39,6 +50,7 @@ export class CommitTurns {
   }
 
   async commit<T>(commit: () => Promise<T>): Promise<T> {
+    if (holding.getStore() === this) return await commit();
     if (!this.#shared) {
       try {
         return await commit();
@@ -53,6 +65,26 @@ export class CommitTurns {
     await previous;
     try {
       return await this.#locked(commit);
+    } finally {
+      done();
+    }
+  }
+
+  /**
+   * Runs `work` (reads, then a commit) in one turn, so that no other process's commit lands
+   * between its read and its commit. Waiting for the turn between the two, as a plain commit
+   * does, the record read was always stale by then when other processes kept writing it: one
+   * account's calls spread over three processes lost 64 tries in a row and answered 503 `busy`
+   * for 0.07% of calls (probe AE). A process alone on its file just runs `work`.
+   */
+  async hold<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.#shared || holding.getStore() === this) return await work();
+    const previous = this.#tail;
+    let done!: () => void;
+    this.#tail = new Promise((r) => done = r);
+    await previous;
+    try {
+      return await this.#locked(() => holding.run(this, work));
     } finally {
       done();
     }
@@ -119,6 +151,7 @@ export class CommitTurns {
  * and wait for the lock in SQLite itself, so only `atomic()` is taken.
  */
 export function takeTurns(kv: Deno.Kv, turns: CommitTurns): Deno.Kv {
+  turnsOfKv.set(kv, turns);
   const atomic = kv.atomic.bind(kv);
   const close = kv.close.bind(kv);
   kv.atomic = () => {

@@ -9,6 +9,7 @@ import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import type { AccountState } from "./account_state.ts";
 import { randomHex } from "./api_key.ts";
 import type { GroupCommit } from "./group_commit.ts";
+import { turnsOf } from "../core/commit_turns.ts";
 
 export interface Versioned {
   state: AccountState;
@@ -71,14 +72,25 @@ export async function transact<T>(
 ): Promise<{ result: T; current: Versioned | null }> {
   let cur = known;
   let fresh = false;
+  let stale = !known; // read before deciding
   let grouped = group !== undefined;
   let writeErrors = 0;
   let lastError: unknown;
-  if (!cur) {
-    cur = await readAccount(kv, accountId);
-    fresh = true;
-  }
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // The last commit that failed, whose write may have landed all the same (see recent_batches).
+  let pending: { batch: string; result: T } | null = null;
+  const turns = turnsOf(kv);
+  type Step = { done: { result: T; current: Versioned | null } } | { threw: boolean };
+  /** One read (when needed), decision and commit. */
+  const step = async (): Promise<Step> => {
+    if (stale) {
+      cur = await readAccount(kv, accountId);
+      fresh = true;
+      stale = false;
+      if (pending && cur?.state.recent_batches?.includes(pending.batch)) {
+        return { done: { result: pending.result, current: cur } };
+      }
+      pending = null;
+    }
     // `decide` may change the record in place, with no copy taken first: a record that was
     // decided on is committed and becomes the current one, or kept because the decision changed
     // nothing (see Decision.next), or never used again (every other path below re-reads before
@@ -88,10 +100,9 @@ export async function transact<T>(
     // serving thread against 7%).
     const d = decide(cur ? cur.state : null);
     if (!d.next) {
-      if (fresh) return { result: d.result, current: cur };
-      cur = await readAccount(kv, accountId);
-      fresh = true;
-      continue;
+      if (fresh) return { done: { result: d.result, current: cur } };
+      stale = true;
+      return { threw: false };
     }
     // 64 random bits: unique among the few recent ids, and a third of a UUID's bytes in a record
     // that every commit serializes.
@@ -114,24 +125,43 @@ export async function transact<T>(
         committed = await op.commit();
         writeErrors = 0;
       } catch (e) {
-        committed = null; // outcome unknown: the re-read below tells
+        committed = null; // outcome unknown: the re-read tells
         writeErrors++;
         lastError = e;
       }
     }
     if (committed?.ok) {
-      return { result: d.result, current: { state: d.next, versionstamp: committed.versionstamp } };
+      return {
+        done: { result: d.result, current: { state: next, versionstamp: committed.versionstamp } },
+      };
     }
-    cur = await readAccount(kv, accountId);
-    fresh = true;
-    if (cur?.state.recent_batches?.includes(batch)) return { result: d.result, current: cur };
+    // The record was changed in place for a commit that did not land (as far as is known): it
+    // is read again, which also tells whether this write landed after all.
+    pending = { batch, result: d.result };
+    stale = true;
+    return { threw: committed === null };
+  };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    // After two conflicts, the read and the commit take one turn among the processes sharing
+    // the file (core/commit_turns.ts): read outside it, the record was stale by the time the
+    // commit's turn came whenever other processes kept writing it.
+    const out = attempt >= 2 && turns ? await turns.hold(step) : await step();
+    if ("done" in out) return out.done;
     // Commits that threw in a row before the store is taken to refuse writes (lock_backoff.ts):
     // eight within a few milliseconds, while two or three processes on one file took turns with
     // the lock, dropped refunds (customers paid for failed calls) and answered healthy calls 503.
-    if (writeErrors >= LOCKED_TRIES) throw new StoreWriteFailed(accountId, lastError);
-    if (committed === null) {
+    if (writeErrors >= LOCKED_TRIES) {
+      // Whether the last write landed is known only from a read.
+      cur = await readAccount(kv, accountId);
+      const last = pending as { batch: string; result: T } | null; // set by step()
+      if (last && cur?.state.recent_batches?.includes(last.batch)) {
+        return { result: last.result, current: cur };
+      }
+      throw new StoreWriteFailed(accountId, lastError);
+    }
+    if (out.threw) {
       await afterLocked(writeErrors);
-    } else if (attempt >= 4) {
+    } else if (attempt >= 4 && pending) {
       await new Promise((r) => setTimeout(r, Math.random() * 2 * attempt));
     }
   }
