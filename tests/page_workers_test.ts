@@ -187,9 +187,12 @@ Deno.test("identical calls sharing one 503 answer each get an uncharged 503 upst
     html: "<html><head><title>Service Unavailable</title></head><body>busy</body></html>",
   });
   pages(rig, "B07H57DNVV");
+  // Answered after 300 ms, so that all three calls join the one fetch however slow the machine.
+  rig.fake.delayMs = 300;
   const answers = await Promise.all(
     [1, 2, 3].map(() => rig.call("/v1/products/details?asin=B0AAAAAAA1")),
   );
+  rig.fake.delayMs = 0;
   for (const r of answers) {
     assert.equal(r.status, 503, JSON.stringify(r.body));
     assert.equal((r.body.error as { code: string }).code, "upstream_blocked");
