@@ -28,6 +28,7 @@ import { type Deps, type SignupMode } from "./routes/deps.ts";
 import { consoleLog, type Log } from "./core/log.ts";
 import { Watches, type WatchOptions } from "./watches/mod.ts";
 import { watchRoutes } from "./routes/watches.ts";
+import { securityHeaders } from "./routes/dashboard/guard.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -93,6 +94,9 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   const app = new Hono();
   app.use("*", requestLog({ log: opts.accessLog ?? null, metrics: deps.metrics }));
   app.use("*", requestTarget());
+  // The dashboard's security headers go on every page under it, the body limits' refusals too.
+  app.use("/dashboard", securityHeaders());
+  app.use("/dashboard/*", securityHeaders());
   app.use("*", bodyLimits());
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));

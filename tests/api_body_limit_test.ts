@@ -38,6 +38,9 @@ Deno.test("a body over the limit is a 413 on the dashboard, /admin and /v1, and 
   });
   assert.equal(signin.status, 413);
   assert.match(signin.headers.get("content-type") ?? "", /text\/html/);
+  // A dashboard page like any other: framed by no one, no script (probe AG).
+  assert.equal(signin.headers.get("x-frame-options"), "DENY");
+  assert.match(signin.headers.get("content-security-policy") ?? "", /default-src/);
   assert.match(await signin.text(), /too large/i);
 
   const streamed = await fetch(`${shelf.url}/dashboard/signup`, {

@@ -13,7 +13,7 @@ import type { AccountState } from "../../metering/account_state.ts";
 import { alertSettings, usageRecord } from "../../metering/account_state.ts";
 import { deleteSession } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
-import { clearSessionCookie, csrfCheck, currentSession, securityHeaders } from "./guard.ts";
+import { clearSessionCookie, csrfCheck, currentSession } from "./guard.ts";
 import { ICON, STYLE, type Viewer } from "./layout.tsx";
 import { RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
@@ -42,8 +42,6 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   const refuse = (c: Context, message: string, status: 400 | 403 = 403) =>
     c.html(<RefusedPage message={message} />, status);
 
-  app.use("/dashboard", securityHeaders());
-  app.use("/dashboard/*", securityHeaders());
   app.use("/dashboard/*", csrfCheck(deps, refuse));
 
   app.get(
