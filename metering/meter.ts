@@ -61,7 +61,7 @@ type Op =
     endpoint?: string;
   }
   | { kind: "usage"; keyId: string }
-  | { kind: "charge"; cost: number; tag?: UsageTag }
+  | { kind: "charge"; cost: number; tag?: UsageTag; group?: Group | null }
   | { kind: "refund"; periodStart: number; amount: number; tag?: UsageTag; at?: number };
 
 type Result = CallResult | UsageResult | { ok: boolean; snapshot: Snapshot | null } | null;
@@ -130,13 +130,18 @@ export class Meter {
     return this.#submit(accountId, { kind: "usage", keyId }) as Promise<UsageResult>;
   }
 
-  /** Charges more credits to an admitted call (a further upstream page); false when too few are left. */
+  /**
+   * Charges more credits to an admitted call (a further upstream page); false when too few are
+   * left, or when the call would no longer be admitted: its key (`tag`) revoked, its account
+   * inactive, or its plan without the endpoint's `group`.
+   */
   charge(
     accountId: string,
     cost: number,
     tag?: UsageTag,
+    group?: Group | null,
   ): Promise<{ ok: boolean; snapshot: Snapshot | null }> {
-    return this.#submit(accountId, { kind: "charge", cost, tag }) as Promise<
+    return this.#submit(accountId, { kind: "charge", cost, tag, group }) as Promise<
       { ok: boolean; snapshot: Snapshot | null }
     >;
   }
@@ -397,7 +402,12 @@ function decideOne(
       };
     }
     case "charge": {
-      if (op.cost > remaining(state, plan)) {
+      // A search that runs on takes no further page once its call would be refused: a key
+      // revoked 1.5 s into a limit=200 search let it fetch and charge 8 more pages (probe AJ).
+      const key = op.tag ? state.keys[op.tag.keyId] : undefined;
+      const refused = (op.tag && key?.status !== "active") || state.status !== "active" ||
+        !plan || (op.group && !plan.groups.includes(op.group));
+      if (refused || op.cost > remaining(state, plan)) {
         return { result: { ok: false, snapshot: snap() }, changed: false };
       }
       state.used += op.cost;

@@ -71,7 +71,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         watchHangUp: () => void (hungUp ??= req.signal),
         chargePage: async () => {
           if (gone()) return false;
-          const r = await deps.meter.charge(caller.accountId, 1, tag);
+          const r = await deps.meter.charge(caller.accountId, 1, tag, ep.group);
           if (r.ok) {
             charges.add(r.snapshot!, 1);
             snapshot = r.snapshot;

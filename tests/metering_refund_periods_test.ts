@@ -85,3 +85,20 @@ Deno.test("a call that fails after its account changed plan is refunded: usage c
   await r.body?.cancel();
   assert.equal((await s.accounts.get(id)).used, 0, "the answer said free, and it was");
 });
+
+Deno.test("a further page is not charged once the call would be refused: key revoked, account inactive, group gone", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  for (const refuse of ["revoke", "inactive", "downgrade"] as const) {
+    await using s = await store(clock);
+    const tag = { ...TAG, keyId: s.keyId };
+    const admitted = await s.meter.call(s.id, s.keyId, { group: "scrape", cost: 1, valid: true });
+    assert.equal(admitted.outcome, "admitted");
+    assert.ok((await s.meter.charge(s.id, 1, tag, "scrape")).ok, "a page before");
+    if (refuse === "revoke") await s.accounts.revokeKey(s.keyId);
+    if (refuse === "inactive") await s.accounts.update(s.id, { status: "inactive" });
+    if (refuse === "downgrade") await s.accounts.update(s.id, { plan: "free" }); // no scrape
+    const after = await s.meter.charge(s.id, 1, tag, "scrape");
+    assert.equal(after.ok, false, `a page after: ${refuse}`);
+    assert.equal((await s.accounts.get(s.id)).used, 2, `nothing more charged: ${refuse}`);
+  }
+});
