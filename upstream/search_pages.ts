@@ -17,7 +17,8 @@
  * fetched too. A further page that fails otherwise (blocked, timed out, unreadable) is given back
  * with `refundPages()`, and ends the call with the items so far and `has_next_page` true, as when
  * `chargePage()` refuses: failing the whole call threw away items paid for, and refunded pages
- * the marketplace had answered.
+ * the marketplace had answered. The pages fetched ahead of it are given back too: their items
+ * are not in the answer.
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { ProductItem } from "../schemas/resources.ts";
@@ -52,16 +53,22 @@ export const PAGES_AHEAD = 4;
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
   const failed = new Set<number>();
+  const gap = { at: Infinity };
   try {
-    return await collect(o, fetched, failed);
+    return await collect(o, fetched, failed, gap);
   } finally {
-    // Pages fetched ahead and not read are paid for once they have come; those that fail are not.
-    // Waiting for them costs a call nothing it would not wait for anyway: they went out with the
-    // pages it read, at most PAGES_AHEAD at once.
+    // Pages fetched ahead and not read are paid for once they have come; those that fail are not,
+    // nor those after a further page that failed: the answer ends before them, and their items
+    // would have to be bought again from the page that failed (probe AJ). Waiting for them costs a
+    // call nothing it would not wait for anyway: they went out with the pages it read, at most
+    // PAGES_AHEAD at once.
     await Promise.all(
       [...fetched].map(([page, p]) =>
         // The first page is the call's own credit: the route refunds it if the call fails.
-        page === o.firstPage ? undefined : p.catch((e) => void (pageMissing(e) || failed.add(page)))
+        page === o.firstPage ? undefined : p.then(
+          () => void (page > gap.at && failed.add(page)),
+          (e) => void (pageMissing(e) || failed.add(page)),
+        )
       ),
     );
     if (failed.size > 0) await o.refundPages(failed.size);
@@ -72,6 +79,7 @@ async function collect<Raw>(
   o: CollectOptions<Raw>,
   fetched: Map<number, Promise<Raw>>,
   failed: Set<number>,
+  gap: { at: number },
 ): Promise<Collected> {
   let unpaid = false;
   const request = async (page: number) => {
@@ -106,6 +114,7 @@ async function collect<Raw>(
       if (used === 0) throw e; // the first page: the call fails
       if (pageMissing(e)) return done(results, false, total, used); // the results ended before it
       failed.add(page);
+      gap.at = page;
       return done(results, true, total, used);
     }
     used++;
