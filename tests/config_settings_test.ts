@@ -192,3 +192,15 @@ Deno.test("a URL's credentials are cut at the LAST @ before the host", () => {
   assert.equal(redactUrl("origin:http://u:pw@fake.test/"), "origin:http://fake.test/");
   assert.equal(redactUrl("user:pw@host"), "host", "no scheme, cut all the same");
 });
+
+Deno.test("UPSTREAM_RECORD: a new recording file is the owner's alone (it holds pages fetched with the operator's cookies)", async () => {
+  const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/session.warc`;
+    checkUpstream("origin:http://127.0.0.1:9", env({ UPSTREAM_RECORD: path }));
+    assert.equal((await Deno.stat(path)).mode! & 0o077, 0, "no group or other access");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -109,7 +109,8 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
   const record = env.get("UPSTREAM_RECORD");
   if (record) {
     try {
-      Deno.openSync(record, { append: true, create: true }).close();
+      // Only the operator reads it: it holds pages fetched with the operator's signed-in cookies.
+      Deno.openSync(record, { append: true, create: true, mode: 0o600 }).close();
     } catch (e) {
       throw new RangeError(
         `Cannot start as 'UPSTREAM_RECORD' names a file that cannot be appended to: ${

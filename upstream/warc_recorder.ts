@@ -66,7 +66,7 @@ export class RecordingTransport implements Transport {
 
   private async append(url: string, res: UpstreamResponse): Promise<void> {
     const bytes = await serializeResponse(url, res);
-    await Deno.writeFile(this.path, bytes, { append: true, create: true });
+    await Deno.writeFile(this.path, bytes, { append: true, create: true, mode: 0o600 });
   }
 }
 
