@@ -15,6 +15,7 @@
  * unlocked, as before, and a refusal is retried by its caller.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { KeyTurns } from "./key_turns.ts";
 
 /**
  * How long a commit waits for the turn. Short: flock hands the lock to no one in order, and a
@@ -42,7 +43,8 @@ export class CommitTurns {
   readonly #lockPath: string;
   #file: Deno.FsFile | null = null;
   #shared = false;
-  #tail: Promise<void> = Promise.resolve();
+  /** This process's commits, one at a time (a flock is the open file's, not a caller's). */
+  readonly #queue = new KeyTurns();
   #unanswered: Promise<void> | null = null;
 
   constructor(lockPath: string) {
@@ -59,15 +61,7 @@ export class CommitTurns {
         throw e;
       }
     }
-    const previous = this.#tail;
-    let done!: () => void;
-    this.#tail = new Promise((r) => done = r);
-    await previous;
-    try {
-      return await this.#locked(commit);
-    } finally {
-      done();
-    }
+    return await this.#queue.run("", () => this.#locked(commit));
   }
 
   /**
@@ -79,15 +73,7 @@ export class CommitTurns {
    */
   async hold<T>(work: () => Promise<T>): Promise<T> {
     if (!this.#shared || holding.getStore() === this) return await work();
-    const previous = this.#tail;
-    let done!: () => void;
-    this.#tail = new Promise((r) => done = r);
-    await previous;
-    try {
-      return await this.#locked(() => holding.run(this, work));
-    } finally {
-      done();
-    }
+    return await this.#queue.run("", () => this.#locked(() => holding.run(this, work)));
   }
 
   async #locked<T>(commit: () => Promise<T>): Promise<T> {
