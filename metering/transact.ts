@@ -78,6 +78,11 @@ export async function transact<T>(
   let lastError: unknown;
   // The last commit that failed, whose write may have landed all the same (see recent_batches).
   let pending: { batch: string; result: T } | null = null;
+  /** The failed commit's answer, if `read` shows that its write landed after all. */
+  const landed = (read: Versioned | null) =>
+    pending && read?.state.recent_batches?.includes(pending.batch)
+      ? { result: pending.result, current: read }
+      : null;
   const turns = turnsOf(kv);
   type Step = { done: { result: T; current: Versioned | null } } | { threw: boolean };
   /** One read (when needed), decision and commit. */
@@ -86,9 +91,8 @@ export async function transact<T>(
       cur = await readAccount(kv, accountId);
       fresh = true;
       stale = false;
-      if (pending && cur?.state.recent_batches?.includes(pending.batch)) {
-        return { done: { result: pending.result, current: cur } };
-      }
+      const done = landed(cur);
+      if (done) return { done };
       pending = null;
     }
     // `decide` may change the record in place, with no copy taken first: a record that was
@@ -152,11 +156,8 @@ export async function transact<T>(
     // the lock, dropped refunds (customers paid for failed calls) and answered healthy calls 503.
     if (writeErrors >= LOCKED_TRIES) {
       // Whether the last write landed is known only from a read.
-      cur = await readAccount(kv, accountId);
-      const last = pending as { batch: string; result: T } | null; // set by step()
-      if (last && cur?.state.recent_batches?.includes(last.batch)) {
-        return { result: last.result, current: cur };
-      }
+      const done = landed(await readAccount(kv, accountId));
+      if (done) return done;
       throw new StoreWriteFailed(accountId, lastError);
     }
     if (out.threw) {
