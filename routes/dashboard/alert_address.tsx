@@ -55,16 +55,16 @@ export function alertAddressRoutes(app: Hono, deps: Deps): void {
     if (!pending) return c.html(<LinkInvalidPage />, 400);
     const spent = await pending.spend(kv.atomic()).commit();
     if (!spent.ok) return c.html(<LinkInvalidPage />, 400);
+    const { account_id, email } = pending.payload;
     try {
-      const { email } = pending.payload;
-      await accounts.updateAlerts(pending.payload.account_id, { email, confirmed: email });
+      await accounts.updateAlerts(account_id, { email, confirmed: email });
     } catch {
       return c.html(<LinkInvalidPage />, 400); // the account is gone
     }
     return c.html(
       <CheckMailPage
         title="Address confirmed"
-        message={`Usage alerts of the account will be sent to ${pending.payload.email}.`}
+        message={`Usage alerts of the account will be sent to ${email}.`}
       />,
     );
   });

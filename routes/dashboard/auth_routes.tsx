@@ -51,7 +51,7 @@ import {
   VerifyPage,
 } from "./auth_pages.tsx";
 import type { SignedInHandler } from "./signed_in.ts";
-import { accountMails } from "./account_mails.ts";
+import type { AccountMails } from "./account_mails.ts";
 
 interface PendingSignup {
   email: string;
@@ -70,11 +70,15 @@ const CHECK_RESET =
   "If an account uses that address, a link to choose a new password is on its way. It works for an hour.";
 const BUSY = "Too many sign-ins at once; try again in a moment.";
 
-export function authRoutes(app: Hono, deps: Deps, signedIn: SignedInHandler): void {
+export function authRoutes(
+  app: Hono,
+  deps: Deps,
+  signedIn: SignedInHandler,
+  mails: AccountMails,
+): void {
   const { accounts, kv, clock } = deps;
   const form = (c: Context) => formToken(c, deps);
 
-  const mails = accountMails(deps);
   const mailLater = mails.later;
   const mayMail = mails.may;
 

@@ -149,11 +149,6 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
-/**
- * Refuses (403) a POST from another origin or without the right CSRF token, and (400) one whose
- * body is no form that can be read (a multipart type without its boundary, say), which the
- * handlers would otherwise meet as an exception.
- */
 /** The forms whose pages are rendered with the browser's form token (formToken), signed in or not. */
 const PRE_SIGN_IN_FORMS = new Set([
   "/dashboard/signin",
@@ -164,6 +159,11 @@ const PRE_SIGN_IN_FORMS = new Set([
   "/dashboard/alert-address",
 ]);
 
+/**
+ * Refuses (403) a POST from another origin or without the right CSRF token, and (400) one whose
+ * body is no form that can be read (a multipart type without its boundary, say), which the
+ * handlers would otherwise meet as an exception.
+ */
 export function csrfCheck(
   deps: Deps,
   refuse: (c: Context, why: string, status?: 400 | 403) => Response | Promise<Response>,

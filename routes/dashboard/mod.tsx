@@ -103,7 +103,8 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     />
   );
 
-  authRoutes(app, deps, signedIn);
+  // One set of account mails (and one throttled line for refused ones) for all of its forms.
+  authRoutes(app, deps, signedIn, mails);
   alertAddressRoutes(app, deps);
 
   app.get(
