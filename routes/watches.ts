@@ -179,11 +179,11 @@ async function readBody(
 function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
   const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
   // A field name is the client's too, and is echoed in `loc`: cut like the values.
-  const at = (p: string | number) => (typeof p === "string" ? cutString(p) : p);
+  const loc = ["body", ...path.map((p) => (typeof p === "string" ? cutString(p) : p))];
   if (issue.code === "unrecognized_keys") {
     const extra = describeIssue(issue as unknown as Record<string, unknown>);
     return issue.keys.map((key) => ({
-      loc: ["body", ...path.map(at), cutString(key)],
+      loc: [...loc, cutString(key)],
       ...extra,
       input: echoed(valueAt(raw, [...path, key]) ?? null),
     }));
@@ -192,7 +192,7 @@ function bodyErrors(issue: z.core.$ZodIssue, raw: unknown): BodyError[] {
   const words = issue.code === "invalid_type" && input === undefined
     ? MISSING
     : describeIssue(issue as unknown as Record<string, unknown>);
-  return [{ loc: ["body", ...path.map(at)], ...words, input: echoed(input ?? null) }];
+  return [{ loc, ...words, input: echoed(input ?? null) }];
 }
 
 /**

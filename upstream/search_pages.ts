@@ -40,7 +40,10 @@ export interface CollectOptions<Raw> {
   /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
   read(raw: Raw): SearchPage;
   chargePage(): Promise<boolean>;
-  /** Gives back the credits of `n` pages charged with `chargePage()` whose fetch or reading failed. */
+  /**
+   * Gives back the credits of `n` pages charged with `chargePage()` that the call does not pay
+   * for: their fetch or reading failed, or they came after a page that failed.
+   */
   refundPages(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
 }
@@ -52,10 +55,10 @@ export const PAGES_AHEAD = 4;
 
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
-  const failed = new Set<number>();
+  const refunded = new Set<number>();
   const gap = { at: Infinity };
   try {
-    return await collect(o, fetched, failed, gap);
+    return await collect(o, fetched, refunded, gap);
   } finally {
     // Pages fetched ahead and not read are paid for once they have come; those that fail are not,
     // nor those after a further page that failed: the answer ends before them, and their items
@@ -66,19 +69,19 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
       [...fetched].map(([page, p]) =>
         // The first page is the call's own credit: the route refunds it if the call fails.
         page === o.firstPage ? undefined : p.then(
-          () => void (page > gap.at && failed.add(page)),
-          (e) => void (pageMissing(e) || failed.add(page)),
+          () => void (page > gap.at && refunded.add(page)),
+          (e) => void (pageMissing(e) || refunded.add(page)),
         )
       ),
     );
-    if (failed.size > 0) await o.refundPages(failed.size);
+    if (refunded.size > 0) await o.refundPages(refunded.size);
   }
 }
 
 async function collect<Raw>(
   o: CollectOptions<Raw>,
   fetched: Map<number, Promise<Raw>>,
-  failed: Set<number>,
+  refunded: Set<number>,
   gap: { at: number },
 ): Promise<Collected> {
   let unpaid = false;
@@ -113,7 +116,7 @@ async function collect<Raw>(
     } catch (e) {
       if (used === 0) throw e; // the first page: the call fails
       if (pageMissing(e)) return done(results, false, total, used); // the results ended before it
-      failed.add(page);
+      refunded.add(page);
       gap.at = page;
       return done(results, true, total, used);
     }
