@@ -205,56 +205,50 @@ Deno.test({
   },
 });
 
-Deno.test("webhook delivery: a receiver that never answers is a timeout, noted on the watch", async () => {
-  // Accepts connections and reads them, never writing a byte back.
+/** A webhook receiver that accepts connections and reads them, never writing a byte back. */
+function silentReceiver() {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const c of listener) conns.push(c);
   })();
-  try {
-    const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 300 } };
-    await using rig = await startRig({ watches, plan: "scale" });
-    const port = (listener.addr as Deno.NetAddr).port;
-    const w = await changedWatch(rig, `http://127.0.0.1:${port}/hook`);
-    const note = await firstAttempt(rig, w.id);
-    assert.ok(conns.length >= 1, "the receiver was connected to");
-    assert.equal(note.delivered, false);
-    assert.equal(note.result, "timeout");
-  } finally {
-    listener.close();
-    conns.forEach((c) => c.close());
-    await accepting.catch(() => {});
-  }
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/hook`,
+    conns,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      conns.forEach((c) => c.close());
+      await accepting.catch(() => {});
+    },
+  };
+}
+
+Deno.test("webhook delivery: a receiver that never answers is a timeout, noted on the watch", async () => {
+  await using silent = silentReceiver();
+  const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 300 } };
+  await using rig = await startRig({ watches, plan: "scale" });
+  const w = await changedWatch(rig, silent.url);
+  const note = await firstAttempt(rig, w.id);
+  assert.ok(silent.conns.length >= 1, "the receiver was connected to");
+  assert.equal(note.delivered, false);
+  assert.equal(note.result, "timeout");
 });
 
 Deno.test("webhook delivery: a stop cuts an attempt still running after its grace, notes it, and keeps the event to retry", async () => {
-  // Accepts connections and reads them, never writing a byte back.
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conns: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const c of listener) conns.push(c);
-  })();
-  try {
-    const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 30_000 } };
-    await using rig = await startRig({ watches, plan: "scale" });
-    const port = (listener.addr as Deno.NetAddr).port;
-    const w = await changedWatch(rig, `http://127.0.0.1:${port}/hook`);
-    await until("the attempt's connection", () => Promise.resolve(conns.length || undefined));
-    const started = Date.now();
-    await rig.server.deps.watches.stop(200);
-    const took = Date.now() - started;
-    // Before: the stop waited out the attempt's own timeout, past a stop's hard deadline.
-    assert.ok(took < 5_000, `stopped in ${took} ms`);
-    const note = (await watchOf(rig, w.id))?.deliveries[0];
-    assert.equal(note?.delivered, false);
-    assert.equal(note?.result, "interrupted: the server stopped");
-    assert.ok(await outbox(rig.server.kv) >= 1, "the event waits for its retry");
-  } finally {
-    listener.close();
-    conns.forEach((c) => c.close());
-    await accepting.catch(() => {});
-  }
+  await using silent = silentReceiver();
+  const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 30_000 } };
+  await using rig = await startRig({ watches, plan: "scale" });
+  const w = await changedWatch(rig, silent.url);
+  await until("the attempt's connection", () => Promise.resolve(silent.conns.length || undefined));
+  const started = Date.now();
+  await rig.server.deps.watches.stop(200);
+  const took = Date.now() - started;
+  // Before: the stop waited out the attempt's own timeout, past a stop's hard deadline.
+  assert.ok(took < 5_000, `stopped in ${took} ms`);
+  const note = (await watchOf(rig, w.id))?.deliveries[0];
+  assert.equal(note?.delivered, false);
+  assert.equal(note?.result, "interrupted: the server stopped");
+  assert.ok(await outbox(rig.server.kv) >= 1, "the event waits for its retry");
 });
 
 Deno.test("watch refresh: a watch deleted while its page is being fetched is charged for the fetch and sends nothing", async () => {

@@ -15,20 +15,34 @@ const HAMMER = new URL("./proof/commit_hammer.ts", import.meta.url).pathname;
 const HOLDER = new URL("./proof/turns_holder.ts", import.meta.url).pathname;
 const TRANSACTS = new URL("./proof/transact_hammer.ts", import.meta.url).pathname;
 
-async function hammer(kvPath: string, start: number, seconds: number) {
+/** Runs one of tests/proof's store processes to its end; the JSON line it printed. */
+async function runProcess<T>(script: string, ...args: (string | number)[]): Promise<T> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", HAMMER, kvPath, String(start), String(seconds)],
+    args: ["run", "--allow-all", script, ...args.map(String)],
     stdout: "piped",
     stderr: "inherit",
   }).output();
-  assert.ok(out.success, "the hammer process ends well");
-  return JSON.parse(new TextDecoder().decode(out.stdout).trim()) as {
-    landed: number;
-    conflicts: number;
-    threw: number;
-    threwLate: number;
-    perSecond: (number | null)[];
-  };
+  assert.ok(out.success, `${script} ends well`);
+  return JSON.parse(new TextDecoder().decode(out.stdout).trim()) as T;
+}
+
+interface Hammered {
+  landed: number;
+  conflicts: number;
+  threw: number;
+  threwLate: number;
+  perSecond: (number | null)[];
+}
+
+function hammer(kvPath: string, start: number, seconds: number): Promise<Hammered> {
+  return runProcess(HAMMER, kvPath, start, seconds);
+}
+
+/** At most one try in ten refused after the first second, over all the processes. */
+function fewLateRefusals(results: Hammered[]): void {
+  const tries = results.reduce((n, r) => n + r.landed + r.conflicts + r.threw, 0);
+  const late = results.reduce((n, r) => n + r.threwLate, 0);
+  assert.ok(late <= tries * 0.1, `refusals after the first second: ${JSON.stringify(results)}`);
 }
 
 Deno.test("three processes committing checked writes to one KV file: refusals are rare once they have met", async () => {
@@ -44,9 +58,7 @@ Deno.test("three processes committing checked writes to one KV file: refusals ar
     // waited LOCK_WAIT_MS for it goes ahead unlocked, and on a loaded machine (the whole suite in
     // parallel) some do and are refused: 2-3% of tries in such a run, against over half without
     // turns.
-    const tries = results.reduce((n, r) => n + r.landed + r.conflicts + r.threw, 0);
-    const late = results.reduce((n, r) => n + r.threwLate, 0);
-    assert.ok(late <= tries * 0.1, `refusals after the first second: ${JSON.stringify(results)}`);
+    fewLateRefusals(results);
     const lock = await Deno.stat(commitLockFile(kvPath));
     assert.equal(lock.mode! & 0o077, 0, "the turns file is the owner's alone");
   } finally {
@@ -92,9 +104,7 @@ Deno.test("processes that reach one KV file through a symlink take turns on the 
     // and about one try in twelve was refused after the first second.
     assert.ok(await exists(commitLockFile(real)), "the real path's turns file");
     assert.equal(await exists(commitLockFile(link)), false, "no turns file of the link's own");
-    const tries = results.reduce((n, r) => n + r.landed + r.conflicts + r.threw, 0);
-    const late = results.reduce((n, r) => n + r.threwLate, 0);
-    assert.ok(late <= tries * 0.1, `refusals after the first second: ${JSON.stringify(results)}`);
+    fewLateRefusals(results);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -108,18 +118,11 @@ Deno.test("one account charged from three processes: no decision is refused for 
     await kv.set(KV.account(account), { id: account, used: 0, recent_batches: [] });
     kv.close();
     const start = Date.now() + 3000;
-    const results = await Promise.all([1, 2, 3].map(async () => {
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-all", TRANSACTS, kvPath, account, String(start), "6"],
-        stdout: "piped",
-        stderr: "inherit",
-      }).output();
-      assert.ok(out.success);
-      return JSON.parse(new TextDecoder().decode(out.stdout)) as {
-        committed: number;
-        busy: number;
-      };
-    }));
+    const results = await Promise.all(
+      [1, 2, 3].map(() =>
+        runProcess<{ committed: number; busy: number }>(TRANSACTS, kvPath, account, start, 6)
+      ),
+    );
     console.log(results);
     // Reading outside the turn and committing in it, a process lost 64 tries in a row to the
     // others' commits now and then: 0.07% of one account's calls over three processes were 503
