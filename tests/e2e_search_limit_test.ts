@@ -1,14 +1,16 @@
 /**
- * Search `limit` over real HTTP: items collected over successive pages, further pages asked for
- * only once the first has answered, one credit per upstream page fetched (SPEC), pages fetched
- * ahead past the last page included, and a stop with `has_next_page` true when the credits run
- * out or a further page fails.
+ * Search `limit` over real HTTP: items collected over successive pages, one credit per upstream
+ * page fetched (SPEC), pages fetched ahead past the last page included, and a stop with
+ * `has_next_page` true when the credits run out or a further page fails. Pages fetched together
+ * with the first, before it has shown they are needed, are paid only when their items are used,
+ * and each account may leave only a few of them unused (upstream/search_ahead.ts).
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { parsePlans } from "../metering/plans.ts";
 import { fixture } from "./fixture.ts";
 import { parseSearch } from "../parsers/search.ts";
+import { AHEAD_ALLOWANCE } from "../upstream/search_ahead.ts";
 
 // amazon.com__pavel-ipad-pro holds 16 organic results and links a next page.
 function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
@@ -76,14 +78,22 @@ Deno.test("a further page that fails ends the search with the items so far, has_
   assert.equal((usage.body as { requests_used: number }).requests_used, 1);
 });
 
-Deno.test("a search whose first page fails moves that page only, and is not charged", async () => {
+Deno.test("searches whose first page fails are not charged, and move pages ahead of it only while the account's allowance lasts", async () => {
   await using rig = await startRig();
-  // No page at all: the query's first page is the marketplace's 404.
-  const r = await rig.call("/v1/products/search?query=ipad&page=9&limit=200");
-  assert.equal(r.status, 404);
-  assert.equal(r.headers.get("x-credits-cost"), "0");
-  await new Promise((r) => setTimeout(r, 200)); // anything fetched ahead would have come by now
-  assert.equal(rig.fake.pageRequests("/s?"), 1, "no page was fetched ahead of the first");
+  // No page at all: the query's first page, and every page after it, is the marketplace's 404.
+  const calls = 10;
+  for (let i = 0; i < calls; i++) {
+    const r = await rig.call("/v1/products/search?query=ipad&page=9&limit=200");
+    assert.equal(r.status, 404);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  const moved = rig.fake.pageRequests("/s?");
+  // Fetched ahead with the first: 3 pages a call (limit=200 over 60-item pages) until the
+  // allowance is spent, then the first page alone. Unbounded, the ten calls moved 40 pages.
+  assert.ok(moved > calls, `pages were fetched ahead at first (${moved})`);
+  assert.ok(moved <= calls + AHEAD_ALLOWANCE + 1, `${moved} pages for ${calls} failed calls`);
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
 });
 
 Deno.test("identical concurrent details calls share one upstream fetch", async () => {
@@ -143,7 +153,7 @@ async function lastPage(): Promise<string> {
   return html;
 }
 
-Deno.test("limit=200 over a one-page result fetches and costs one page: further pages wait for the first", async () => {
+Deno.test("limit=200 over a one-page result costs one page: the pages fetched with it are not charged", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", { html: await lastPage() });
   const r = await rig.call("/v1/products/search?query=ipad&limit=200");
@@ -151,7 +161,7 @@ Deno.test("limit=200 over a one-page result fetches and costs one page: further 
   assert.equal(r.body.count, 16);
   assert.equal(r.body.has_next_page, false);
   assert.equal(r.headers.get("x-credits-cost"), "1");
-  assert.equal(await searchPagesFetched(rig, 1), 1);
+  assert.ok(await searchPagesFetched(rig, 2) > 1, "pages 2 on were fetched with the first");
   const usage = (await rig.call("/v1/usage")).body as {
     requests_used: number;
     requests_remaining: number;
@@ -160,7 +170,7 @@ Deno.test("limit=200 over a one-page result fetches and costs one page: further 
   assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
 });
 
-Deno.test("a query without results and limit=200 moves one page and costs one credit", async () => {
+Deno.test("a query without results and limit=200 costs one credit", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=qzxv", {
     // Amazon's answer to a query without results: an empty result grid (as in e2e_endpoints).
@@ -171,36 +181,52 @@ Deno.test("a query without results and limit=200 moves one page and costs one cr
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 0);
   assert.equal(r.headers.get("x-credits-cost"), "1");
-  assert.equal(await searchPagesFetched(rig, 1), 1);
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 1);
 });
 
-Deno.test("limit=200 over a two-page result pays the pages fetched, and a second call the same", async () => {
+Deno.test("limit=200 over a two-page result: pages fetched with the first and not used are not charged, and the usage adds up", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", "search/amazon.com__pavel-ipad-pro.html");
   rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage() });
-  const r = await rig.call("/v1/products/search?query=ipad&limit=200");
-  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
-  assert.equal(r.body.count, 32);
-  assert.equal(r.body.has_next_page, false);
-  const cost = Number(r.headers.get("x-credits-cost"));
-  const fetched = await searchPagesFetched(rig, cost);
-  assert.ok(fetched > 2, "pages were fetched ahead");
-  assert.equal(cost, fetched);
+  let remaining = NaN;
+  let paid = 0;
+  for (const round of [1, 2]) {
+    const before = rig.fake.pageRequests("/s?");
+    const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.count, 32);
+    assert.equal(r.body.has_next_page, false);
+    const cost = Number(r.headers.get("x-credits-cost"));
+    const fetched = await searchPagesFetched(rig, before + 4) - before;
+    // Pages 3 and 4 went out with page 1, before it showed that only two exist.
+    assert.ok(cost >= 2 && cost <= fetched - 2, `call ${round}: cost ${cost}, ${fetched} fetched`);
+    const left = Number(r.headers.get("x-credits-remaining"));
+    if (round === 2) assert.equal(left, remaining - cost, "the second call pays its own");
+    remaining = left;
+    paid += cost;
+  }
   const usage = (await rig.call("/v1/usage")).body as {
     requests_used: number;
     requests_remaining: number;
   };
-  assert.equal(usage.requests_used, fetched);
-  assert.equal(r.headers.get("x-credits-remaining"), String(usage.requests_remaining));
-  // A second call is charged its own pages, from the remaining credits the first one left.
-  const again = await rig.call("/v1/products/search?query=ipad&limit=200");
-  const costAgain = Number(again.headers.get("x-credits-cost"));
-  const fetchedAgain = await searchPagesFetched(rig, fetched + costAgain) - fetched;
-  assert.equal(costAgain, fetchedAgain);
-  assert.equal(
-    again.headers.get("x-credits-remaining"),
-    String(usage.requests_remaining - fetchedAgain),
-  );
+  assert.equal(usage.requests_used, paid);
+  assert.equal(usage.requests_remaining, remaining);
+});
+
+Deno.test("limit=200 over full pages asks for its further pages while the first is on its way, and pays each", async () => {
+  await using rig = await startRig();
+  servePages(rig, 14);
+  rig.fake.delayMs = 1_000;
+  const call = rig.call("/v1/products/search?query=ipad&limit=200");
+  await new Promise((r) => setTimeout(r, 500));
+  const asked = rig.fake.pageRequests("/s?");
+  const r = await call;
+  assert.ok(asked > 1, `pages asked for before the first answered: ${asked}`);
+  assert.equal(r.status, 200);
+  assert.equal(r.body.count, 200);
+  assert.equal(r.headers.get("x-credits-cost"), "13");
+  assert.equal(await searchPagesFetched(rig, 13), 13, "every page fetched was used and paid");
 });
 
 Deno.test("one account's concurrent limit=200 searches over small pages all succeed: a call has at most a few pages in flight", async () => {

@@ -46,6 +46,12 @@ export interface CollectOptions<Raw> {
    */
   refundPages(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
+  /**
+   * Further pages to fetch together with the first, before it has shown they are needed
+   * (search_ahead.ts); those whose items end up outside the answer are given back and counted in
+   * `wasted` (at most `pages`), which is called once the call has settled.
+   */
+  ahead?: { pages: number; wasted(pages: number): void };
 }
 
 // Pages of Amazon's search stop existing somewhere past 7 for most queries and never pass 400.
@@ -56,10 +62,22 @@ export const PAGES_AHEAD = 4;
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
   const refunded = new Set<number>();
-  const gap = { at: Infinity };
+  // `used`: pages from the first whose items are in the answer; `ahead`: pages fetched with the first.
+  const gap = { at: Infinity, used: 0, ahead: 0 };
   try {
     return await collect(o, fetched, refunded, gap);
   } finally {
+    // Pages fetched ahead of the first page's answer are paid only if their items are used:
+    // the call did not know it needed them (search_ahead.ts bounds how many go unused).
+    let wasted = 0;
+    for (let i = 1; i <= gap.ahead; i++) {
+      const page = o.firstPage + i;
+      if (fetched.has(page) && i >= gap.used) {
+        wasted++;
+        refunded.add(page);
+      }
+    }
+    o.ahead?.wasted(wasted);
     // Pages fetched ahead and not read are paid for once they have come; those that fail are not,
     // nor those after a further page that failed: the answer ends before them, and their items
     // would have to be bought again from the page that failed (probe AJ). Waiting for them costs a
@@ -82,7 +100,7 @@ async function collect<Raw>(
   o: CollectOptions<Raw>,
   fetched: Map<number, Promise<Raw>>,
   refunded: Set<number>,
-  gap: { at: number },
+  gap: { at: number; used: number; ahead: number },
 ): Promise<Collected> {
   let unpaid = false;
   const request = async (page: number) => {
@@ -103,6 +121,10 @@ async function collect<Raw>(
   };
 
   await request(o.firstPage);
+  if (o.ahead && o.ahead.pages > 0) {
+    gap.ahead = Math.min(o.ahead.pages, PAGES_AHEAD);
+    await Promise.all(Array.from({ length: gap.ahead }, (_, i) => request(o.firstPage + 1 + i)));
+  }
   const results: ProductItem[] = [];
   let total = 0;
   let seenPerPage = 0;
@@ -120,7 +142,7 @@ async function collect<Raw>(
       gap.at = page;
       return done(results, true, total, used);
     }
-    used++;
+    gap.used = ++used;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
     results.push(...got.results.filter(o.keep));

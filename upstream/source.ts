@@ -6,7 +6,8 @@
 import type { DataRequest, DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { type FetchedPage, fetchPage, parsed } from "./fetch_page.ts";
-import { collectSearch } from "./search_pages.ts";
+import { collectSearch, PAGES_AHEAD } from "./search_pages.ts";
+import { SearchAhead } from "./search_ahead.ts";
 import { envelope, type Out, type Params } from "./envelopes.ts";
 import { mismatch } from "./delivery_location.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -27,6 +28,9 @@ const PRIME_IN_URL = new Set(["US"]);
 type Get = (url: string, parser: JobParser) => Promise<FetchedPage>;
 
 export class UpstreamSource implements DataSource {
+  /** Which accounts' `limit` searches may fetch pages with their first one. */
+  readonly #ahead = new SearchAhead();
+
   constructor(
     private readonly transport: Transport,
     /** Where pages are read: inline, or on the page workers (PARSE_WORKERS). */
@@ -140,9 +144,14 @@ export class UpstreamSource implements DataSource {
     const mp = String(p.marketplace ?? "US");
     const keepSponsored = p.include_sponsored !== false;
     const filterPrime = !!p.prime_only && !PRIME_IN_URL.has(mp);
+    const limit = Number(p.limit ?? 0);
+    const owner = req.owner ?? "";
+    const listing = `${req.endpoint.name} ${mp}`;
+    const ahead = this.#ahead.grant(owner, listing, limit, PAGES_AHEAD);
     const got = await collectSearch({
       firstPage: Number(p.page ?? 1),
-      limit: Number(p.limit ?? 0),
+      limit,
+      ahead: { pages: ahead, wasted: (n) => this.#ahead.settle(owner, ahead, n) },
       fetchPage: (n) => get(urlOf(n)),
       // Each page is checked as it is read: checked once all were fetched, a first page showing
       // another currency failed the whole call, its further pages refunded with it, for free.
@@ -150,6 +159,7 @@ export class UpstreamSource implements DataSource {
         const read = parsed<SearchPage>(page);
         shownForZip(p, mp, read.results.map((r) => r.price?.currency));
         crumbs ??= read.breadcrumb;
+        if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
         return read;
       },
       chargePage: () => req.chargePage(),

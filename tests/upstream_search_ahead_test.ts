@@ -1,0 +1,47 @@
+/** The allowance of search pages fetched with the first one (upstream/search_ahead.ts). */
+import assert from "node:assert/strict";
+import { AHEAD_ALLOWANCE, REFILL_MS, SearchAhead } from "../upstream/search_ahead.ts";
+
+Deno.test("pages fetched ahead follow the items a limit needs over the pages last seen", () => {
+  const ahead = new SearchAhead(() => 0);
+  assert.equal(ahead.grant("a", "search DE", 0, 4), 0, "limit=0 is one page");
+  assert.equal(ahead.grant("a", "search DE", 60, 4), 0, "one 60-item page may hold it");
+  assert.equal(ahead.grant("b", "search DE", 200, 4), 3, "four 60-item pages");
+  ahead.sawFullPage("search DE", 16);
+  assert.equal(ahead.grant("c", "search DE", 40, 4), 2, "three 16-item pages");
+  assert.equal(ahead.grant("d", "search DE", 200, 4), 4, "never more than asked at once");
+  assert.equal(ahead.grant("e", "search US", 200, 4), 3, "each marketplace its own");
+  ahead.sawFullPage("search US", 500);
+  assert.equal(ahead.grant("f", "search US", 200, 4), 3, "a page says at most 60 items");
+});
+
+Deno.test("pages wasted are taken from the account's allowance, which refills slowly; pages used come back", () => {
+  let now = 0;
+  const ahead = new SearchAhead(() => now);
+  let moved = 0;
+  for (let i = 0; i < 10; i++) {
+    const granted = ahead.grant("attacker", "search DE", 200, 4);
+    ahead.settle("attacker", granted, granted); // the first page failed: all wasted
+    moved += granted;
+  }
+  assert.equal(moved, AHEAD_ALLOWANCE);
+  assert.equal(ahead.grant("attacker", "search DE", 200, 4), 0);
+  now += REFILL_MS;
+  assert.equal(ahead.grant("attacker", "search DE", 200, 4), 1, "one page a refill");
+
+  for (let i = 0; i < 100; i++) {
+    const granted = ahead.grant("honest", "search DE", 200, 4);
+    assert.equal(granted, 3);
+    ahead.settle("honest", granted, 0); // every page used
+  }
+  assert.equal(ahead.grant("other", "search DE", 200, 4), 3, "accounts do not share");
+});
+
+Deno.test("the allowance forgets the least recently seen accounts past its bound", () => {
+  const ahead = new SearchAhead(() => 0);
+  const spend = (owner: string) => ahead.settle(owner, ahead.grant(owner, "s", 200, 4), 3);
+  for (let i = 0; i < 4; i++) spend("first");
+  assert.equal(ahead.grant("first", "s", 200, 4), 0);
+  for (let i = 0; i < 10_000; i++) ahead.grant(`acct${i}`, "s", 200, 4);
+  assert.equal(ahead.grant("first", "s", 200, 4), 3, "forgotten, so full again");
+});
