@@ -1,19 +1,19 @@
 /**
  * Search `limit`: collects up to N items over successive result pages.
  *
- * The first page is fetched and read alone: only once it has answered are further pages
- * requested, so a call whose first page fails (a page past the last, a query the marketplace
- * refuses) has moved one upstream page, as any failed call does. Fetching ahead from the start let
- * such calls move 4 pages each and be refunded in full (SPEC: failed calls are never charged):
- * 830 free pages in 10 s from one key. Further pages are then requested ahead, concurrently, on
- * what the pages seen held, at most PAGES_AHEAD not yet read at once (over 16-item pages
- * `limit=200` planned 13 at once, and two such calls of one account overran its waiting room at
- * the marketplace).
+ * The first page goes out with the further pages the caller grants (`ahead`, search_ahead.ts:
+ * what the limit needs, within the account's allowance of pages left unused); those are paid only
+ * if their items are in the answer. Fetching ahead from the start without a bound let calls whose
+ * first page fails (a page past the last, a query the marketplace refuses) move 4 pages each and be
+ * refunded in full (SPEC: failed calls are never charged): 830 free pages in 10 s from one key.
+ * Further pages are then requested ahead, concurrently, on what the pages seen held, at most
+ * PAGES_AHEAD not yet read at once (over 16-item pages `limit=200` planned 13 at once, and two such
+ * calls of one account overran its waiting room at the marketplace).
  *
  * A page is fetched only once it is paid for (issue 13.11): the first by the call itself, every
  * further one by `chargePage()` just before its request, and a call pays exactly the upstream
  * pages it fetched (SPEC: "1 credit per upstream page fetched"), pages fetched ahead past the last
- * page or past the items asked for included; a page the marketplace says does not exist (404) was
+ * page or past the items asked for included, but for those sent with the first page; a page the marketplace says does not exist (404) was
  * fetched too. A further page that fails otherwise (blocked, timed out, unreadable) is given back
  * with `refundPages()`, and ends the call with the items so far and `has_next_page` true, as when
  * `chargePage()` refuses: failing the whole call threw away items paid for, and refunded pages
