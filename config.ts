@@ -10,6 +10,7 @@ import { parseSmtpUrl } from "./mail/smtp.ts";
 import { redactUrl } from "./core/redact_url.ts";
 import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
 import { commitLockFile } from "./core/kv_files.ts";
+import { consoleLog } from "./core/log.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -395,7 +396,15 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
     // on the same file (spelled as given, they did not; probe AH).
     if (file) {
       const real = await Deno.realPath(file).catch(() => file);
-      takeTurns(kv, new CommitTurns(commitLockFile(real)));
+      const lockFile = commitLockFile(real);
+      takeTurns(
+        kv,
+        new CommitTurns(lockFile, (e) =>
+          consoleLog.error(
+            `cannot open ${lockFile}: processes sharing the store will not take turns to commit:`,
+            e,
+          )),
+      );
     }
     if (file && created) {
       for (const f of [file, `${file}-wal`, `${file}-shm`]) {

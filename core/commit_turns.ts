@@ -47,7 +47,8 @@ export class CommitTurns {
   readonly #queue = new KeyTurns();
   #unanswered: Promise<void> | null = null;
 
-  constructor(lockPath: string) {
+  /** `unavailable` hears why the lock file could not be opened: commits then go on unlocked. */
+  constructor(lockPath: string, private readonly unavailable: (e: unknown) => void = () => {}) {
     this.#lockPath = lockPath;
   }
 
@@ -116,9 +117,11 @@ export class CommitTurns {
         create: true,
         mode: 0o600,
       });
-    } catch {
-      // A directory the process cannot write: commits go on one at a time, unlocked.
+    } catch (e) {
+      // A directory the process cannot write: commits go on one at a time, unlocked, and the
+      // operator is told, since other processes' commits may then refuse this one's again.
       this.#file = null;
+      this.unavailable(e);
     }
   }
 

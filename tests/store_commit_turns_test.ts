@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { tempKv } from "./proof/http.ts";
 import { commitLockFile, removeKvFiles } from "../core/kv_files.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { CommitTurns } from "../core/commit_turns.ts";
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 
@@ -134,5 +135,23 @@ Deno.test("one account charged from three processes: no decision is refused for 
     assert.equal(used, results.reduce((n, r) => n + r.committed, 0), "every decision counted once");
   } finally {
     await removeKvFiles(kvPath);
+  }
+});
+
+Deno.test("a turns file that cannot be opened is reported once, and commits go on unlocked", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // A directory where the lock file should be: opening it for writing fails.
+    const lockPath = `${dir}/store.kv-turns`;
+    await Deno.mkdir(lockPath);
+    const heard: unknown[] = [];
+    const turns = new CommitTurns(lockPath, (e) => heard.push(e));
+    const locked = () => Promise.reject(new Error("database is locked"));
+    await assert.rejects(turns.commit(locked), /database is locked/);
+    await assert.rejects(turns.commit(locked), /database is locked/);
+    assert.equal(heard.length, 1, "told once");
+    assert.equal(await turns.commit(() => Promise.resolve(7)), 7);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
