@@ -155,7 +155,16 @@ Deno.test("a path of any length makes a bounded access-log line: cut at MAX_LOGG
   const line = lines.find((l) => l.status === 404)!;
   assert.equal((line.path as string).length, MAX_LOGGED_PATH);
   assert.equal(line.path_truncated, true);
-  assert.ok(JSON.stringify(line).length < 7 * MAX_LOGGED_PATH, "each character at most \\u0001");
+  assert.ok((line.path as string).startsWith("/%01%01"), "control characters in percent form");
+  const bytes = (l: unknown) => new TextEncoder().encode(JSON.stringify(l)).length;
+  // Written as JSON escapes (\u0001), the line was 6 bytes a character: 11.5 KB from 6 KB.
+  assert.ok(bytes(line) < MAX_LOGGED_PATH + 512, `${bytes(line)} bytes`);
+  // Characters of three UTF-8 bytes: the line is still smaller than the request's percent form.
+  const wide = "/" + "%E4%B8%80".repeat(1_700);
+  const w = await fetch(`${s.url}${wide}`);
+  assert.equal(w.status, 404);
+  await w.body?.cancel();
+  assert.ok(bytes(lines.at(-1)) < 3 * MAX_LOGGED_PATH + 512, `${bytes(lines.at(-1))} bytes`);
   const short = await fetch(`${s.url}/nowhere`);
   await short.body?.cancel();
   assert.equal(lines.at(-1)!.path, "/nowhere");
