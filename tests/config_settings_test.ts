@@ -204,3 +204,15 @@ Deno.test("UPSTREAM_RECORD: a new recording file is the owner's alone (it holds 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("UPSTREAM_RECORD_MAX_MB: a whole number of MiB, else a start-up error naming it", () => {
+  const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+  for (const bad of ["0", "-5", "1.5", "1e3", "abc", "99999999"]) {
+    assert.throws(
+      () => checkUpstream("origin:http://127.0.0.1:9", env({ UPSTREAM_RECORD_MAX_MB: bad })),
+      /'UPSTREAM_RECORD_MAX_MB' must be a whole number of MiB/,
+      bad,
+    );
+  }
+  checkUpstream("origin:http://127.0.0.1:9", env({ UPSTREAM_RECORD_MAX_MB: "64" }));
+});

@@ -79,3 +79,50 @@ Deno.test("a recording that cannot be written is logged for the operator; the ca
   assert.ok(!lines.some((l) => l.event === "upstream_retry"), JSON.stringify(lines));
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a .warc.gz recording is gzip, record by record, and replays the same", async () => {
+  const warc = await Deno.makeTempFile({ suffix: ".warc.gz" });
+  let recorded: unknown;
+  {
+    await using fake = new FakeMarketplace();
+    fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+    await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+    const r = await rig.call(CALLS[0]);
+    assert.equal(r.status, 200);
+    recorded = r.body;
+  }
+  const bytes = await Deno.readFile(warc);
+  assert.deepEqual([...bytes.slice(0, 2)], [0x1f, 0x8b], "a gzip member");
+  const plain = await new Response(
+    new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")),
+  ).text();
+  assert.ok(bytes.length < plain.length / 2, `${bytes.length} bytes for ${plain.length}`);
+  await using replay = await startRig({ upstream: `archive:${warc}` });
+  const again = await replay.call(CALLS[0]);
+  assert.equal(again.status, 200);
+  assert.deepEqual(again.body, recorded);
+  await Deno.remove(warc);
+});
+
+Deno.test("a recording stops at UPSTREAM_RECORD_MAX_MB, says so once, and calls are answered", async () => {
+  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  const lines: Record<string, unknown>[] = [];
+  await using fake = new FakeMarketplace();
+  const asins = ["B07H57DNVV", "B0000000A1", "B0000000A2", "B0000000A3", "B0000000A4"];
+  for (const asin of asins) {
+    fake.page(`https://www.amazon.com/dp/${asin}`, "product/amazon.com__app-B07H57DNVV.html");
+  }
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_RECORD: warc, UPSTREAM_RECORD_MAX_MB: "1" },
+    browser: { log: (l) => lines.push(l) },
+  });
+  for (const asin of asins) {
+    const r = await rig.call(`/v1/products/details?asin=${asin}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 200));
+  }
+  const size = (await Deno.stat(warc)).size;
+  assert.ok(size > 0 && size <= 1024 * 1024, `${size} bytes`);
+  assert.equal(lines.filter((l) => l.event === "record_full").length, 1, JSON.stringify(lines));
+  await Deno.remove(warc);
+});

@@ -8,7 +8,7 @@ import type { DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { ArchiveTransport } from "./archive_transport.ts";
 import { type BrowserOptions, BrowserTransport } from "./browser_transport.ts";
-import { RecordingTransport } from "./warc_recorder.ts";
+import { RECORD_MAX_MB, RecordingTransport } from "./warc_recorder.ts";
 import { UpstreamSource } from "./source.ts";
 import { inlineReader, type PageReader } from "./page_pool.ts";
 import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
@@ -38,7 +38,9 @@ export function transportFor(
     ...(mode.kind === "origin" ? { origin: mode.origin } : {}),
   });
   const record = env.get("UPSTREAM_RECORD");
-  return record ? new RecordingTransport(transport, record, extra.log) : transport;
+  return record
+    ? new RecordingTransport(transport, record, extra.log, recordMaxBytes(env))
+    : transport;
 }
 
 export type UpstreamMode =
@@ -119,6 +121,7 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
       );
     }
   }
+  recordMaxBytes(env);
   for (const code of MARKETPLACE_CODES) {
     const name = `UPSTREAM_COOKIES_${code}`;
     // deno-lint-ignore no-control-regex
@@ -129,6 +132,21 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
     }
   }
   return mode;
+}
+
+/** UPSTREAM_RECORD_MAX_MB in bytes: a whole number of MiB from 1 to 1,048,576 (1 TiB). */
+function recordMaxBytes(env: Env): number {
+  const raw = env.get("UPSTREAM_RECORD_MAX_MB");
+  if (raw === undefined || raw === "") return RECORD_MAX_MB * 1024 * 1024;
+  const mb = /^[0-9]{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(mb >= 1 && mb <= 1_048_576)) {
+    throw new RangeError(
+      `Cannot start as 'UPSTREAM_RECORD_MAX_MB' must be a whole number of MiB from 1 to 1048576: current value is ${
+        JSON.stringify(raw.slice(0, 40))
+      }`,
+    );
+  }
+  return mb * 1024 * 1024;
 }
 
 /** The URL, or why it is not one of `schemes` with a host; the reason never holds the value. */

@@ -12,15 +12,31 @@ import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.t
 
 const DROPPED = new Set(["content-encoding", "transfer-encoding", "content-length"]);
 
+/** UPSTREAM_RECORD_MAX_MB's default: the file is not written past it. */
+export const RECORD_MAX_MB = 1024;
+
 export class RecordingTransport implements Transport {
   private writing: Promise<void> = Promise.resolve();
+  /** The file's size, read at the first append; null until then. */
+  private size: number | null = null;
+  private full = false;
+  private readonly gzip: boolean;
 
   constructor(
     private readonly inner: Transport,
     private readonly path: string,
     /** Where a failed write is said (main.ts: the ops log). */
     private readonly log: (line: Record<string, unknown>) => void = () => {},
-  ) {}
+    /**
+     * The file's largest size. Any key, a free one included, makes records (a 404 is an answer
+     * the recorder keeps, and costs nothing): one scale key wrote 1.38 GB in 60 s (probe AN).
+     */
+    private readonly maxBytes = RECORD_MAX_MB * 1024 * 1024,
+  ) {
+    // Each record its own gzip member, as .warc.gz files are: a name ending in .gz promised it,
+    // and the file was plain text (about 5 times larger for Amazon's pages).
+    this.gzip = path.endsWith(".gz");
+  }
 
   async fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
     // A response the inner transport reads may hand its body to a page worker: record it first.
@@ -65,12 +81,24 @@ export class RecordingTransport implements Transport {
   }
 
   private async append(url: string, res: UpstreamResponse): Promise<void> {
-    const bytes = await serializeResponse(url, res);
+    if (this.full) return;
+    const bytes = await serializeResponse(url, res, this.gzip);
+    this.size ??= await Deno.stat(this.path).then((s) => s.size, () => 0);
+    if (this.size + bytes.length > this.maxBytes) {
+      this.full = true;
+      this.log({ event: "record_full", max_bytes: this.maxBytes });
+      return;
+    }
     await Deno.writeFile(this.path, bytes, { append: true, create: true, mode: 0o600 });
+    this.size += bytes.length;
   }
 }
 
-export async function serializeResponse(url: string, res: UpstreamResponse): Promise<Uint8Array> {
+export async function serializeResponse(
+  url: string,
+  res: UpstreamResponse,
+  gzip = false,
+): Promise<Uint8Array> {
   const httpHeaders: Record<string, string> = {};
   res.headers.forEach((v, k) => {
     if (!DROPPED.has(k) && k !== "set-cookie") httpHeaders[k] = v;
@@ -91,7 +119,7 @@ export async function serializeResponse(url: string, res: UpstreamResponse): Pro
       yield res.body;
     })(),
   );
-  return await WARCSerializer.serialize(record, { gzip: false });
+  return await WARCSerializer.serialize(record, { gzip });
 }
 
 function statusText(status: number): string {
