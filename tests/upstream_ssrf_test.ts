@@ -11,7 +11,7 @@ import { report } from "./proof/figures.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
-import { CookieJar } from "../upstream/cookie_jar.ts";
+import { CookieJar, MAX_JAR_BYTES } from "../upstream/cookie_jar.ts";
 import { upstreamUrl } from "../schemas/marketplace_url.ts";
 import { fixtureBytes } from "./fixture.ts";
 
@@ -360,6 +360,30 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
   seeded.store(renewed, at("https://www.amazon.de/dp/X"));
   assert.equal(seeded.header(at("https://www.amazon.de/gp/css/order-history")), "i18n-prefs=EUR");
   assert.match(seeded.header(at("https://www.amazon.de/dp/X")), /session-token=new/);
+});
+
+Deno.test("a session's cookies are bounded in every byte they take: long paths and domains, and expired cookies, do not pile up", () => {
+  const jar = new CookieJar();
+  const at = new URL("https://www.amazon.com/dp/X");
+  const now = Date.now();
+  for (let round = 0; round < 50; round++) {
+    const h = new Headers();
+    // A 380 KB Path, ignored as RFC 6265bis says (the cookie keeps its default path)...
+    h.append("set-cookie", `long${round}=1; Path=/${"p".repeat(380_000)}`);
+    // ... and paths just under the attribute limit, which count in the jar's bytes.
+    h.append("set-cookie", `wide${round}=1; Path=/${"w".repeat(1_000)}`);
+    // Cookies that expire at once make room first.
+    h.append("set-cookie", `brief${round}=1; Expires=${new Date(now + 1_000).toUTCString()}`);
+    jar.store(h, at, now);
+  }
+  assert.match(jar.header(at, now), /long49=1/, "a cookie with an ignored Path is kept, on /dp");
+  assert.ok(jar.bytes <= MAX_JAR_BYTES, `${jar.bytes} bytes kept`);
+  const later = now + 5_000;
+  const h = new Headers();
+  for (let i = 0; i < 3; i++) h.append("set-cookie", `fresh${i}=${"f".repeat(2_000)}; Path=/`);
+  jar.store(h, at, later);
+  assert.match(jar.header(at, later), /fresh2=/);
+  assert.doesNotMatch(jar.header(at, later), /brief/);
 });
 
 Deno.test("a session's cookies are bounded: pages that set cookies without end cannot make every request fail", async () => {

@@ -116,6 +116,9 @@ export class CookieJar {
         const at = attr.indexOf("=");
         const key = (at < 0 ? attr : attr.slice(0, at)).trim().toLowerCase();
         const value = at < 0 ? "" : attr.slice(at + 1).trim();
+        // RFC 6265bis 5.6: an attribute value over 1,024 bytes is ignored. Kept, a 380 KB Path
+        // (stored twice, in the cookie and its key) let 60 cookies hold 45 MiB a session (probe AL).
+        if (value.length > MAX_ATTRIBUTE) continue;
         if (key === "domain" && value) {
           const domain = canonicalHost(value.replace(/^\./, ""));
           // Another site, or a public suffix wider than the marketplace's own domain.
@@ -136,8 +139,15 @@ export class CookieJar {
       if (rejected) continue;
       if (maxAge !== undefined) cookie.expires = maxAge <= 0 ? -Infinity : now + maxAge * 1000;
       if (cookie.expires <= now) this.cookies.delete(keyOf(cookie));
-      else this.put(cookie);
+      else this.put(cookie, now);
     }
+  }
+
+  /** What the jar's cookies take, as kept (each key repeats name, domain and path). */
+  get bytes(): number {
+    let bytes = 0;
+    for (const c of this.cookies.values()) bytes += sizeOf(c);
+    return bytes;
   }
 
   /** The value of the cookie `name` that a request to `url` would send, if any. */
@@ -167,22 +177,28 @@ export class CookieJar {
   }
 
   /**
-   * Keeps the cookie, as the newest; past MAX_COOKIES, or MAX_JAR_BYTES in all, the oldest ones
-   * the marketplace set go (never one of the operator's session). A cookie over
-   * MAX_COOKIE_BYTES is not kept.
+   * Keeps the cookie, as the newest; past MAX_COOKIES, or MAX_JAR_BYTES in all (everything a
+   * cookie takes: name, value, domain, path), the expired ones go, then the oldest ones the
+   * marketplace set (never one of the operator's session). A cookie over MAX_COOKIE_BYTES is not
+   * kept.
    */
-  private put(c: Cookie): void {
-    if (c.name.length + c.value.length > MAX_COOKIE_BYTES) return;
+  private put(c: Cookie, now = Date.now()): void {
+    if (sizeOf(c) > MAX_COOKIE_BYTES) return;
     const key = keyOf(c);
     this.cookies.delete(key);
     this.cookies.set(key, c);
-    let bytes = 0;
-    for (const k of this.cookies.values()) bytes += k.name.length + k.value.length + 2;
+    let bytes = this.bytes;
+    if (this.cookies.size <= MAX_COOKIES && bytes <= MAX_JAR_BYTES) return;
+    for (const [k, old] of this.cookies) {
+      if (old.expires > now || this.operatorNames.has(old.name)) continue;
+      this.cookies.delete(k);
+      bytes -= sizeOf(old);
+    }
     for (const [k, old] of this.cookies) {
       if (this.cookies.size <= MAX_COOKIES && bytes <= MAX_JAR_BYTES) return;
       if (this.operatorNames.has(old.name) || old === c) continue;
       this.cookies.delete(k);
-      bytes -= old.name.length + old.value.length + 2;
+      bytes -= sizeOf(old);
     }
   }
 }
@@ -193,8 +209,14 @@ export class CookieJar {
 // caller of the marketplace).
 const MAX_COOKIES = 60;
 const MAX_COOKIE_BYTES = 4_096;
-const MAX_JAR_BYTES = 8_192;
+export const MAX_JAR_BYTES = 8_192;
+const MAX_ATTRIBUTE = 1_024;
 
 function keyOf(c: Cookie): string {
   return `${c.name}\u0000${c.domain}\u0000${c.path}`;
+}
+
+/** A cookie as kept: its fields, and its key, which repeats name, domain and path. */
+function sizeOf(c: Cookie): number {
+  return 2 * (c.name.length + c.domain.length + c.path.length) + c.value.length + 2;
 }
