@@ -1,6 +1,7 @@
 /**
  * The real page worker, except that it dies on a page whose URL contains "CRASH", never answers
- * for one that contains "HANG", and reads one that contains "SLOW" for 1.5 s of busy thread: the
+ * for one that contains "HANG", and reads one that contains "SLOW" for 1.5 s of busy thread (one
+ * with "PAUSE" for 0.2 s): the
  * failures of a worker that real pages cannot be relied on to cause. It keeps the real worker's
  * busy flag. Used by tests/page_workers_test.ts through PagePool's workerUrl.
  */
@@ -19,6 +20,10 @@ scope.onmessage = (e) => {
   try {
     if (job.url.includes("CRASH")) throw new Error("page worker crashed on purpose");
     if (job.url.includes("HANG")) { while (true) { /* stuck, as a runaway regex would be */ } }
+    if (job.url.includes("PAUSE")) {
+      const end = Date.now() + 200;
+      while (Date.now() < end) { /* a parse of a fifth of a second */ }
+    }
     if (job.url.includes("SLOW")) {
       const end = Date.now() + 1_500;
       while (Date.now() < end) { /* a long synchronous parse: terminate() cannot stop it */ }

@@ -147,6 +147,8 @@ Deno.test("a queued page job whose caller has given up leaves the queue at once;
     stuck.catch(() => {});
     const caller = new AbortController();
     const queued = pool.read(job("https://www.amazon.com/dp/B000000001"), body(), caller.signal);
+    queued.catch(() => {});
+    await new Promise((r) => setTimeout(r, 50)); // the first job has reached the worker
     assert.equal(pool.queued, 1);
     caller.abort(new Error("the call's deadline passed"));
     await assert.rejects(queued, /deadline passed/);
@@ -228,6 +230,68 @@ Deno.test("a body whose buffer was already handed to a worker fails its read wit
     });
     const next = await pool.read(job("https://www.amazon.com/dp/B07H57DNVV"), body());
     assert.ok(next.detection, "a later page is read");
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("accounts' pages take turns for the workers: one account's queue delays another's page by one job, not by the whole queue", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY });
+  try {
+    const done: string[] = [];
+    const read = (owner: string, name: string) =>
+      pool.read(job(`https://www.amazon.com/dp/PAUSE${name}`), body(), undefined, owner)
+        .then(() => void done.push(name));
+    const first = ["a1", "a2", "a3", "a4"].map((n) => read("account-a", n));
+    await new Promise((r) => setTimeout(r, 50)); // a1 is at the worker, a2-a4 wait
+    const other = read("account-b", "b1");
+    await Promise.all([...first, other]);
+    // Account A's turn came first (a2 waited before b1 came), then B's, then A's again: first come,
+    // first served, b1 came last, after 0.8 s of account A's pages.
+    assert.deepEqual(done, ["a1", "a2", "b1", "a3", "a4"]);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("one account's waiting pages, and the bytes of all waiting pages, are bounded: past them a read is refused with 503 upstream_busy", async () => {
+  const pool = new PagePool({
+    size: 1,
+    workerUrl: FAULTY,
+    queueLimit: 8,
+    ownerLimit: 2,
+    waitingBytes: 1_000_000,
+  });
+  try {
+    const url = "https://www.amazon.com/dp/PAUSE0";
+    const reads = [1, 2, 3, 4].map(() => pool.read(job(url), body(), undefined, "account-a"));
+    // One at the worker, two waiting: the fourth is over the account's share.
+    const results = await Promise.allSettled(reads);
+    assert.deepEqual(results.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+    ]);
+    const refused = (results[3] as PromiseRejectedResult).reason;
+    assert.equal(refused.status, 503);
+    assert.equal(refused.code, "upstream_busy");
+    assert.equal(refused.headers["Retry-After"], "1");
+
+    // Bodies of 400 KB: two may wait beside the one at the worker, the third is refused.
+    const big = () => new Uint8Array(400_000);
+    const atWorker = pool.read(job(url), big(), undefined, "b");
+    await new Promise((r) => setTimeout(r, 50)); // it has left the queue for the worker
+    const sized = await Promise.allSettled(
+      [atWorker, ...["c", "d", "e"].map((o) => pool.read(job(url), big(), undefined, o))],
+    );
+    assert.deepEqual(sized.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+    ]);
+    assert.equal((sized[3] as PromiseRejectedResult).reason.code, "upstream_busy");
   } finally {
     pool.close();
   }

@@ -4,7 +4,7 @@
  * is read, and one byte more is refused as BodyTooLarge with the stream cancelled.
  */
 import assert from "node:assert/strict";
-import { BodyTooLarge, readCapped } from "../upstream/read_capped.ts";
+import { BodyTooLarge, ReadBudget, ReadBudgetSpent, readCapped } from "../upstream/read_capped.ts";
 
 function streamOf(sizes: number[]): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
   let i = 0;
@@ -48,4 +48,40 @@ Deno.test("readCapped() reads a body of exactly the cap and refuses one byte mor
   await assert.rejects(readCapped(over.body, cap), BodyTooLarge);
   assert.ok(over.cancelled(), "the rest of the body is not read");
   await assert.rejects(readCapped(streamOf([cap + 1]).body, cap), BodyTooLarge);
+});
+
+Deno.test("reads in flight share one budget of bytes: past it a read is refused 503 upstream_busy, and what a read took is given back when it ends", async () => {
+  const budget = new ReadBudget(1_000);
+  // A body that sends 600 bytes and then waits until released.
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  let sent = false;
+  const slow = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (sent) {
+        await held;
+        return c.close();
+      }
+      sent = true;
+      c.enqueue(new Uint8Array(600));
+    },
+  });
+  const first = readCapped(slow, 10_000, budget);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(budget.used, 600);
+  const second = streamOf([300, 300]);
+  await assert.rejects(readCapped(second.body, 10_000, budget), (e: unknown) => {
+    assert.ok(e instanceof ReadBudgetSpent);
+    assert.equal(e.status, 503);
+    assert.equal(e.code, "upstream_busy");
+    return true;
+  });
+  assert.ok(second.cancelled(), "the refused body is not read on");
+  assert.equal(budget.used, 600, "the refused read gave back what it took");
+  release();
+  assert.equal((await first).length, 600);
+  assert.equal(budget.used, 0);
+  assert.equal((await readCapped(streamOf([300, 300]).body, 10_000, budget)).length, 600);
+  await assert.rejects(readCapped(streamOf([2_000]).body, 10_000, budget), ReadBudgetSpent);
+  assert.equal(budget.used, 0);
 });

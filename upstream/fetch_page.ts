@@ -51,6 +51,7 @@ export async function fetchPage(
       },
       res.body,
       signal,
+      req.owner,
     );
   const res = await transport.fetch({
     ...req,

@@ -10,20 +10,30 @@
  * spinning while a new one took its place (22 such threads in two minutes of 0-credit calls).
  * A timed-out slot drains, its thread telling through a shared flag when it is done, and gets a
  * new worker then, or after `drainMs` at the latest. Jobs wait in a bounded queue; past
- * `queueLimit` a call is refused at once with 503 `upstream_busy` (Retry-After: 1) rather than
- * holding its page in memory. A job whose `signal` aborts while it waits leaves the queue: its caller has had its answer (a
- * 504 at the deadline), and reading its page would only delay the jobs behind it.
+ * `queueLimit` jobs, `ownerLimit` jobs of one account, or MAX_WAITING_BYTES of bodies, a call is
+ * refused at once with 503 `upstream_busy` (Retry-After: 1) rather than holding its page in
+ * memory. A job whose `signal` aborts while it waits leaves the queue: its caller has had its
+ * answer (a 504 at the deadline), and reading its page would only delay the jobs behind it.
+ *
+ * Waiting jobs take turns by account (core/limiter.ts), as upstream slots do: first come, first
+ * served, one account's 90 calls over the 18 marketplaces, each a page that takes a worker most
+ * of a second and fails (uncharged), held every other account's calls for 19–34 s (probe AO).
  */
 import { ApiError } from "../core/api_error.ts";
+import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
 import { type PageJob, type PageOutcome, readPage } from "./page_read.ts";
 import type { JobMessage } from "./page_worker.ts";
 
 export interface PageReader {
   /** Worker threads doing the work; 0 means inline. */
   readonly workers: number;
-  read(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome>;
+  /** `owner`: the account the page is read for, whose jobs take turns with other accounts'. */
+  read(job: PageJob, body: Uint8Array, signal?: AbortSignal, owner?: string): Promise<PageOutcome>;
   close(): void;
 }
+
+/** Bodies waiting for a worker, in bytes: 16 of the largest page a read accepts (8 MiB). */
+export const MAX_WAITING_BYTES = 128 * 1024 * 1024;
 
 export const inlineReader: PageReader = {
   workers: 0,
@@ -35,6 +45,10 @@ export interface PoolOptions {
   size: number;
   /** Jobs waiting for a worker before calls are refused (default 64 per worker). */
   queueLimit?: number;
+  /** Jobs of one account waiting for a worker before its calls are refused (half queueLimit). */
+  ownerLimit?: number;
+  /** Bytes of bodies waiting for a worker before calls are refused (MAX_WAITING_BYTES). */
+  waitingBytes?: number;
   /** A job running longer than this is abandoned and its worker replaced (default 10 s). */
   timeoutMs?: number;
   /** The worker module; tests substitute one that can crash or hang. */
@@ -70,6 +84,11 @@ export class PagePool implements PageReader {
   readonly #queue: Task[] = [];
   readonly #slots: (Slot | null)[];
   readonly #queueLimit: number;
+  /** Jobs' turns for a worker, by account. */
+  readonly #turns: KeyedLimiter;
+  #waiting = 0;
+  #waitingBytes = 0;
+  readonly #maxWaitingBytes: number;
   readonly #timeoutMs: number;
   readonly #url: URL;
   readonly #log: (line: Record<string, unknown>) => void;
@@ -84,6 +103,11 @@ export class PagePool implements PageReader {
     this.workers = Math.max(1, Math.floor(o.size));
     this.#slots = Array.from({ length: this.workers }, () => null);
     this.#queueLimit = o.queueLimit ?? 64 * this.workers;
+    this.#maxWaitingBytes = o.waitingBytes ?? MAX_WAITING_BYTES;
+    this.#turns = new KeyedLimiter(
+      this.workers,
+      o.ownerLimit ?? Math.max(1, Math.floor(this.#queueLimit / 2)),
+    );
     this.#timeoutMs = o.timeoutMs ?? 10_000;
     this.#url = o.workerUrl ?? WORKER_URL;
     this.#log = o.log ?? (() => {});
@@ -95,23 +119,50 @@ export class PagePool implements PageReader {
     return this.#slots.filter((s) => s?.draining !== undefined).length;
   }
 
-  read(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#closed) {
-      return Promise.reject(new ApiError(503, "unavailable", "The server is shutting down."));
-    }
-    if (this.#queue.length >= this.#queueLimit) {
-      return Promise.reject(
-        new ApiError(
-          503,
-          "upstream_busy",
-          "Too many pages are waiting to be read; retry in a moment.",
-          { "Retry-After": "1" },
-        ),
-      );
+  async read(
+    job: PageJob,
+    body: Uint8Array,
+    signal?: AbortSignal,
+    owner = "",
+  ): Promise<PageOutcome> {
+    if (signal?.aborted) throw signal.reason;
+    if (this.#closed) throw new ApiError(503, "unavailable", "The server is shutting down.");
+    const size = body.byteLength;
+    if (
+      this.#waiting >= this.#queueLimit || this.#waitingBytes + size > this.#maxWaitingBytes
+    ) {
+      throw busy();
     }
     // A body is read once: its buffer goes to the worker and is gone here. Handed again (callers
     // that shared one answer), it is a failed read of that call, never a throw at the transfer.
+    if ((body.buffer as ArrayBuffer).detached) throw alreadyRead();
+    this.#waiting++;
+    this.#waitingBytes += size;
+    let waiting = true;
+    const leaveQueue = () => {
+      if (!waiting) return;
+      waiting = false;
+      this.#waiting--;
+      this.#waitingBytes -= size;
+    };
+    try {
+      return await this.#turns.run("pages", () => {
+        leaveQueue();
+        return this.#post(job, body, signal);
+      }, { owner, signal });
+    } catch (e) {
+      if (e instanceof LimiterFull) throw busy();
+      throw e;
+    } finally {
+      leaveQueue();
+    }
+  }
+
+  /** Hands the job to a free worker (one is, or soon will be: #turns admits one per worker). */
+  #post(job: PageJob, body: Uint8Array, signal?: AbortSignal): Promise<PageOutcome> {
+    if (this.#closed) {
+      return Promise.reject(new ApiError(503, "unavailable", "The server is shutting down."));
+    }
     if ((body.buffer as ArrayBuffer).detached) return Promise.reject(alreadyRead());
     // A view of part of a buffer is copied, so that the transfer cannot detach bytes of others.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength &&
@@ -143,7 +194,7 @@ export class PagePool implements PageReader {
 
   /** Jobs waiting for a worker now. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#waiting + this.#queue.length;
   }
 
   close(): void {
@@ -162,6 +213,16 @@ export class PagePool implements PageReader {
   }
 
   #pump(): void {
+    this.#pumpQueue();
+    // A job waiting for a draining slot keeps the process up, as its caller waits on it; the
+    // check alone does not (a process that is done need not wait out a stuck thread).
+    if (this.#drainCheck !== undefined) {
+      if (this.#queue.length) Deno.refTimer(this.#drainCheck);
+      else Deno.unrefTimer(this.#drainCheck);
+    }
+  }
+
+  #pumpQueue(): void {
     for (let i = 0; i < this.#slots.length && this.#queue.length; i++) {
       const slot = this.#slots[i] ??= this.#spawn(i);
       if (slot.task || slot.draining !== undefined) continue;
@@ -237,7 +298,7 @@ export class PagePool implements PageReader {
   #drain(slot: Slot): void {
     slot.draining = Date.now();
     this.#drainCheck ??= setInterval(() => this.#drained(), 100);
-    Deno.unrefTimer(this.#drainCheck);
+    if (!this.#queue.length) Deno.unrefTimer(this.#drainCheck);
   }
 
   #drained(): void {
@@ -266,6 +327,15 @@ export function pageReaderFor(
   log?: (line: Record<string, unknown>) => void,
 ): PageReader {
   return workers > 0 ? new PagePool({ size: workers, log }) : inlineReader;
+}
+
+function busy(): ApiError {
+  return new ApiError(
+    503,
+    "upstream_busy",
+    "Too many pages are waiting to be read; retry in a moment.",
+    { "Retry-After": "1" },
+  );
 }
 
 function alreadyRead(): ApiError {

@@ -7,6 +7,44 @@ import { ApiError } from "../core/api_error.ts";
 
 export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Bytes of bodies being read at once, across every marketplace and account. Each read is capped,
+ * but 18 marketplaces' 108 slots of pages sent at just under the cap held about 0.9 GiB (probe
+ * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once.
+ */
+export class ReadBudget {
+  #used = 0;
+  constructor(readonly limit: number) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  take(n: number): boolean {
+    if (this.#used + n > this.limit) return false;
+    this.#used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.#used -= n;
+  }
+}
+
+export const processReadBudget = new ReadBudget(256 * 1024 * 1024);
+
+/** The process's read budget is spent: an uncharged 503 that the transport does not retry. */
+export class ReadBudgetSpent extends ApiError {
+  constructor() {
+    super(
+      503,
+      "upstream_busy",
+      "The server is reading too many pages at once; retry in a moment.",
+      { "Retry-After": "1" },
+    );
+  }
+}
+
 /** A body over the cap: an uncharged 502 that the transport does not retry. */
 export class BodyTooLarge extends ApiError {
   constructor(cap: number) {
@@ -26,6 +64,7 @@ export class BodyTooLarge extends ApiError {
 export async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   cap = MAX_UPSTREAM_BYTES,
+  budget = processReadBudget,
 ): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   // One buffer grown in place as chunks arrive (V8 reserves the cap's address space and commits
@@ -41,12 +80,16 @@ export async function readCapped(
       if (done) break;
       const at = buffer.byteLength;
       if (at + value.length > cap) throw new BodyTooLarge(cap);
+      if (!budget.take(value.length)) throw new ReadBudgetSpent();
       buffer.resize(at + value.length);
       bytes.set(value, at);
     }
   } catch (e) {
     await reader.cancel().catch(() => {});
     throw e;
+  } finally {
+    // Read (or given up), the body is its caller's: the page queue bounds what waits from here.
+    budget.give(buffer.byteLength);
   }
   return bytes;
 }
