@@ -24,6 +24,24 @@ function streamOf(sizes: number[]): { body: ReadableStream<Uint8Array>; cancelle
   return { body, cancelled: () => cancelled };
 }
 
+/** A body that sends `size` bytes, then waits until released before it ends. */
+function heldStream(size: number): { body: ReadableStream<Uint8Array>; release: () => void } {
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (sent) {
+        await held;
+        return c.close();
+      }
+      sent = true;
+      c.enqueue(new Uint8Array(size));
+    },
+  });
+  return { body, release };
+}
+
 /** Where `bytes` first differs from the streams' byte sequence 0, 1, …, 255, 0, …; -1 if nowhere. */
 function firstWrongByte(bytes: Uint8Array): number {
   return bytes.findIndex((b, k) => b !== (k & 0xff));
@@ -51,26 +69,13 @@ Deno.test("readCapped() reads a body of exactly the cap and refuses one byte mor
 });
 
 Deno.test("reads in flight share one budget of bytes: past it a read is refused 503 upstream_busy, and what a read took is given back when it ends", async () => {
-  const budget = new ReadBudget(1_000);
-  // A body that sends 600 bytes and then waits until released.
-  let release = () => {};
-  const held = new Promise<void>((r) => release = r);
-  let sent = false;
-  const slow = new ReadableStream<Uint8Array>({
-    async pull(c) {
-      if (sent) {
-        await held;
-        return c.close();
-      }
-      sent = true;
-      c.enqueue(new Uint8Array(600));
-    },
-  });
-  const first = readCapped(slow, 10_000, budget);
+  const budget = new ReadBudget(1_000, 1_000);
+  const { body: slow, release } = heldStream(600);
+  const first = readCapped(slow, 10_000, "", budget);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(budget.used, 600);
   const second = streamOf([300, 300]);
-  await assert.rejects(readCapped(second.body, 10_000, budget), (e: unknown) => {
+  await assert.rejects(readCapped(second.body, 10_000, "", budget), (e: unknown) => {
     assert.ok(e instanceof ReadBudgetSpent);
     assert.equal(e.status, 503);
     assert.equal(e.code, "upstream_busy");
@@ -81,7 +86,20 @@ Deno.test("reads in flight share one budget of bytes: past it a read is refused 
   release();
   assert.equal((await first).length, 600);
   assert.equal(budget.used, 0);
-  assert.equal((await readCapped(streamOf([300, 300]).body, 10_000, budget)).length, 600);
-  await assert.rejects(readCapped(streamOf([2_000]).body, 10_000, budget), ReadBudgetSpent);
+  assert.equal((await readCapped(streamOf([300, 300]).body, 10_000, "", budget)).length, 600);
+  await assert.rejects(readCapped(streamOf([2_000]).body, 10_000, "", budget), ReadBudgetSpent);
+  assert.equal(budget.used, 0);
+});
+
+Deno.test("one account's reads hold at most its share of the budget: another account's read goes on", async () => {
+  const budget = new ReadBudget(1_000, 500);
+  await assert.rejects(readCapped(streamOf([300, 300]).body, 10_000, "a", budget), ReadBudgetSpent);
+  const { body: slow, release } = heldStream(400);
+  const a = readCapped(slow, 10_000, "a", budget);
+  await new Promise((r) => setTimeout(r, 20));
+  await assert.rejects(readCapped(streamOf([200]).body, 10_000, "a", budget), ReadBudgetSpent);
+  assert.equal((await readCapped(streamOf([450]).body, 10_000, "b", budget)).length, 450);
+  release();
+  await a;
   assert.equal(budget.used, 0);
 });

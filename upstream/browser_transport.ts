@@ -32,7 +32,7 @@ import {
   type Sent,
 } from "./delivery_location.ts";
 import { KeyedLimiter, LimiterFull } from "../core/limiter.ts";
-import { readCapped } from "./read_capped.ts";
+import { MAX_UPSTREAM_BYTES, readCapped } from "./read_capped.ts";
 import { metrics } from "../core/metrics.ts";
 import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
@@ -297,7 +297,7 @@ export class BrowserTransport implements Transport {
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await this.#located(req, session, signal);
-        let res = await this.get(session, req.url, signal);
+        let res = await this.get(session, req.url, signal, req.owner);
         // One reading of each answer tells a block page, an interstitial and the shown postcode
         // apart: the request's own (on a page worker when there are some, parsed for the
         // caller too), else a bare one here. A 503 or 429 is a block whatever its body says.
@@ -318,7 +318,7 @@ export class BrowserTransport implements Transport {
         const form = !interstitialTried && res.outcome?.interstitial;
         if (form) {
           interstitialTried = true;
-          const passed = await this.get(session, formUrl(form, res.url), signal);
+          const passed = await this.get(session, formUrl(form, res.url), signal, req.owner);
           await read(passed);
           // A form the marketplace refuses leaves the interstitial as the answer: a block.
           if (passed.status >= 200 && passed.status < 300) res = passed;
@@ -548,10 +548,15 @@ export class BrowserTransport implements Transport {
     return s.located;
   }
 
-  private async get(s: Session, url: string, signal?: AbortSignal): Promise<UpstreamResponse> {
+  private async get(
+    s: Session,
+    url: string,
+    signal?: AbortSignal,
+    owner?: string,
+  ): Promise<UpstreamResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res = await this.send(s, current, { signal });
+      const res = await this.send(s, current, { signal, owner });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         let next;
@@ -594,7 +599,7 @@ export class BrowserTransport implements Transport {
   private async send(
     s: Session,
     url: string,
-    init: Parameters<Send>[1] & { signal?: AbortSignal },
+    init: Parameters<Send>[1] & { signal?: AbortSignal; owner?: string },
   ): Promise<Sent> {
     // Every exchange, whoever built its URL, is to a marketplace host or not at all.
     let target: URL;
@@ -636,7 +641,7 @@ export class BrowserTransport implements Transport {
         } as RequestInit & { client?: Deno.HttpClient },
       );
       s.jar.store(res.headers, target);
-      const body = await readCapped(res.body);
+      const body = await readCapped(res.body, MAX_UPSTREAM_BYTES, init.owner ?? s.owner);
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,

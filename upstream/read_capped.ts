@@ -10,24 +10,38 @@ export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 /**
  * Bytes of bodies being read at once, across every marketplace and account. Each read is capped,
  * but 18 marketplaces' 108 slots of pages sent at just under the cap held about 0.9 GiB (probe
- * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once.
+ * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once. One account's
+ * reads hold at most a quarter of it: all of it, one account's pages at the cap left every other
+ * account's reads refused (probe AO's victim got 503s).
  */
 export class ReadBudget {
   #used = 0;
-  constructor(readonly limit: number) {}
+  readonly #byOwner = new Map<string, number>();
+
+  /**
+   * `ownerShare`: the part of `limit` one account's reads may hold, so that one account's pages
+   * at the cap cannot leave other accounts' reads refused (a quarter by default).
+   */
+  constructor(readonly limit: number, readonly ownerShare = Math.floor(limit / 4)) {}
 
   get used(): number {
     return this.#used;
   }
 
-  take(n: number): boolean {
-    if (this.#used + n > this.limit) return false;
+  take(n: number, owner = ""): boolean {
+    const own = this.#byOwner.get(owner) ?? 0;
+    if (this.#used + n > this.limit || own + n > this.ownerShare) return false;
     this.#used += n;
+    this.#byOwner.set(owner, own + n);
     return true;
   }
 
-  give(n: number): void {
+  give(n: number, owner = ""): void {
+    if (n === 0) return;
     this.#used -= n;
+    const own = (this.#byOwner.get(owner) ?? 0) - n;
+    if (own > 0) this.#byOwner.set(owner, own);
+    else this.#byOwner.delete(owner);
   }
 }
 
@@ -64,6 +78,7 @@ export class BodyTooLarge extends ApiError {
 export async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   cap = MAX_UPSTREAM_BYTES,
+  owner = "",
   budget = processReadBudget,
 ): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
@@ -80,7 +95,7 @@ export async function readCapped(
       if (done) break;
       const at = buffer.byteLength;
       if (at + value.length > cap) throw new BodyTooLarge(cap);
-      if (!budget.take(value.length)) throw new ReadBudgetSpent();
+      if (!budget.take(value.length, owner)) throw new ReadBudgetSpent();
       buffer.resize(at + value.length);
       bytes.set(value, at);
     }
@@ -89,7 +104,7 @@ export async function readCapped(
     throw e;
   } finally {
     // Read (or given up), the body is its caller's: the page queue bounds what waits from here.
-    budget.give(buffer.byteLength);
+    budget.give(buffer.byteLength, owner);
   }
   return bytes;
 }
