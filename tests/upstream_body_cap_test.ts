@@ -44,7 +44,8 @@ Deno.test("a gzip bomb is cut at the cap: one upstream request, an uncharged 502
     new Response(bomb, { headers: { "content-type": "text/html", "content-encoding": "gzip" } })
   );
   try {
-    await using rig = await startRig({ upstream: origin.upstream });
+    // Compressed, as the marketplaces are asked (an origin is not: see the test below).
+    await using rig = await startRig({ upstream: origin.upstream, browser: { compressed: true } });
     const rssBefore = Deno.memoryUsage().rss;
     const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
     const grew = Deno.memoryUsage().rss - rssBefore;
@@ -74,6 +75,36 @@ Deno.test("a gzip bomb is cut at the cap: one upstream request, an uncharged 502
     await again.body?.cancel();
   } finally {
     await origin.close();
+  }
+});
+
+Deno.test("an origin is asked for uncompressed bodies: one that sends a gzip body anyway, here a header field without end, is an uncharged 502 at once", async () => {
+  let asked = "";
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    asked = req.headers.get("accept-encoding") ?? "";
+    // A gzip header with FCOMMENT set, and a comment that never ends: Deno's inflating kept it
+    // whole, about 380 MB a second of memory until the call's deadline (probe AO).
+    const header = new Uint8Array([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 3]);
+    const run = new Uint8Array(64 * 1024).fill(0x61);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(sent++ === 0 ? header : run);
+      },
+    });
+    return new Response(body, {
+      headers: { "content-type": "text/html", "content-encoding": "gzip" },
+    });
+  });
+  try {
+    await using rig = await startRig({ upstream: `origin:http://127.0.0.1:${server.addr.port}` });
+    const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(asked, "identity");
+    assert.equal(r.status, 502, JSON.stringify(r.body));
+    assert.match((r.body.error as { message: string }).message, /encoded body/);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  } finally {
+    await server.shutdown();
   }
 });
 
