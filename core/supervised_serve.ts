@@ -7,6 +7,11 @@
  * to 5 s, back to 0.1 s after a minute of health), so the service answers again as soon as
  * descriptors are free, and only a shutdown stops it.
  *
+ * A failed server stops accepting, but the connections it accepted are still served (a client's
+ * keep-alive connection saw nothing): a shutdown waits for every server started, not only the
+ * newest, else a stop after one such episode cut those clients' calls at once, charged and
+ * unanswered (probe AM).
+ *
  * Only after the first listen: a server that cannot listen at all (the port taken by another
  * process, an address this machine does not have, a name that does not resolve) is a start-up
  * error, not something to wait out. `ready` then rejects, no retry follows, and the caller ends
@@ -36,7 +41,8 @@ export function supervisedServe(
   handler: Deno.ServeHandler<Deno.NetAddr>,
   events: ServeEvents,
 ): SupervisedServer {
-  let server: Deno.HttpServer<Deno.NetAddr> | null = null;
+  /** Every server started whose connections may still be served: failed ones included. */
+  const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
   let stopping = false;
   let restarts = 0;
   let delay = FIRST_DELAY_MS;
@@ -47,7 +53,6 @@ export function supervisedServe(
   ready.catch(() => {}); // the caller awaits it; no unhandled rejection if it does not
 
   const fail = (error: unknown, startedAt: number) => {
-    server = null;
     if (stopping) return;
     if (!listened) {
       // Never listened: nothing to restart. Fatal, reported once through `ready`.
@@ -79,10 +84,8 @@ export function supervisedServe(
           events.listening(addr, n);
         },
       }, handler);
-      server = s;
-      s.finished.then(() => {
-        if (server === s) server = null;
-      }, (e) => fail(e, startedAt));
+      servers.add(s);
+      s.finished.then(() => servers.delete(s), (e) => fail(e, startedAt));
     } catch (e) {
       fail(e, startedAt); // the address cannot be bound yet (no descriptor free, still in use)
     }
@@ -94,7 +97,7 @@ export function supervisedServe(
     async shutdown() {
       stopping = true;
       clearTimeout(retry);
-      await server?.shutdown();
+      await Promise.allSettled([...servers].map((s) => s.shutdown()));
     },
   };
 }

@@ -112,6 +112,10 @@ export class PagePool implements PageReader {
     this.#url = o.workerUrl ?? WORKER_URL;
     this.#log = o.log ?? (() => {});
     this.#drainMs = o.drainMs ?? 60_000;
+    // All at start-up, while descriptors are surely free: Deno cannot start a worker's thread
+    // when clients hold every descriptor the process may open, and panics (the process ends).
+    // Started at the first page instead, a fresh process in that state died at its first call.
+    for (let i = 0; i < this.workers; i++) this.#slots[i] = this.#spawn(i);
   }
 
   /** Slots whose terminated worker's thread is still reading a page. */
@@ -224,7 +228,16 @@ export class PagePool implements PageReader {
 
   #pumpQueue(): void {
     for (let i = 0; i < this.#slots.length && this.#queue.length; i++) {
-      const slot = this.#slots[i] ??= this.#spawn(i);
+      if (!this.#slots[i]) {
+        // A replacement (after a crash or a timeout) waits while descriptors are short; the
+        // drain check pumps again.
+        if (!descriptorsToSpare()) {
+          this.#retrySpawn();
+          continue;
+        }
+        this.#slots[i] = this.#spawn(i);
+      }
+      const slot = this.#slots[i]!;
       if (slot.task || slot.draining !== undefined) continue;
       const task = this.#queue.shift()!;
       slot.task = task;
@@ -297,6 +310,11 @@ export class PagePool implements PageReader {
   /** Keeps `slot` out of use until its thread has stopped reading, or drainMs has passed. */
   #drain(slot: Slot): void {
     slot.draining = Date.now();
+    this.#retrySpawn();
+  }
+
+  /** Checks every 100 ms for drained threads and for slots still without a worker. */
+  #retrySpawn(): void {
     this.#drainCheck ??= setInterval(() => this.#drained(), 100);
     if (!this.#queue.length) Deno.unrefTimer(this.#drainCheck);
   }
@@ -313,7 +331,7 @@ export class PagePool implements PageReader {
         ms: now - slot.draining,
       });
     });
-    if (!this.draining) {
+    if (!this.draining && this.#slots.every((slot) => slot !== null)) {
       clearInterval(this.#drainCheck);
       this.#drainCheck = undefined;
     }
@@ -328,6 +346,24 @@ export function pageReaderFor(
 ): PageReader {
   return workers > 0 ? new PagePool({ size: workers, log }) : inlineReader;
 }
+
+/**
+ * Whether a worker's thread can start: it takes a few descriptors (its event loop's), and without
+ * them Deno panics. Tried by opening some; a system without /dev/null (or without the permission
+ * to read it) is not known to be short.
+ */
+function descriptorsToSpare(): boolean {
+  const opened: Deno.FsFile[] = [];
+  try {
+    for (let i = 0; i < SPARE_DESCRIPTORS; i++) opened.push(Deno.openSync("/dev/null"));
+    return true;
+  } catch (e) {
+    return !String((e as Error)?.message).includes("os error 24");
+  } finally {
+    for (const f of opened) f.close();
+  }
+}
+const SPARE_DESCRIPTORS = 16;
 
 function busy(): ApiError {
   return new ApiError(

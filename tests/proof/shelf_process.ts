@@ -45,16 +45,21 @@ export function freePort(): number {
   return port;
 }
 
+export interface SpawnOptions {
+  /** The process's limit on open file descriptors (`ulimit -n`), as a unit file would set it. */
+  fileLimit?: number;
+}
+
 export async function spawnShelf(env: {
   KV_PATH: string;
   UPSTREAM: string;
   PLANS_FILE?: string;
   ADMIN_TOKEN?: string;
   [setting: string]: string | undefined;
-}): Promise<ShelfProcess> {
+}, opts: SpawnOptions = {}): Promise<ShelfProcess> {
   for (let attempt = 0;; attempt++) {
     try {
-      return await spawnOnce(env, freePort());
+      return await spawnOnce(env, freePort(), opts);
     } catch (e) {
       // Another process may have taken the port between the probe and the bind.
       if (attempt >= 2) throw e;
@@ -78,11 +83,17 @@ export async function spawnShelves(
 async function spawnOnce(
   env: Record<string, string | undefined>,
   port: number,
+  opts: SpawnOptions,
 ): Promise<ShelfProcess> {
   const vars: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1" };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", ...startFlags(), MAIN],
+  const deno = [Deno.execPath(), "run", "--allow-all", ...startFlags(), MAIN];
+  // The shell sets the limit and is replaced by Deno (exec): the pid is Shelf's.
+  const [command, ...args] = opts.fileLimit === undefined
+    ? deno
+    : ["sh", "-c", `ulimit -n ${opts.fileLimit} && exec "$@"`, "sh", ...deno];
+  const child = new Deno.Command(command, {
+    args,
     env: vars,
     clearEnv: false,
     stdout: "piped",
