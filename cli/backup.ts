@@ -17,12 +17,22 @@
  * Deploy, KV Connect) is still listed twice and the versionstamps compared; if anything changed in
  * between it lists again (up to 5 times) and otherwise refuses.
  *
+ * Neither direction holds the store in memory: the whole backup built as one string failed past
+ * V8's 512 MiB string limit (1.55 million price-history points, a 673 MB store: `Invalid string
+ * length` after 28 s and 2.3 GB, nothing written), and restore held the file, every decoded entry
+ * and a scratch copy of the store (2.3 GB for 1.5 million). Backup lists the store once for the
+ * header's count and again to write, in chunks of about a MiB; restore reads the file twice, once
+ * to check all of it and once to write it, and keeps only a 16-byte digest of each key between
+ * (DigestSet).
+ *
  * The target: a file that exists is replaced only with `--force`, and never the store's own file
  * or its -wal / -shm / -journal companions (a backup written over the live store destroyed it).
  */
 import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
+import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { kvFiles, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
@@ -35,6 +45,13 @@ const DISPOSABLE = [
   KV.clientSignups("")[0],
 ];
 const FORMAT = "shelf-backup/1";
+/**
+ * Bytes read from a backup at a time, and about the UTF-16 units gathered before one write to it:
+ * few system calls, and little memory whatever the size of the store.
+ */
+const CHUNK = 1 << 20;
+/** Entries in one commit of restore: every KV backend takes ten checks in one atomic operation. */
+const BATCH = 10;
 
 type Encoded =
   | { t: "json"; v: unknown }
@@ -78,29 +95,102 @@ function encodeKey(key: Deno.KvKey): KeyPart[] {
   });
 }
 
-async function listAll(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
-  const out: Deno.KvEntry<unknown>[] = [];
-  for await (const e of kv.list({ prefix: [] })) {
-    if (!DISPOSABLE.includes(e.key[0] as string)) out.push(e);
+const encoder = new TextEncoder();
+
+/** A backup being written: lines gathered into a string of about CHUNK units, written whole. */
+class ChunkedWriter {
+  #text = "";
+  constructor(private readonly file: Deno.FsFile) {}
+
+  async line(text: string): Promise<void> {
+    this.#text += text + "\n";
+    if (this.#text.length >= CHUNK) await this.flush();
   }
-  return out;
+
+  async flush(): Promise<void> {
+    const bytes = encoder.encode(this.#text);
+    this.#text = "";
+    // A write may take less than it was given.
+    for (let n = 0; n < bytes.length;) n += await this.file.write(bytes.subarray(n));
+  }
 }
 
-/** Every entry of a remote store at one moment: two listings that agree, or an error. */
-async function listedTwice(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
+/**
+ * One listing of the entries to back up: how many, and with `digest` a digest of their keys and
+ * versionstamps in order, which two listings share only if nothing changed in between (the
+ * entries are not kept to compare). With `out`, each entry is also written to it as a line.
+ */
+async function listing(
+  kv: Deno.Kv,
+  opts: { digest?: boolean; out?: ChunkedWriter } = {},
+): Promise<{ count: number; digest: string }> {
+  const hasher = opts.digest ? sha256.create() : undefined;
+  let hashed = "";
+  let count = 0;
+  for await (const e of kv.list({ prefix: [] })) {
+    if (DISPOSABLE.includes(e.key[0] as string)) continue;
+    count++;
+    if (!hasher && !opts.out) continue;
+    const key = JSON.stringify(encodeKey(e.key));
+    if (hasher) {
+      // The key's JSON ends where its brackets balance, so no two entries read the same.
+      hashed += `${key} ${e.versionstamp}\n`;
+      if (hashed.length >= CHUNK) {
+        hasher.update(encoder.encode(hashed));
+        hashed = "";
+      }
+    }
+    // What JSON.stringify({key, value}) writes, without encoding the key a second time.
+    await opts.out?.line(`{"key":${key},"value":${JSON.stringify(encodeValue(e.value))}}`);
+  }
+  if (hasher) hasher.update(encoder.encode(hashed));
+  return { count, digest: hasher ? bytesHex(hasher.digest()) : "" };
+}
+
+/**
+ * Writes to `path` (from its start) the header saying `count` entries, then every entry `kv`
+ * lists now; returns that listing, which says whether there were `count`.
+ */
+async function writtenTo(
+  path: string,
+  kv: Deno.Kv,
+  count: number,
+  createdAt: string,
+  digest: boolean,
+): Promise<{ count: number; digest: string }> {
+  using file = await Deno.open(path, { write: true, truncate: true });
+  const out = new ChunkedWriter(file);
+  await out.line(JSON.stringify({ format: FORMAT, created_at: createdAt, entries: count }));
+  const listed = await listing(kv, { digest, out });
+  await out.flush();
+  return listed;
+}
+
+/**
+ * A remote store at one moment, written to `path`: each listing is compared with the one before
+ * it, and the one that agrees is the file's (it writes as it lists, under the count of the one
+ * before); after 5 that did not agree, an error.
+ */
+async function fromListings(kv: Deno.Kv, path: string, createdAt: string): Promise<number> {
+  let before = await listing(kv, { digest: true });
   for (let round = 0; round < 5; round++) {
-    const first = await listAll(kv);
-    const second = await listAll(kv);
-    const same = first.length === second.length &&
-      first.every((e, i) =>
-        e.versionstamp === second[i].versionstamp &&
-        JSON.stringify(e.key) === JSON.stringify(second[i].key)
-      );
-    if (same) return first;
+    const after = await writtenTo(path, kv, before.count, createdAt, true);
+    if (after.count === before.count && after.digest === before.digest) return after.count;
+    before = after;
   }
   throw new Error(
     "Cannot back up: the store kept changing while it was read; retry when it is quieter",
   );
+}
+
+/** Temporary files to remove if the process is told to stop (SIGINT, SIGTERM). */
+const temps = new Set<string>();
+const SIGNALS: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+// One listener for all of them: with one per file, the first to run exited before the next
+// removed its file (the backup's and the snapshot copy's are made one inside the other).
+function stopped() {
+  for (const path of temps) removeKvFilesSync(path);
+  Deno.exit(130);
 }
 
 /**
@@ -114,22 +204,22 @@ async function withTempFile<T>(
   work: (path: string) => Promise<T>,
 ): Promise<T> {
   const path = await Deno.makeTempFile({ dir, prefix });
-  const stop = () => {
-    removeKvFilesSync(path);
-    Deno.exit(130);
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const s of signals) Deno.addSignalListener(s, stop);
+  if (temps.size === 0) { for (const s of SIGNALS) Deno.addSignalListener(s, stopped); }
+  temps.add(path);
   try {
     return await work(path);
   } finally {
-    for (const s of signals) Deno.removeSignalListener(s, stop);
+    temps.delete(path);
+    if (temps.size === 0) { for (const s of SIGNALS) Deno.removeSignalListener(s, stopped); }
     await removeKvFiles(path);
   }
 }
 
-/** Every entry of the store in the SQLite file `kvFile`, from a copy taken in one transaction. */
-function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry<unknown>[]> {
+/**
+ * The store in the SQLite file `kvFile` at one moment, written to `path`: from a copy taken in
+ * one transaction, listed once to count and once to write.
+ */
+function fromCopy(kvFile: string, dir: string, path: string, createdAt: string): Promise<number> {
   return withTempFile(dir, ".shelf-snapshot-", async (copy) => {
     const db = new DatabaseSync(kvFile);
     try {
@@ -141,7 +231,15 @@ function listedFromCopy(kvFile: string, dir: string): Promise<Deno.KvEntry<unkno
     }
     const snapshot = await Deno.openKv(copy);
     try {
-      return await listAll(snapshot);
+      // Nothing else has the copy open, so the second listing is the first: no digest needed.
+      const { count } = await listing(snapshot);
+      const written = await writtenTo(path, snapshot, count, createdAt, false);
+      if (written.count !== count) {
+        throw new Error(
+          `Cannot back up: the snapshot listed ${count} entries, then ${written.count}`,
+        );
+      }
+      return count;
     } finally {
       snapshot.close();
     }
@@ -188,25 +286,17 @@ export async function backup(
   await checkTarget(file, opts.kvFile, opts.force ?? false);
   const slash = file.lastIndexOf("/");
   const dir = slash < 0 ? "." : file.slice(0, slash) || "/";
-  const entries = opts.kvFile ? await listedFromCopy(opts.kvFile, dir) : await listedTwice(kv);
-  const lines = [
-    JSON.stringify({
-      format: FORMAT,
-      created_at: new Date(opts.now ?? Date.now()).toISOString(),
-      entries: entries.length,
-    }),
-  ];
-  for (const e of entries) {
-    lines.push(JSON.stringify({ key: encodeKey(e.key), value: encodeValue(e.value) }));
-  }
+  const createdAt = new Date(opts.now ?? Date.now()).toISOString();
   // Made new under a name nobody can guess (a planted `FILE.partial` symlink to the store was
   // written through), and the owner's alone, like the store: it holds webhook secrets and key
-  // and password digests.
-  await withTempFile(dir, ".shelf-backup-", async (tmp) => {
-    await Deno.writeTextFile(tmp, lines.join("\n") + "\n");
+  // and password digests. FILE appears only once it is whole.
+  return await withTempFile(dir, ".shelf-backup-", async (tmp) => {
+    const count = opts.kvFile
+      ? await fromCopy(opts.kvFile, dir, tmp, createdAt)
+      : await fromListings(kv, tmp, createdAt);
     await Deno.rename(tmp, file);
+    return count;
   });
-  return entries.length;
 }
 
 /** One line of a backup, checked and decoded: what restore writes. */
@@ -227,6 +317,16 @@ class LineError extends Error {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const INTEGER = /^-?[0-9]+$/;
+/**
+ * Longer than any line backup writes (KV takes keys to 2 KiB and values to 64 KiB, under a MiB
+ * as a line however escaped): a file without line ends is refused here instead of being read
+ * into one string.
+ */
+const MAX_LINE = 16 << 20;
+
+function firstLine(e: unknown): string {
+  return (e as Error).message.split("\n")[0];
+}
 
 function checkedKey(raw: unknown, line: number): Deno.KvKey {
   if (!Array.isArray(raw)) throw new LineError(line, "key is not a list of key parts");
@@ -285,24 +385,31 @@ function checkedValue(raw: unknown, line: number): unknown {
   }
 }
 
-/**
- * Every line of the file checked and decoded before anything is written: JSON, key and value
- * shapes, no key twice, and each entry accepted by KV (key and value size limits), tried in a
- * throw-away in-memory store. So a file that cannot be restored whole writes nothing.
- */
-async function readBackup(file: string, now: number): Promise<Decoded[]> {
-  const lines = (await Deno.readTextFile(file)).split("\n");
-  const parse = (i: number): unknown => {
-    try {
-      return JSON.parse(lines[i]);
-    } catch (e) {
-      throw new LineError(i + 1, `not JSON (${(e as Error).message.split("\n")[0]})`);
-    }
-  };
-  if (!lines[0]?.trim()) throw new Error(`${file} is not a Shelf backup (${FORMAT}): it is empty`);
+/** Line `line` of a backup (not the header, not blank) checked and decoded. */
+function decoded(text: string, line: number, now: number): Decoded {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch (e) {
+    throw new LineError(line, `not JSON (${firstLine(e)})`);
+  }
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+    throw new LineError(line, "not an entry {key, value}");
+  }
+  const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
+  const key = checkedKey(rawKey, line);
+  const value = checkedValue(rawValue, line);
+  const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
+  const expireIn = typeof expiresAt === "number" ? expiresAt - now : undefined;
+  return { line, key, value, expireIn };
+}
+
+/** The count the header line `text` gives, or why `file` is no backup. */
+function headerCount(text: string, file: string): number {
+  if (!text.trim()) throw new Error(`${file} is not a Shelf backup (${FORMAT}): it is empty`);
   let header: { format?: unknown; entries?: unknown } | null;
   try {
-    header = JSON.parse(lines[0]);
+    header = JSON.parse(text);
   } catch {
     header = null;
   }
@@ -312,38 +419,188 @@ async function readBackup(file: string, now: number): Promise<Decoded[]> {
   if (!Number.isSafeInteger(header.entries) || (header.entries as number) < 0) {
     throw new LineError(1, "the header's entries is not a count");
   }
+  return header.entries as number;
+}
+
+/**
+ * The lines of `file` from its start, as `split("\n")` gives them (the last one also without a
+ * "\n" after it), read a chunk at a time: a line may begin in one chunk and end in another.
+ */
+async function* linesOf(file: Deno.FsFile): AsyncGenerator<string> {
+  await file.seek(0, Deno.SeekMode.Start);
+  const buf = new Uint8Array(CHUNK);
+  const decoder = new TextDecoder();
+  let rest = "";
+  let line = 1;
+  for (;;) {
+    const n = await file.read(buf);
+    // `stream`: a character cut between two chunks is decoded once both are read.
+    const text = n === null
+      ? decoder.decode()
+      : decoder.decode(buf.subarray(0, n), { stream: true });
+    let start = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+      yield rest + text.slice(start, end);
+      rest = "";
+      start = end + 1;
+      line++;
+    }
+    rest += text.slice(start);
+    if (rest.length > MAX_LINE) throw new LineError(line, "longer than any entry can be");
+    if (n === null) {
+      yield rest;
+      return;
+    }
+  }
+}
+
+/** The life an entry is written with: none once it is over (restore leaves it out). */
+function lifeOf({ expireIn }: Decoded): { expireIn: number } | undefined {
+  return expireIn !== undefined && expireIn > 0 ? { expireIn } : undefined;
+}
+
+/**
+ * The SHA-256 of `key` as KV tells keys apart (-0 is not 0, and a string's lone surrogate is the
+ * U+FFFD KV keeps for it), as eight words in a shared array: read them before the next call.
+ */
+function keyDigest(key: Deno.KvKey): Int32Array {
+  const parts = key.map((p) => {
+    if (typeof p === "string") return { s: p.toWellFormed() };
+    if (Object.is(p, -0)) return { n: "-0" };
+    return encodeKey([p])[0];
+  });
+  return sha256Words(JSON.stringify(parts));
+}
+
+/**
+ * The keys seen so far, 16 bytes of SHA-256 each (127 bits: the lowest is set, so that no digest
+ * is an empty slot), open-addressed in one typed array kept at most half full. It is the one
+ * thing restore holds that grows with the file: 32 to 64 bytes an entry, outside V8's heap. A Set
+ * of 8-unit strings took 58 bytes an entry in the heap, which V8 let grow to some three times its
+ * live size between collections: restoring 1.6 million entries peaked at 686 MB, 283 MB this way.
+ */
+class DigestSet {
+  #slots = new Int32Array(4 * 1024);
+  #size = 0;
+
+  /** Adds the first four words of `w`; false when they were there already. */
+  add(w: Int32Array): boolean {
+    if (2 * (this.#size + 1) > this.#slots.length / 4) {
+      const old = this.#slots;
+      this.#slots = new Int32Array(old.length * 2);
+      for (let j = 0; j < old.length; j += 4) {
+        if (old[j + 3] !== 0) {
+          DigestSet.#put(this.#slots, old[j], old[j + 1], old[j + 2], old[j + 3]);
+        }
+      }
+    }
+    const added = DigestSet.#put(this.#slots, w[0], w[1], w[2], w[3] | 1);
+    if (added) this.#size++;
+    return added;
+  }
+
+  static #put(slots: Int32Array, a: number, b: number, c: number, d: number): boolean {
+    const mask = slots.length / 4 - 1;
+    for (let i = a & mask;; i = (i + 1) & mask) {
+      const j = i * 4;
+      if (slots[j + 3] === 0) {
+        slots[j] = a;
+        slots[j + 1] = b;
+        slots[j + 2] = c;
+        slots[j + 3] = d;
+        return true;
+      }
+      if (slots[j] === a && slots[j + 1] === b && slots[j + 2] === c && slots[j + 3] === d) {
+        return false;
+      }
+    }
+  }
+}
+
+/**
+ * Tries `batch` in the scratch store as restore will commit it (a life KV refuses, an
+ * `expires_at` of 1e300, failed only in the real write, after the entries before it), then
+ * deletes it there again so that the scratch store stays small. A batch KV refuses is tried an
+ * entry at a time to name the first line it refuses; so is one with a key seen before.
+ */
+async function tried(scratch: Deno.Kv, batch: Decoded[], seen: DigestSet): Promise<void> {
+  if (batch.length === 0) return;
+  const once = (entry: Decoded) => {
+    if (!seen.add(keyDigest(entry.key))) {
+      throw new LineError(entry.line, "the same key as an earlier line");
+    }
+  };
+  let why: string;
+  try {
+    const op = scratch.atomic();
+    for (const e of batch) {
+      op.check({ key: e.key, versionstamp: null }).set(e.key, e.value, lifeOf(e));
+    }
+    await op.commit();
+    const gone = scratch.atomic();
+    for (const e of batch) gone.delete(e.key);
+    await gone.commit();
+    for (const e of batch) once(e);
+    return;
+  } catch (e) {
+    if (e instanceof LineError) throw e;
+    why = firstLine(e);
+  }
+  for (const e of batch) {
+    once(e);
+    try {
+      await scratch.atomic().set(e.key, e.value, lifeOf(e)).commit();
+    } catch (err) {
+      throw new LineError(e.line, firstLine(err));
+    }
+    await scratch.delete(e.key);
+  }
+  throw new LineError(
+    batch[0].line,
+    `lines ${batch[0].line} to ${batch[batch.length - 1].line}, one commit of restore: ${why}`,
+  );
+}
+
+/**
+ * Pass 1: every line of the file checked before anything is written: JSON, key and value shapes,
+ * the header's count, no key twice, and each entry accepted by KV (key and value size limits),
+ * tried in a throw-away in-memory store (see tried). So a file that cannot be restored whole
+ * writes nothing. Returns the header's count.
+ */
+async function checkedFile(file: Deno.FsFile, name: string, now: number): Promise<number> {
+  const lines = linesOf(file);
+  const first = await lines.next();
+  const total = headerCount(first.done ? "" : first.value, name);
+  // Neither the keys nor the scratch store's rows are kept: a digest of each key (DigestSet).
+  const seen = new DigestSet();
   const scratch = await Deno.openKv(":memory:");
   try {
-    const out: Decoded[] = [];
-    for (let i = 1; i < lines.length; i++) {
-      if (!lines[i].trim()) continue;
-      const line = i + 1;
-      const entry = parse(i);
-      if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
-        throw new LineError(line, "not an entry {key, value}");
-      }
-      const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
-      const key = checkedKey(rawKey, line);
-      const value = checkedValue(rawValue, line);
-      const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
-      const expireIn = typeof expiresAt === "number" ? expiresAt - now : undefined;
-      // Written here as restore will write it, life left included: a life KV refuses (an
-      // `expires_at` of 1e300) failed only in the real write, after the entries before it.
-      const life = expireIn !== undefined && expireIn > 0 ? { expireIn } : undefined;
-      let ok: boolean;
+    let batch: Decoded[] = [];
+    let count = 0;
+    let line = 1;
+    for await (const text of lines) {
+      line++;
+      if (!text.trim()) continue;
+      let entry: Decoded;
       try {
-        ok = (await scratch.atomic().check({ key, versionstamp: null }).set(key, value, life)
-          .commit()).ok;
+        entry = decoded(text, line, now);
       } catch (e) {
-        throw new LineError(line, (e as Error).message.split("\n")[0]);
+        // The first line that cannot be restored is the one named, as when each was tried alone.
+        await tried(scratch, batch, seen);
+        throw e;
       }
-      if (!ok) throw new LineError(line, "the same key as an earlier line");
-      out.push({ line, key, value, expireIn });
+      batch.push(entry);
+      count++;
+      if (batch.length === BATCH) {
+        await tried(scratch, batch, seen);
+        batch = [];
+      }
     }
-    if (out.length !== header.entries) {
-      throw new Error(`${file} holds ${out.length} entries, its header says ${header.entries}`);
+    await tried(scratch, batch, seen);
+    if (count !== total) {
+      throw new Error(`${name} holds ${count} entries, its header says ${total}`);
     }
-    return out;
+    return total;
   } finally {
     scratch.close();
   }
@@ -358,62 +615,125 @@ async function landed(kv: Deno.Kv, batch: Decoded[]): Promise<boolean> {
   return got.every((e) => e.versionstamp !== null);
 }
 
+/** Commits one batch of entries (the live ones); returns how many were written. */
+async function committed(
+  kv: Deno.Kv,
+  entries: Decoded[],
+  restored: number,
+  total: number,
+): Promise<number> {
+  const batch = entries.filter(({ expireIn }) => expireIn === undefined || expireIn > 0);
+  let ok = false;
+  // Processes serving the same file take turns with its write lock (lock_backoff.ts): failing
+  // on the first commit that found it held left a half-restored store that was being served.
+  for (let tries = 0;; tries++) {
+    const op = kv.atomic();
+    for (const { key, value, expireIn } of batch) {
+      op.check({ key, versionstamp: null })
+        .set(key, value, expireIn === undefined ? undefined : { expireIn });
+    }
+    try {
+      ok = (await op.commit()).ok;
+      // A commit that threw may have landed all the same (a remote store's lost reply).
+      if (!ok && tries > 0) ok = await landed(kv, batch);
+      break;
+    } catch (e) {
+      if (tries + 1 >= LOCKED_TRIES) {
+        throw new Error(
+          `Cannot restore: the store failed after ${restored} of ${total} entries were written (${
+            firstLine(e)
+          }); restore into a new store`,
+        );
+      }
+      await afterLocked(tries + 1);
+    }
+  }
+  if (!ok) {
+    throw new Error(
+      `Cannot restore: the store changed while it was being restored (after ${restored} entries); restore into a new store`,
+    );
+  }
+  return batch.length;
+}
+
+/** The file as stat tells it apart: a write changes its size or its times. */
+async function stamp(file: Deno.FsFile): Promise<string> {
+  const s = await file.stat();
+  return `${s.size} ${s.mtime?.getTime()} ${s.ctime?.getTime()}`;
+}
+
 /**
  * Loads a snapshot into an empty store; refuses a store that holds anything. The whole file is
- * checked first (see readBackup): a refused file leaves the store empty, ready for a fixed one.
+ * checked first (see checkedFile): a refused file leaves the store empty, ready for a fixed one.
+ * Then it is read again and written ten entries a commit.
  */
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) {
     throw new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
   }
+  // One moment for both passes: an entry whose life is over when checked is not written later.
   const now = Date.now();
-  let entries: Decoded[];
+  const refused = (e: unknown) =>
+    new Error(`Cannot restore: ${e instanceof LineError ? `${file} ` : ""}${firstLine(e)}`);
+  let f: Deno.FsFile;
   try {
-    entries = await readBackup(file, now);
+    f = await Deno.open(file);
   } catch (e) {
+    throw refused(e);
+  }
+  // Both passes read this one open file, so a backup renamed over FILE meanwhile is not read in
+  // the second; a write into it is seen by its stamp.
+  using opened = f;
+  if (!(await opened.stat()).isFile) {
     throw new Error(
-      `Cannot restore: ${e instanceof LineError ? `${file} ` : ""}${
-        (e as Error).message.split("\n")[0]
-      }`,
+      `Cannot restore: ${file} is not a regular file; it is read twice, to check it and to write it`,
     );
   }
-  // Ten entries a commit: every KV backend takes ten checks in one atomic operation.
-  let restored = 0;
-  for (let i = 0; i < entries.length; i += 10) {
-    const batch = entries.slice(i, i + 10)
-      .filter(({ expireIn }) => expireIn === undefined || expireIn > 0);
-    const n = batch.length;
-    let ok = false;
-    // Processes serving the same file take turns with its write lock (lock_backoff.ts): failing
-    // on the first commit that found it held left a half-restored store that was being served.
-    for (let tries = 0;; tries++) {
-      const op = kv.atomic();
-      for (const { key, value, expireIn } of batch) {
-        op.check({ key, versionstamp: null })
-          .set(key, value, expireIn === undefined ? undefined : { expireIn });
-      }
-      try {
-        ok = (await op.commit()).ok;
-        // A commit that threw may have landed all the same (a remote store's lost reply).
-        if (!ok && tries > 0) ok = await landed(kv, batch);
-        break;
-      } catch (e) {
-        if (tries + 1 >= LOCKED_TRIES) {
-          throw new Error(
-            `Cannot restore: the store failed after ${restored} of ${entries.length} entries were written (${
-              (e as Error).message.split("\n")[0]
-            }); restore into a new store`,
-          );
-        }
-        await afterLocked(tries + 1);
-      }
-    }
-    if (!ok) {
-      throw new Error(
-        `Cannot restore: the store changed while it was being restored (after ${restored} entries); restore into a new store`,
-      );
-    }
-    restored += n;
+  const before = await stamp(opened);
+  let total: number;
+  try {
+    total = await checkedFile(opened, file, now);
+  } catch (e) {
+    throw refused(e);
   }
+  const changed = (restored: number, why = "") =>
+    new Error(
+      `Cannot restore: ${file} changed while it was being restored${why}; ${
+        restored
+          ? `${restored} entries were written, restore into a new store`
+          : "nothing was written"
+      }`,
+    );
+  if (await stamp(opened) !== before) throw changed(0);
+  // Pass 2: the same lines, decoded again and written.
+  let restored = 0;
+  let count = 0;
+  let batch: Decoded[] = [];
+  const lines = linesOf(opened);
+  let line = 1;
+  try {
+    await lines.next();
+    for await (const text of lines) {
+      line++;
+      if (!text.trim()) continue;
+      batch.push(decoded(text, line, now));
+      count++;
+      if (batch.length === BATCH) {
+        restored += await committed(kv, batch, restored, total);
+        batch = [];
+      }
+    }
+    if (batch.length) restored += await committed(kv, batch, restored, total);
+  } catch (e) {
+    // A line that passed the first pass and fails this one was changed in between.
+    if (e instanceof LineError) throw changed(restored, ` (${e.message})`);
+    if ((e as Error).message.startsWith("Cannot restore")) throw e;
+    throw new Error(
+      `Cannot restore: ${
+        firstLine(e)
+      } after ${restored} of ${total} entries were written; restore into a new store`,
+    );
+  }
+  if (count !== total || await stamp(opened) !== before) throw changed(restored);
   return restored;
 }
