@@ -254,14 +254,8 @@ Deno.test("accounts' pages take turns for the workers: one account's queue delay
   }
 });
 
-Deno.test("one account's waiting pages, and the bytes of all waiting pages, are bounded: past them a read is refused with 503 upstream_busy", async () => {
-  const pool = new PagePool({
-    size: 1,
-    workerUrl: FAULTY,
-    queueLimit: 8,
-    ownerLimit: 2,
-    waitingBytes: 1_000_000,
-  });
+Deno.test("one account's waiting pages are bounded: past them its reads are refused with 503 upstream_busy", async () => {
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, queueLimit: 8, ownerLimit: 2 });
   try {
     const url = "https://www.amazon.com/dp/PAUSE0";
     const reads = [1, 2, 3, 4].map(() => pool.read(job(url), body(), undefined, "account-a"));
@@ -277,21 +271,39 @@ Deno.test("one account's waiting pages, and the bytes of all waiting pages, are 
     assert.equal(refused.status, 503);
     assert.equal(refused.code, "upstream_busy");
     assert.equal(refused.headers["Retry-After"], "1");
+  } finally {
+    pool.close();
+  }
+});
 
-    // Bodies of 400 KB: two may wait beside the one at the worker, the third is refused.
-    const big = () => new Uint8Array(400_000);
-    const atWorker = pool.read(job(url), big(), undefined, "b");
+Deno.test("waiting bodies are bounded in bytes, and past half of the bound each account waits within its share", async () => {
+  // 1,000,000 bytes in all; past 500,000, an account's waiting bodies at most 250,000.
+  const pool = new PagePool({
+    size: 1,
+    workerUrl: FAULTY,
+    queueLimit: 16,
+    waitingBytes: 1_000_000,
+  });
+  try {
+    const url = "https://www.amazon.com/dp/PAUSE0";
+    const read = (owner: string, bytes: number) =>
+      pool.read(job(url), new Uint8Array(bytes), undefined, owner);
+    const atWorker = read("a", 10);
     await new Promise((r) => setTimeout(r, 50)); // it has left the queue for the worker
-    const sized = await Promise.allSettled(
-      [atWorker, ...["c", "d", "e"].map((o) => pool.read(job(url), big(), undefined, o))],
+    const reads = [
+      read("c", 200_000), // 200,000 waiting
+      read("c", 200_000), // 400,000: under half, account c may pass its share
+      read("c", 200_000), // 600,000: past half, and c would hold 600,000: refused
+      read("d", 200_000), // 600,000: past half, d within its share
+      read("d", 200_000), // 800,000: d would hold 400,000: refused
+      read("e", 200_000), // 800,000
+      read("f", 300_000), // 1,100,000: over the bound: refused
+    ];
+    const results = await Promise.allSettled([atWorker, ...reads]);
+    assert.deepEqual(
+      results.slice(1).map((r) => r.status === "fulfilled" ? "read" : r.reason.code),
+      ["read", "read", "upstream_busy", "read", "upstream_busy", "read", "upstream_busy"],
     );
-    assert.deepEqual(sized.map((r) => r.status), [
-      "fulfilled",
-      "fulfilled",
-      "fulfilled",
-      "rejected",
-    ]);
-    assert.equal((sized[3] as PromiseRejectedResult).reason.code, "upstream_busy");
   } finally {
     pool.close();
   }

@@ -4,7 +4,7 @@
  * is read, and one byte more is refused as BodyTooLarge with the stream cancelled.
  */
 import assert from "node:assert/strict";
-import { BodyTooLarge, ReadBudget, ReadBudgetSpent, readCapped } from "../upstream/read_capped.ts";
+import { BodyTooLarge, ByteBudget, ReadBudgetSpent, readCapped } from "../upstream/read_capped.ts";
 
 function streamOf(sizes: number[]): { body: ReadableStream<Uint8Array>; cancelled: () => boolean } {
   let i = 0;
@@ -69,7 +69,7 @@ Deno.test("readCapped() reads a body of exactly the cap and refuses one byte mor
 });
 
 Deno.test("reads in flight share one budget of bytes: past it a read is refused 503 upstream_busy, and what a read took is given back when it ends", async () => {
-  const budget = new ReadBudget(1_000, 1_000);
+  const budget = new ByteBudget(1_000, 1_000);
   const { body: slow, release } = heldStream(600);
   const first = readCapped(slow, 10_000, "", budget);
   await new Promise((r) => setTimeout(r, 20));
@@ -91,8 +91,8 @@ Deno.test("reads in flight share one budget of bytes: past it a read is refused 
   assert.equal(budget.used, 0);
 });
 
-Deno.test("one account's reads hold at most its share of the budget: another account's read goes on", async () => {
-  const budget = new ReadBudget(1_000, 500);
+Deno.test("past half the budget, one account's reads hold at most its share: another account's read goes on", async () => {
+  const budget = new ByteBudget(1_000, 500);
   await assert.rejects(readCapped(streamOf([300, 300]).body, 10_000, "a", budget), ReadBudgetSpent);
   const { body: slow, release } = heldStream(400);
   const a = readCapped(slow, 10_000, "a", budget);
@@ -102,4 +102,24 @@ Deno.test("one account's reads hold at most its share of the budget: another acc
   release();
   await a;
   assert.equal(budget.used, 0);
+  // Under half the budget, an account takes more than its share: nobody else is short.
+  const roomy = new ByteBudget(1_000, 100);
+  assert.equal((await readCapped(streamOf([300, 200]).body, 10_000, "a", roomy)).length, 500);
+});
+
+Deno.test("an account whose share is spent is told before its request is sent", async () => {
+  const budget = new ByteBudget(1_000, 250);
+  const a = heldStream(400);
+  const reading = readCapped(a.body, 10_000, "a", budget);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(budget.spent("a"), false, "under half, a may read on");
+  const b = heldStream(200);
+  const other = readCapped(b.body, 10_000, "b", budget);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(budget.spent("a"), true, "past half, a holds more than its share");
+  assert.equal(budget.spent("c"), false);
+  a.release();
+  b.release();
+  await Promise.all([reading, other]);
+  assert.equal(budget.spent("a"), false);
 });

@@ -386,6 +386,21 @@ Deno.test("a session's cookies are bounded in every byte they take: long paths a
   assert.doesNotMatch(jar.header(at, later), /brief/);
 });
 
+Deno.test("cookies named like the operator's session on other paths are bounded like any other; the operator's own stays", () => {
+  const jar = new CookieJar();
+  jar.seed("session-id=operator", "www.amazon.com");
+  const at = new URL("https://www.amazon.com/dp/X");
+  for (let round = 0; round < 100; round++) {
+    const h = new Headers();
+    for (let i = 0; i < 10; i++) {
+      h.append("set-cookie", `session-id=${round}_${i}; Path=/p${round}_${i}`);
+    }
+    jar.store(h, at);
+  }
+  assert.ok(jar.bytes <= MAX_JAR_BYTES, `${jar.bytes} bytes kept`);
+  assert.match(jar.header(at), /(^|; )session-id=operator(;|$)/);
+});
+
 Deno.test("a session's cookies are bounded: pages that set cookies without end cannot make every request fail", async () => {
   const jar = new CookieJar();
   jar.seed("session-token=operator", "www.amazon.com");

@@ -10,17 +10,20 @@ export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 /**
  * Bytes of bodies being read at once, across every marketplace and account. Each read is capped,
  * but 18 marketplaces' 108 slots of pages sent at just under the cap held about 0.9 GiB (probe
- * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once. One account's
- * reads hold at most a quarter of it: all of it, one account's pages at the cap left every other
- * account's reads refused (probe AO's victim got 503s).
+ * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once. Past half of it,
+ * one account's reads hold at most a quarter: all of it, one account's pages at the cap left every
+ * other account's reads refused (probe AO's victim got 503s).
  */
-export class ReadBudget {
+export class ByteBudget {
   #used = 0;
   readonly #byOwner = new Map<string, number>();
 
   /**
-   * `ownerShare`: the part of `limit` one account's reads may hold, so that one account's pages
-   * at the cap cannot leave other accounts' reads refused (a quarter by default).
+   * `ownerShare`: what one account may hold once more than half the budget is taken, so that
+   * one account's pages at the cap cannot leave other accounts' reads refused (a quarter by
+   * default). Below half, any account takes what it needs: held to its share at all times, an
+   * honest account with 90 calls at once over the 18 marketplaces (its slots' worth) had a third
+   * of its large pages dropped half read (probe AP).
    */
   constructor(readonly limit: number, readonly ownerShare = Math.floor(limit / 4)) {}
 
@@ -30,10 +33,17 @@ export class ReadBudget {
 
   take(n: number, owner = ""): boolean {
     const own = this.#byOwner.get(owner) ?? 0;
-    if (this.#used + n > this.limit || own + n > this.ownerShare) return false;
+    if (this.#used + n > this.limit) return false;
+    if (this.#used + n > this.limit / 2 && own + n > this.ownerShare) return false;
     this.#used += n;
     this.#byOwner.set(owner, own + n);
     return true;
+  }
+
+  /** Whether `owner` may take nothing more now: a read for it would be refused at its start. */
+  spent(owner = ""): boolean {
+    return this.#used >= this.limit ||
+      (this.#used > this.limit / 2 && (this.#byOwner.get(owner) ?? 0) >= this.ownerShare);
   }
 
   give(n: number, owner = ""): void {
@@ -45,7 +55,7 @@ export class ReadBudget {
   }
 }
 
-export const processReadBudget = new ReadBudget(256 * 1024 * 1024);
+export const processReadBudget = new ByteBudget(256 * 1024 * 1024);
 
 /** The process's read budget is spent: an uncharged 503 that the transport does not retry. */
 export class ReadBudgetSpent extends ApiError {
