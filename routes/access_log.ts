@@ -57,6 +57,7 @@ export function noteCall(c: Context, note: { credits?: number; account?: string 
   if (note.account !== undefined) c.set("account" as never, note.account as never);
 }
 
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 const percentForm = (ch: string) =>
   `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
