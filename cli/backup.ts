@@ -675,6 +675,15 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   const now = Date.now();
   const refused = (e: unknown) =>
     new Error(`Cannot restore: ${e instanceof LineError ? `${file} ` : ""}${firstLine(e)}`);
+  const notRegular = new Error(
+    `Cannot restore: ${file} is not a regular file; it is read twice, to check it and to write it`,
+  );
+  // Before opening: opening a FIFO waits for a writer, which hung restore for good (probe AQ).
+  // A symlink to a regular file is followed, as the open follows it.
+  const kind = await Deno.stat(file).catch((e) => {
+    throw refused(e);
+  });
+  if (!kind.isFile) throw notRegular;
   let f: Deno.FsFile;
   try {
     f = await Deno.open(file);
@@ -684,11 +693,7 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   // Both passes read this one open file, so a backup renamed over FILE meanwhile is not read in
   // the second; a write into it is seen by its stamp.
   using opened = f;
-  if (!(await opened.stat()).isFile) {
-    throw new Error(
-      `Cannot restore: ${file} is not a regular file; it is read twice, to check it and to write it`,
-    );
-  }
+  if (!(await opened.stat()).isFile) throw notRegular; // replaced between the stat and the open
   const before = await stamp(opened);
   let total: number;
   try {

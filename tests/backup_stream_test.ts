@@ -240,3 +240,24 @@ Deno.test("a store listed without a snapshot is listed until two listings agree,
     );
   }, 1);
 });
+
+Deno.test("restore refuses a FIFO at once, with nothing written (opening one waits for a writer)", async () => {
+  const dir = await Deno.makeTempDir();
+  const fifo = `${dir}/backup.jsonl`;
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.ok(made.success, "mkfifo");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      restore(kv, fifo).then(() => "restored", (e: Error) => e.message),
+      new Promise<string>((r) => timer = setTimeout(() => r("still waiting after 5 s"), 5_000)),
+    ]);
+    clearTimeout(timer);
+    assert.match(outcome, /is not a regular file/);
+    for await (const _ of kv.list({ prefix: [] })) assert.fail("nothing is written");
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

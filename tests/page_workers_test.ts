@@ -296,13 +296,23 @@ Deno.test("waiting bodies are bounded in bytes, and past half of the bound each 
       read("c", 200_000), // 600,000: past half, and c would hold 600,000: refused
       read("d", 200_000), // 600,000: past half, d within its share
       read("d", 200_000), // 800,000: d would hold 400,000: refused
-      read("e", 200_000), // 800,000
-      read("f", 300_000), // 1,100,000: over the bound: refused
+      read("e", 200_000), // 800,000: past the last quarter, kept for single pages: refused
+      read("e", 50_000), // 650,000: one page of at most a sixteenth goes in the reserve
+      read("f", 400_000), // 1,050,000: over the bound: refused
     ];
     const results = await Promise.allSettled([atWorker, ...reads]);
     assert.deepEqual(
       results.slice(1).map((r) => r.status === "fulfilled" ? "read" : r.reason.code),
-      ["read", "read", "upstream_busy", "read", "upstream_busy", "read", "upstream_busy"],
+      [
+        "read",
+        "read",
+        "upstream_busy",
+        "read",
+        "upstream_busy",
+        "upstream_busy",
+        "read",
+        "upstream_busy",
+      ],
     );
   } finally {
     pool.close();

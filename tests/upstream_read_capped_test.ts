@@ -98,7 +98,7 @@ Deno.test("past half the budget, one account's reads hold at most its share: ano
   const a = readCapped(slow, 10_000, "a", budget);
   await new Promise((r) => setTimeout(r, 20));
   await assert.rejects(readCapped(streamOf([200]).body, 10_000, "a", budget), ReadBudgetSpent);
-  assert.equal((await readCapped(streamOf([450]).body, 10_000, "b", budget)).length, 450);
+  assert.equal((await readCapped(streamOf([300]).body, 10_000, "b", budget)).length, 300);
   release();
   await a;
   assert.equal(budget.used, 0);
@@ -122,4 +122,17 @@ Deno.test("an account whose share is spent is told before its request is sent", 
   b.release();
   await Promise.all([reading, other]);
   assert.equal(budget.spent("a"), false);
+});
+
+Deno.test("the last quarter of the budget is kept for accounts holding at most one page: three accounts with pages at the cap cannot shut out a fourth", () => {
+  // 1,000 bytes, a page is 62: big readers stop at 750, a small one may use the rest.
+  const budget = new ByteBudget(1_000, 250);
+  assert.ok(budget.take(500, "a"), "under half, a takes what it needs");
+  assert.ok(budget.take(250, "b"), "past half, b within its share");
+  assert.equal(budget.take(100, "c"), false, "c would eat into the reserve");
+  assert.equal(budget.spent("c"), false, "c may still start a read of one page");
+  assert.ok(budget.take(60, "d"), "d reads one page from the reserve");
+  assert.equal(budget.take(5, "a"), false);
+  assert.ok(budget.take(60, "e"));
+  assert.equal(budget.take(200, "f"), false, "over the bound");
 });

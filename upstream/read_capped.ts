@@ -17,15 +17,26 @@ export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 export class ByteBudget {
   #used = 0;
   readonly #byOwner = new Map<string, number>();
+  /** The last part of the budget, kept for accounts that hold less than one page. */
+  readonly #reserve: number;
 
   /**
    * `ownerShare`: what one account may hold once more than half the budget is taken, so that
    * one account's pages at the cap cannot leave other accounts' reads refused (a quarter by
    * default). Below half, any account takes what it needs: held to its share at all times, an
    * honest account with 90 calls at once over the 18 marketplaces (its slots' worth) had a third
-   * of its large pages dropped half read (probe AP).
+   * of its large pages dropped half read (probe AP). Half and two quarters are the whole budget,
+   * so three accounts with stalled pages at the cap left every other account refused (probe AQ):
+   * the last quarter is kept for accounts holding at most `page` (one page at the cap, or a
+   * sixteenth of a smaller budget), which may always read one page while any room is left.
    */
-  constructor(readonly limit: number, readonly ownerShare = Math.floor(limit / 4)) {}
+  constructor(
+    readonly limit: number,
+    readonly ownerShare = Math.floor(limit / 4),
+    private readonly page = Math.min(MAX_UPSTREAM_BYTES, Math.floor(limit / 16)),
+  ) {
+    this.#reserve = Math.floor(limit / 4);
+  }
 
   get used(): number {
     return this.#used;
@@ -33,8 +44,7 @@ export class ByteBudget {
 
   take(n: number, owner = ""): boolean {
     const own = this.#byOwner.get(owner) ?? 0;
-    if (this.#used + n > this.limit) return false;
-    if (this.#used + n > this.limit / 2 && own + n > this.ownerShare) return false;
+    if (!this.#allows(this.#used + n, own + n)) return false;
     this.#used += n;
     this.#byOwner.set(owner, own + n);
     return true;
@@ -42,8 +52,15 @@ export class ByteBudget {
 
   /** Whether `owner` may take nothing more now: a read for it would be refused at its start. */
   spent(owner = ""): boolean {
-    return this.#used >= this.limit ||
-      (this.#used > this.limit / 2 && (this.#byOwner.get(owner) ?? 0) >= this.ownerShare);
+    return !this.#allows(this.#used + 1, (this.#byOwner.get(owner) ?? 0) + 1);
+  }
+
+  /** Whether the budget may stand at `used` with one account holding `own` of it. */
+  #allows(used: number, own: number): boolean {
+    if (used > this.limit) return false;
+    if (own <= this.page) return true; // within one page: the reserve is open to it
+    if (used > this.limit - this.#reserve) return false;
+    return used <= this.limit / 2 || own <= this.ownerShare;
   }
 
   give(n: number, owner = ""): void {
