@@ -84,6 +84,8 @@ const MERCHANT_IDS = [
 ];
 // The buy box of a product sold used only (co.uk, .fr): its seller row is not in MERCHANT_IDS.
 const USED_BUY_BOX_IDS = ["usedOnlyBuybox", "usedbuyBox"];
+// Where such a buy box shows its price: the accordion row's header (.fr), or the box itself.
+const USED_PRICE_IDS = ["usedBuySection", ...USED_BUY_BOX_IDS];
 const SECTION_IDS = new Set<string>([
   "productTitle",
   "title", // the mobile page's title span (on desktop, the heading around #productTitle)
@@ -100,7 +102,7 @@ const SECTION_IDS = new Set<string>([
   ...OLD_PRICE_IDS,
   ...BOOK_PRICE_IDS,
   ...MERCHANT_IDS,
-  ...USED_BUY_BOX_IDS,
+  ...USED_PRICE_IDS,
   ...DETAIL_SECTION_IDS,
 ]);
 const BUY_BUTTON_IDS = new Set([
@@ -329,11 +331,25 @@ function bookPrice(page: Captured): FoundPrice | null {
     const t = text(el);
     if (/\d/.test(t)) return { text: t, listText: strikePrice(section) };
   }
+  // A product sold used only: its buy box's price, not the format swatch's "from" price, which is
+  // the cheapest offer in any condition (they agreed on the corpus page only by chance; probe AR).
+  if (usedOnly(page)) {
+    for (const section of byIds(page, USED_PRICE_IDS)) {
+      const t = text(BOOK_OFFER_PRICE.one(section));
+      if (/\d/.test(t)) return { text: t, listText: "" };
+    }
+  }
   const swatch = SELECTED_SWATCH_PRICE.one(
     byIds(page, ["tmmSwatches"]),
   );
   const t = text(swatch);
   return /\d/.test(t) ? { text: t, listText: "" } : null;
+}
+
+/** Whether the page's only buy button is the used buy box's. */
+function usedOnly(page: Captured): boolean {
+  return page.seen.has("add-to-cart-button-ubb") &&
+    [...page.seen].every((id) => id === "add-to-cart-button-ubb");
 }
 
 /**

@@ -696,3 +696,20 @@ Deno.test("parseProduct() returns a valid page or throws ParseError on truncated
     }
   }
 });
+
+Deno.test("a product sold used only is priced by its used buy box, not by the format swatch's 'from' price", async () => {
+  const html = await fixture("product/amazon.fr__app-B00004YS4O.html");
+  // The used box's header row: <span class="... a-color-price offer-price ...">EUR 57,99</span>.
+  const real = parseProduct(html, { marketplace: "FR" });
+  assert.equal(real.price?.display, "EUR 57,99");
+  assert.equal(real.price?.amount, 57.99);
+  // The swatch shows the cheapest offer in any condition ("à partir de EUR 57,99"), the same figure
+  // here only by chance: another swatch figure must not become the buy box's price (probe AR).
+  const swatch = /(<span class="a-color-base">\s*)à partir de EUR 57,99/;
+  assert.match(html, swatch);
+  const cheaper = parseProduct(html.replace(swatch, "$1à partir de EUR 12,00"), {
+    marketplace: "FR",
+  });
+  assert.equal(cheaper.price?.amount, 57.99);
+  assert.equal(cheaper.merchant, "DivertissementVotre");
+});
