@@ -20,7 +20,14 @@ import {
 } from "./dom.ts";
 import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
-import { asinFromUrl, guarded, rejectBlockedPage, rejectEmpty, visibleText } from "./page_text.ts";
+import {
+  asinFromUrl,
+  guarded,
+  rejectBlockedPage,
+  rejectEmpty,
+  startTagWhere,
+  visibleText,
+} from "./page_text.ts";
 import { marketplaceOrParseError } from "./page_common.ts";
 import type { Review, ReviewSummary } from "../schemas/resources.ts";
 import type { ReviewsPage } from "../schemas/pages.ts";
@@ -67,8 +74,16 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
       reviews,
       summary: readSummary(parts),
       has_next_page: hasNextPage(parts.pagination),
+      page_number: statedPage(html),
     };
   });
+}
+
+/** The `pageNumber` of the page's canonical link (`…/product-reviews/ASIN?pageNumber=10`). */
+function statedPage(html: string): number | null {
+  const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
+  const n = Number(/[?&;]pageNumber=(\d{1,4})\b/.exec(canonical)?.[1] ?? NaN);
+  return n >= 1 ? n : null;
 }
 
 /** The rating summary of a reviews page or of a product page (#averageCustomerReviews, histogram). */

@@ -87,6 +87,8 @@ export const ReviewsPage = z.object({
   reviews: z.array(Review),
   summary: ReviewSummary,
   has_next_page: z.boolean(),
+  /** The page number the page states (its canonical link's pageNumber); null where it states none. */
+  page_number: z.number().int().positive().nullable(),
 });
 export type ReviewsPage = z.infer<typeof ReviewsPage>;
 

@@ -121,6 +121,23 @@ Deno.test("reviews: reviews, summary, and a note when a star filter could not be
   assert.match(filtered.note, /star=one could not be applied/);
 });
 
+Deno.test("reviews: a page that states the page number asked for (its canonical link) is that page, signed in or not", async () => {
+  await using rig = await startRig();
+  // Its head: <link rel="canonical" href="…/product-reviews/B0BN72FYFG?pageNumber=10" />.
+  const p10 = "reviews/amazon.com__wk-B0BN72FYFG-p10.html";
+  rig.fake.page("https://www.amazon.com/product-reviews/B0BN72FYFG?pageNumber=10", p10);
+  rig.fake.page("https://www.amazon.com/product-reviews/B0BN72FYFG?pageNumber=3", p10);
+  const ten = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=10");
+  assert.equal(ten.authenticated, false);
+  assert.equal(ten.page, 10);
+  assert.equal(ten.note, null);
+  assert.equal(ten.filters_applied, true);
+  // The same page answered for page 3 states page 10: page 3 was not applied.
+  const three = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=3");
+  assert.equal(three.page, 1);
+  assert.match(three.note, /page 3 could not be applied/);
+});
+
 Deno.test("reviews are authenticated only with an operator-supplied session cookie", async () => {
   await using rig = await startRig({
     env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },

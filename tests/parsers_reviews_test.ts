@@ -249,3 +249,19 @@ Deno.test("parseReviews() returns a valid page or throws ParseError on truncated
     assertRobust(parseReviewSummary, ReviewSummary, html, fixtureMarketplace(name));
   }
 });
+
+Deno.test("parseReviews() reads the page number a page states in its canonical link, and none where it states none", async () => {
+  // <link rel="canonical" href="https://www.amazon.com/…/product-reviews/B0BN72FYFG?pageNumber=10" />
+  assert.equal((await page("amazon.com__wk-B0BN72FYFG-p10.html")).page_number, 10);
+  // A canonical link without pageNumber, or none at all.
+  for (
+    const name of [
+      "amazon.com__jachet-B01IPHVFUI.html",
+      "amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+    ]
+  ) {
+    const html = await fixture(`reviews/${name}`);
+    assert.doesNotMatch(/<link[^>]*rel="canonical"[^>]*>/.exec(html)?.[0] ?? "", /pageNumber/);
+    assert.equal((await page(name)).page_number, null, name);
+  }
+});

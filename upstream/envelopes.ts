@@ -79,7 +79,7 @@ export const envelope = {
   },
 
   reviews: (p: Params, _mp: string, a: Answered, r: Out<typeof parseReviews>) => {
-    const verdict = judgeReviews(p, r.reviews, a.url, a.authenticated);
+    const verdict = judgeReviews(p, r.reviews, a.url, a.authenticated, r.page_number);
     return {
       url: a.url,
       asin: r.asin || String(p.asin ?? ""),

@@ -5,7 +5,7 @@
  * Since late 2024 Amazon serves one fixed set of top reviews to visitors who are not signed in
  * and ignores the filters, so without an operator-supplied session (`UPSTREAM_COOKIES_<CODE>`) a
  * filter counts as applied only where the page itself proves it (every review has the requested
- * star, every review is verified). With a session a filter counts as applied when the page that
+ * star, every review is verified, its canonical link names the page asked for). With a session a filter counts as applied when the page that
  * answered still carries it in its URL and the page does not contradict it.
  */
 import type { Review } from "../schemas/resources.ts";
@@ -24,6 +24,8 @@ export function judgeReviews(
   reviews: Review[],
   answeredUrl: string,
   authenticated: boolean,
+  /** The page number the page itself states, if any (its canonical link). */
+  statedPage: number | null = null,
 ): ReviewsVerdict {
   const query = new URL(answeredUrl).searchParams;
   const kept = (name: string, value: string) => authenticated && query.get(name) === value;
@@ -33,7 +35,9 @@ export function judgeReviews(
   const page = Number(params.page ?? 1);
   if (page > 1) {
     requested++;
-    if (!kept("pageNumber", String(page))) notApplied.push(`page ${page}`);
+    // The page's own canonical link proves it, signed in or not (probe AR: a page stating
+    // pageNumber=10 was answered as page 1).
+    if (statedPage !== page && !kept("pageNumber", String(page))) notApplied.push(`page ${page}`);
   }
   const star = params.star as string | undefined;
   if (star && star !== "all") {
