@@ -126,12 +126,17 @@ Deno.test("a call whose deadline passes while it waits for a slot is an uncharge
 });
 
 Deno.test("an account asking for a page another account has queued gets it in its own turn, not behind the other's queue", async () => {
-  await using rig = await startRig({ plan: "scale", browser: { perMarketplace: 2 } });
+  // Slow pages of 2.5 s (a longer exchange timeout than the rig's), so that the other account's
+  // call has time to finish first on a loaded machine: at 0.8 s it failed once in CI.
+  await using rig = await startRig({
+    plan: "scale",
+    browser: { perMarketplace: 2, timeoutMs: 6_000, deadlineMs: 15_000 },
+  });
   const other = await rig.server.account("scale");
   for (const asin of ["B0SLOW0000", "B0SLOW0001", "B07H57DNVV"]) {
     rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
   }
-  rig.fake.slowMs = 800;
+  rig.fake.slowMs = 2_500;
   rig.fake.fail("slow", 2, "/dp/B0SLOW");
   // The first account holds its one slot with a slow page and queues two more behind it.
   const settled: string[] = [];
