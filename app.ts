@@ -2,6 +2,7 @@
  * The service as a Hono app over its dependencies. main.ts supplies real ones; tests supply a
  * temporary KV file, an injected clock and a data source that answers or fails on demand.
  */
+import { AdminGuard } from "./routes/admin_guard.ts";
 import { Hono } from "hono";
 import type { Clock } from "./metering/clock.ts";
 import type { Plans } from "./metering/plans.ts";
@@ -92,7 +93,14 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   }
 
   const app = new Hono();
-  app.use("*", requestLog({ log: opts.accessLog ?? null, metrics: deps.metrics }));
+  app.use(
+    "*",
+    requestLog({
+      log: opts.accessLog ?? null,
+      metrics: deps.metrics,
+      secrets: opts.adminToken ? [opts.adminToken] : [],
+    }),
+  );
   app.use("*", requestTarget());
   // The dashboard's security headers go on every page under it, the body limits' refusals too.
   app.use("/dashboard", securityHeaders());
@@ -104,11 +112,13 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     watchMinSeconds: deps.watches.minSeconds,
     allowPrivateWebhooks: deps.watches.allowPrivate,
   });
-  opsRoutes(app, deps, opts.adminToken);
+  // One count of failed admin tokens per client, for /admin and /metrics alike.
+  const adminGuard = new AdminGuard(deps.trustProxy, opts.accessLog ?? (() => {}));
+  opsRoutes(app, deps, opts.adminToken, adminGuard);
   usageRoute(app, deps);
   dataRoutes(app, deps, DATA_ENDPOINTS);
   watchRoutes(app, deps);
-  if (opts.adminToken) adminRoutes(app, deps, opts.adminToken);
+  if (opts.adminToken) adminRoutes(app, deps, opts.adminToken, adminGuard);
   dashboardRoutes(app, deps);
 
   app.notFound(() =>

@@ -248,6 +248,7 @@ function drainFrom(value: string | undefined): number {
 
 /** The admin API's bearer token; a short one could be guessed over the network (issue 13.15). */
 export const MIN_ADMIN_TOKEN = 24;
+export const MIN_ADMIN_TOKEN_CHARS = 8;
 
 /** Never echoed: only its length, or what kind of character is wrong in it, is named. */
 function adminTokenFrom(value: string | undefined): string | undefined {
@@ -261,6 +262,20 @@ function adminTokenFrom(value: string | undefined): string | undefined {
   if (value.length < MIN_ADMIN_TOKEN) {
     throw new RangeError(
       `Cannot start as 'ADMIN_TOKEN' must have at least ${MIN_ADMIN_TOKEN} characters: current value has ${value.length}`,
+    );
+  }
+  // Clients send headers as bytes, and a token of "€" never matched from a UTF-8 client: the
+  // admin API and /metrics were shut to everyone (probe AS).
+  if (!/^[\x21-\x7e]+$/.test(value)) {
+    throw new RangeError(
+      "Cannot start as 'ADMIN_TOKEN' must be printable ASCII (letters, digits, punctuation)",
+    );
+  }
+  // A repeated word is guessed first: "adminadminadminadminadmin" was accepted (probe AS).
+  const distinct = new Set(value).size;
+  if (distinct < MIN_ADMIN_TOKEN_CHARS) {
+    throw new RangeError(
+      `Cannot start as 'ADMIN_TOKEN' must use at least ${MIN_ADMIN_TOKEN_CHARS} different characters: current value uses ${distinct} (try: openssl rand -hex 32)`,
     );
   }
   return value;

@@ -155,6 +155,17 @@ export async function runAdmin(
   }
 }
 
+/**
+ * Control characters shown as escapes: a message may quote an argument (an id, a command), and
+ * raw, an ESC sequence in one reached the operator's terminal, which retitled or cleared it
+ * (probe AS).
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+
 if (import.meta.main) {
   const args = Deno.args;
   const { name } = commandOf(args.filter((a) => !a.startsWith("-")));
@@ -171,7 +182,8 @@ if (import.meta.main) {
     console.log(JSON.stringify(out, null, 2));
   } catch (e) {
     const code = e instanceof AccountError ? `${e.code}: ` : "";
-    console.error(`admin: ${code}${(e instanceof Error ? e.message : String(e)).split("\n")[0]}`);
+    const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+    console.error(`admin: ${code}${escapeControls(message)}`);
     Deno.exitCode = 1;
   } finally {
     kv?.close();

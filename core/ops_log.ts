@@ -33,7 +33,21 @@ export function flushOpsLog(ms = 1_000): Promise<void> {
   return stdout.settle(ms);
 }
 
-const SECRET_PARAMS = new Set(["api_key", "token"]);
+// The names a client may put a key or the admin token under by mistake (probe AS: the token sent
+// as ?access_token= or ?key= was logged in clear).
+const SECRET_PARAMS = new Set([
+  "api_key",
+  "apikey",
+  "key",
+  "token",
+  "access_token",
+  "admin_token",
+  "auth",
+  "authorization",
+  "bearer",
+  "password",
+  "secret",
+]);
 // The shape of an API key (metering/api_key.ts), wherever it appears in a logged line.
 const KEY_TEXT = /shelf_(?:live|test)_[0-9a-f]{48}/gi;
 

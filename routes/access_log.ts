@@ -63,8 +63,14 @@ const percentForm = (ch: string) =>
   `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
 
 export function requestLog(
-  opts: { log: ((line: Record<string, unknown>) => void) | null; metrics: Metrics },
+  opts: {
+    log: ((line: Record<string, unknown>) => void) | null;
+    metrics: Metrics;
+    /** Values never logged wherever they appear (the admin token sent in a path). */
+    secrets?: string[];
+  },
 ): MiddlewareHandler {
+  const secrets = (opts.secrets ?? []).filter((v) => v.length >= 8);
   return async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
@@ -96,13 +102,14 @@ export function requestLog(
         const path = maskSecrets(
           (c.req.path + (q >= 0 ? url.slice(q) : "")).slice(0, MAX_LOGGED_PATH + 64),
         ).replace(CONTROL, percentForm);
+        const shown = secrets.reduce((p, v) => p.replaceAll(v, "***"), path);
         opts.log({
           ts: new Date().toISOString(),
           request_id: id,
           method: c.req.method.slice(0, MAX_LOGGED_METHOD),
           // Any client, without a key, chooses the path: 64 KB of `%01` made a 130 KB line.
-          path: path.length > MAX_LOGGED_PATH ? path.slice(0, MAX_LOGGED_PATH) : path,
-          ...(path.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
+          path: shown.length > MAX_LOGGED_PATH ? shown.slice(0, MAX_LOGGED_PATH) : shown,
+          ...(shown.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
           status: res.status,
           ms: Math.round(seconds * 10_000) / 10,
           credits: (c.get("credits" as never) as number | undefined) ?? 0,

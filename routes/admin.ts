@@ -9,27 +9,35 @@ import type { Deps } from "./deps.ts";
 import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
 import { hashKey } from "../metering/api_key.ts";
 import { ApiError } from "../core/api_error.ts";
+import type { AdminGuard } from "./admin_guard.ts";
 
 /**
  * Refuses (401) a request without `Authorization: Bearer <ADMIN_TOKEN>`. Both sides are hashed
  * first, so the comparison takes the same time whatever the length or content of the guess.
  */
-export function adminAuth(adminToken: string): MiddlewareHandler {
+export function adminAuth(adminToken: string, guard?: AdminGuard): MiddlewareHandler {
   const expected = Buffer.from(hashKey(adminToken), "hex");
   return async (c, next) => {
+    const who = guard?.admit(c);
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
     const given = Buffer.from(hashKey(m?.[1] ?? ""), "hex");
     if (!timingSafeEqual(given, expected)) {
+      if (who !== undefined) guard!.failed(who);
       throw new ApiError(401, "unauthorized", "This needs Authorization: Bearer <ADMIN_TOKEN>.");
     }
     await next();
   };
 }
 
-export function adminRoutes(app: Hono, deps: Deps, adminToken: string): void {
+export function adminRoutes(
+  app: Hono,
+  deps: Deps,
+  adminToken: string,
+  guard?: AdminGuard,
+): void {
   const { accounts, plans } = deps;
 
-  app.use("/admin/*", adminAuth(adminToken));
+  app.use("/admin/*", adminAuth(adminToken, guard));
 
   app.get(
     "/admin/parser-health",

@@ -3,6 +3,7 @@
  * (the store answers a read within a second), `/metrics` (Prometheus text, behind the admin
  * token) and `/`, a short landing page. None needs a key or costs anything.
  */
+import type { AdminGuard } from "./admin_guard.ts";
 import type { Hono } from "hono";
 import type { Deps } from "./deps.ts";
 import { ApiError, errorResponse } from "../core/api_error.ts";
@@ -23,7 +24,12 @@ const LANDING = `<!doctype html>
 </ul>
 </body></html>`;
 
-export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined): void {
+export function opsRoutes(
+  app: Hono,
+  deps: Deps,
+  adminToken: string | undefined,
+  guard?: AdminGuard,
+): void {
   app.get("/", () =>
     new Response(LANDING, {
       headers: {
@@ -64,7 +70,7 @@ export function opsRoutes(app: Hono, deps: Deps, adminToken: string | undefined)
   if (adminToken) {
     app.get(
       "/metrics",
-      adminAuth(adminToken),
+      adminAuth(adminToken, guard),
       async () =>
         new Response(await deps.metrics.render(), {
           headers: { "content-type": deps.metrics.contentType },

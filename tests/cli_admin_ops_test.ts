@@ -422,3 +422,19 @@ Deno.test("a new store, its directory and a backup are readable by their owner o
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("admin CLI: control characters an argument carries into an error line are shown escaped, never sent to the terminal", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hostile = "acc_\x1b]0;owned\x07\x1b[2J";
+    for (const args of [["account", "show", hostile], [`bogus${hostile}`]]) {
+      const r = await cli(`${dir}/s.kv`, ...args);
+      assert.equal(r.code, 1);
+      // deno-lint-ignore no-control-regex
+      assert.doesNotMatch(r.stderr, /[\x07\x1b]/, JSON.stringify(r.stderr));
+      assert.match(r.stderr, /\\x1b\]0;owned\\x07/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

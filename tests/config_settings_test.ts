@@ -85,7 +85,27 @@ Deno.test("ADMIN_TOKEN: no whitespace or control characters, and never echoed", 
       (e: Error) => /'ADMIN_TOKEN'/.test(e.message) && !e.message.includes("aaaa"),
     );
   }
-  assert.equal(loadConfig(env({ ADMIN_TOKEN: "x".repeat(24) })).adminToken, "x".repeat(24));
+  const fine = "0123456789abcdefghijklmn"; // 24 characters, all different
+  assert.equal(loadConfig(env({ ADMIN_TOKEN: fine })).adminToken, fine);
+});
+
+Deno.test("ADMIN_TOKEN: printable ASCII only, and not a repeated word", () => {
+  for (
+    const v of [
+      "€".repeat(24), // clients send it as other bytes: it never matched
+      "ab\u0085cdefghijklmnopqrstuvwxyz", // a C1 control character
+      "x".repeat(24),
+      "adminadminadminadminadmin",
+    ]
+  ) {
+    assert.throws(
+      () => loadConfig(env({ ADMIN_TOKEN: v })),
+      (e: Error) => /'ADMIN_TOKEN'/.test(e.message) && !e.message.includes(v),
+      JSON.stringify(v),
+    );
+  }
+  const hex = "3f9a0c1be27d4485a6f0913c7e2b5d68";
+  assert.equal(loadConfig(env({ ADMIN_TOKEN: hex })).adminToken, hex);
 });
 
 Deno.test("PLANS_FILE: duplicate plan ids, a device or a file over 1 MiB are refused", async () => {

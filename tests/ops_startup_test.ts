@@ -140,7 +140,7 @@ Deno.test("start-up prints one line naming version, address, store, upstream mod
     await using shelf = await spawnShelf({
       KV_PATH: `${dir}/s.kv`,
       UPSTREAM: "origin:http://127.0.0.1:9",
-      ADMIN_TOKEN: "a".repeat(24),
+      ADMIN_TOKEN: "startup-token-0123456789abcdef",
     });
     const line = shelf.logs().split("\n").find((l) => l.includes("listening")) ?? "";
     assert.match(line, /^Shelf \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+\//);

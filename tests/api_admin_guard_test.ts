@@ -1,0 +1,59 @@
+/**
+ * Guessing the admin token (routes/admin_guard.ts): past 20 failed tries in a minute a client's
+ * admin requests are refused with 429 before any token is compared, the right token included,
+ * other clients are not, and the operator is told once with the client's address. The token is
+ * never logged, wherever a client puts it.
+ */
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+import { MAX_FAILURES } from "../routes/admin_guard.ts";
+
+const TOKEN = "guard-test-admin-token-0123456789";
+
+Deno.test("a client guessing the admin token is refused 429 past its failures; others are not; the operator is told once", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({
+    adminToken: TOKEN,
+    trustProxy: 1,
+    accessLog: (l) => void lines.push(l),
+  });
+  const admin = async (from: string, token: string, path = "/admin/accounts") => {
+    const r = await fetch(`${s.url}${path}`, {
+      headers: { authorization: `Bearer ${token}`, "x-forwarded-for": from },
+    });
+    await r.body?.cancel();
+    return r;
+  };
+  for (let i = 0; i < MAX_FAILURES; i++) {
+    assert.equal((await admin("198.51.100.7", `guess-${i}-0123456789abcdef`)).status, 401);
+  }
+  const refused = await admin("198.51.100.7", TOKEN);
+  assert.equal(refused.status, 429, "even the right token, once over the failures");
+  assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+  assert.equal((await admin("198.51.100.7", "x", "/metrics")).status, 429, "/metrics too");
+  assert.equal((await admin("203.0.113.9", TOKEN)).status, 200, "another client is not held");
+  const told = lines.filter((l) => l.event === "admin_auth_failures");
+  assert.equal(told.length, 1, JSON.stringify(told));
+  assert.equal(told[0].client, "198.51.100.7");
+});
+
+Deno.test("the admin token is not logged, whatever query parameter or path carries it", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ adminToken: TOKEN, accessLog: (l) => void lines.push(l) });
+  for (
+    const path of [
+      `/admin/accounts?access_token=${TOKEN}`,
+      `/admin/accounts?admin_token=${TOKEN}`,
+      `/admin/accounts?key=${TOKEN}`,
+      `/admin/accounts/${TOKEN}`,
+      `/v1/usage?authorization=Bearer%20${TOKEN}`,
+    ]
+  ) {
+    const r = await fetch(`${s.url}${path}`);
+    await r.body?.cancel();
+  }
+  const text = JSON.stringify(lines);
+  assert.equal(lines.length, 5);
+  assert.ok(!text.includes(TOKEN), text);
+  assert.ok(!text.includes(TOKEN.slice(0, 16)), text);
+});
