@@ -32,7 +32,9 @@ export class AdminGuard {
 
   /** The client's key, or throws 429 while it is over its failures. */
   admit(c: Context): string {
-    const who = clientAddress(c, this.trustProxy).address ?? "unknown";
+    // An IPv6 client by its /48: its 65,536 /64s would each get a whole allowance of guesses.
+    const client = clientAddress(c, this.trustProxy);
+    const who = client.network ?? client.address ?? "unknown";
     const w = this.#windows.get(who);
     if (w && this.now() - w.start < WINDOW_MS && w.failures >= MAX_FAILURES) {
       const retry = Math.max(1, Math.ceil((w.start + WINDOW_MS - this.now()) / 1000));

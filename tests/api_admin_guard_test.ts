@@ -32,9 +32,19 @@ Deno.test("a client guessing the admin token is refused 429 past its failures; o
   assert.ok(Number(refused.headers.get("retry-after")) >= 1);
   assert.equal((await admin("198.51.100.7", "x", "/metrics")).status, 429, "/metrics too");
   assert.equal((await admin("203.0.113.9", TOKEN)).status, 200, "another client is not held");
+  // IPv6 clients count by their /48: other /64s of it are held too.
+  for (let i = 0; i < MAX_FAILURES; i++) {
+    assert.equal(
+      (await admin(`2001:db8:7:${i.toString(16)}::1`, `guess-${i}-0123456789`)).status,
+      401,
+    );
+  }
+  assert.equal((await admin("2001:db8:7:ffff::1", TOKEN)).status, 429);
+  assert.equal((await admin("2001:db8:8::1", TOKEN)).status, 200);
   const told = lines.filter((l) => l.event === "admin_auth_failures");
-  assert.equal(told.length, 1, JSON.stringify(told));
+  assert.equal(told.length, 2, JSON.stringify(told));
   assert.equal(told[0].client, "198.51.100.7");
+  assert.equal(told[1].client, "2001:db8:7::/48");
 });
 
 Deno.test("the admin token is not logged, whatever query parameter or path carries it", async () => {

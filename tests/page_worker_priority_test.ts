@@ -32,7 +32,7 @@ Deno.test({
     }
     const dir = await Deno.makeTempDir();
     const plans = await plansFile(1000, 100);
-    const token = "t".repeat(24);
+    const token = crypto.randomUUID();
     {
       await using shelf = await spawnShelf({
         KV_PATH: `${dir}/s.kv`,
