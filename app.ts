@@ -2,7 +2,6 @@
  * The service as a Hono app over its dependencies. main.ts supplies real ones; tests supply a
  * temporary KV file, an injected clock and a data source that answers or fails on demand.
  */
-import { AdminGuard } from "./routes/admin_guard.ts";
 import { Hono } from "hono";
 import type { Clock } from "./metering/clock.ts";
 import type { Plans } from "./metering/plans.ts";
@@ -29,6 +28,7 @@ import { type Deps, type SignupMode } from "./routes/deps.ts";
 import { consoleLog, type Log } from "./core/log.ts";
 import { Watches, type WatchOptions } from "./watches/mod.ts";
 import { watchRoutes } from "./routes/watches.ts";
+import { AdminGuard } from "./routes/admin_guard.ts";
 import { securityHeaders } from "./routes/dashboard/guard.ts";
 
 export interface AppOptions {

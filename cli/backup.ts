@@ -454,6 +454,15 @@ async function* linesOf(file: Deno.FsFile): AsyncGenerator<string> {
   }
 }
 
+/** One commit writing `batch`, each entry only where its key is not yet: as restore writes. */
+function insertion(kv: Deno.Kv, batch: Decoded[]): Deno.AtomicOperation {
+  const op = kv.atomic();
+  for (const e of batch) {
+    op.check({ key: e.key, versionstamp: null }).set(e.key, e.value, lifeOf(e));
+  }
+  return op;
+}
+
 /** The life an entry is written with: none once it is over (restore leaves it out). */
 function lifeOf({ expireIn }: Decoded): { expireIn: number } | undefined {
   return expireIn !== undefined && expireIn > 0 ? { expireIn } : undefined;
@@ -532,11 +541,7 @@ async function tried(scratch: Deno.Kv, batch: Decoded[], seen: DigestSet): Promi
   };
   let why: string;
   try {
-    const op = scratch.atomic();
-    for (const e of batch) {
-      op.check({ key: e.key, versionstamp: null }).set(e.key, e.value, lifeOf(e));
-    }
-    await op.commit();
+    await insertion(scratch, batch).commit();
     const gone = scratch.atomic();
     for (const e of batch) gone.delete(e.key);
     await gone.commit();
@@ -627,11 +632,7 @@ async function committed(
   // Processes serving the same file take turns with its write lock (lock_backoff.ts): failing
   // on the first commit that found it held left a half-restored store that was being served.
   for (let tries = 0;; tries++) {
-    const op = kv.atomic();
-    for (const { key, value, expireIn } of batch) {
-      op.check({ key, versionstamp: null })
-        .set(key, value, expireIn === undefined ? undefined : { expireIn });
-    }
+    const op = insertion(kv, batch);
     try {
       ok = (await op.commit()).ok;
       // A commit that threw may have landed all the same (a remote store's lost reply).

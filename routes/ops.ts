@@ -3,9 +3,9 @@
  * (the store answers a read within a second), `/metrics` (Prometheus text, behind the admin
  * token) and `/`, a short landing page. None needs a key or costs anything.
  */
-import type { AdminGuard } from "./admin_guard.ts";
 import type { Hono } from "hono";
 import type { Deps } from "./deps.ts";
+import type { AdminGuard } from "./admin_guard.ts";
 import { ApiError, errorResponse } from "../core/api_error.ts";
 import { adminAuth } from "./admin.ts";
 

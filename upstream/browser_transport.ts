@@ -645,7 +645,8 @@ export class BrowserTransport implements Transport {
     }
     // Refused before the request, not halfway through the body: the marketplace is not asked for
     // a page that could not be read (two thirds of one account's requests were, at 90 at once).
-    if (processReadBudget.spent(init.owner ?? s.owner)) throw new ReadBudgetSpent();
+    const owner = init.owner ?? s.owner;
+    if (processReadBudget.spent(owner)) throw new ReadBudgetSpent();
     const timeout = AbortSignal.timeout(this.o.timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     this.sent++;
@@ -673,7 +674,7 @@ export class BrowserTransport implements Transport {
           "The upstream origin sent an encoded body, though Shelf asked for none.",
         );
       }
-      const body = await readCapped(res.body, MAX_UPSTREAM_BYTES, init.owner ?? s.owner);
+      const body = await readCapped(res.body, MAX_UPSTREAM_BYTES, owner);
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,

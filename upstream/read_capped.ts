@@ -8,11 +8,8 @@ import { ApiError } from "../core/api_error.ts";
 export const MAX_UPSTREAM_BYTES = 8 * 1024 * 1024;
 
 /**
- * Bytes of bodies being read at once, across every marketplace and account. Each read is capped,
- * but 18 marketplaces' 108 slots of pages sent at just under the cap held about 0.9 GiB (probe
- * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once. Past half of it,
- * one account's reads hold at most a quarter: all of it, one account's pages at the cap left every
- * other account's reads refused (probe AO's victim got 503s).
+ * Bytes of page bodies held at once, shared out among accounts: those being read (below), and
+ * those waiting for a page worker (page_pool.ts).
  */
 export class ByteBudget {
   #used = 0;
@@ -72,6 +69,13 @@ export class ByteBudget {
   }
 }
 
+/**
+ * Bytes of bodies being read at once, across every marketplace and account. Each read is capped,
+ * but 18 marketplaces' 108 slots of pages sent at just under the cap held about 0.9 GiB (probe
+ * AB); 256 MiB is over a hundred of the largest real pages (about 2 MB) at once. Shared out as
+ * ByteBudget says: all of it open to one account, that account's pages at the cap left every
+ * other account's reads refused (probe AO's victim got 503s).
+ */
 export const processReadBudget = new ByteBudget(256 * 1024 * 1024);
 
 /** The process's read budget is spent: an uncharged 503 that the transport does not retry. */

@@ -14,6 +14,8 @@
  * (an account forgotten starts full again), so its memory is bounded.
  */
 
+import { setBounded } from "../core/bounded_map.ts";
+
 /** Pages fetched ahead and not used that an account may have outstanding. */
 export const AHEAD_ALLOWANCE = 12;
 /** One page of allowance comes back every REFILL_MS. */
@@ -61,27 +63,20 @@ export class SearchAhead {
   /** A page of `listing` that has a next page held `items` results. */
   sawFullPage(listing: string, items: number): void {
     if (items <= 0) return;
-    this.#perPage.delete(listing);
-    this.#perPage.set(listing, Math.min(items, LARGEST_PAGE));
-    if (this.#perPage.size > MAX_MARKETPLACES) {
-      this.#perPage.delete(this.#perPage.keys().next().value!);
-    }
+    setBounded(this.#perPage, listing, Math.min(items, LARGEST_PAGE), MAX_MARKETPLACES);
   }
 
   #bucket(owner: string): Bucket {
     const t = this.now();
     let bucket = this.#buckets.get(owner);
     if (bucket) {
-      this.#buckets.delete(owner); // to the end: the least recently seen are first
       bucket.pages = Math.min(AHEAD_ALLOWANCE, bucket.pages + (t - bucket.at) / REFILL_MS);
       bucket.at = t;
     } else {
       bucket = { pages: AHEAD_ALLOWANCE, at: t };
-      if (this.#buckets.size >= MAX_ACCOUNTS) {
-        this.#buckets.delete(this.#buckets.keys().next().value!);
-      }
     }
-    this.#buckets.set(owner, bucket);
+    // Written again, it goes last: the least recently seen accounts are forgotten first.
+    setBounded(this.#buckets, owner, bucket, MAX_ACCOUNTS);
     return bucket;
   }
 }

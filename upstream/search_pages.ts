@@ -13,8 +13,8 @@
  * A page is fetched only once it is paid for (issue 13.11): the first by the call itself, every
  * further one by `chargePage()` just before its request, and a call pays exactly the upstream
  * pages it fetched (SPEC: "1 credit per upstream page fetched"), pages fetched ahead past the last
- * page or past the items asked for included, but for those sent with the first page; a page the marketplace says does not exist (404) was
- * fetched too. A further page that fails otherwise (blocked, timed out, unreadable) is given back
+ * page or past the items asked for included, but for those sent with the first page; a page the
+ * marketplace says does not exist (404) was fetched too. A further page that fails otherwise (blocked, timed out, unreadable) is given back
  * with `refundPages()`, and ends the call with the items so far and `has_next_page` true, as when
  * `chargePage()` refuses: failing the whole call threw away items paid for, and refunded pages
  * the marketplace had answered. The pages fetched ahead of it are given back too: their items
@@ -62,17 +62,18 @@ export const PAGES_AHEAD = 4;
 export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collected> {
   const fetched = new Map<number, Promise<Raw>>();
   const refunded = new Set<number>();
-  // `used`: pages from the first whose items are in the answer; `ahead`: pages fetched with the first.
-  const gap = { at: Infinity, used: 0, ahead: 0 };
+  // `failedAt`: the further page that failed, if one did; `used`: pages from the first whose items
+  // are in the answer; `ahead`: pages fetched with the first.
+  const progress = { failedAt: Infinity, used: 0, ahead: 0 };
   try {
-    return await collect(o, fetched, refunded, gap);
+    return await collect(o, fetched, refunded, progress);
   } finally {
     // Pages fetched ahead of the first page's answer are paid only if their items are used:
     // the call did not know it needed them (search_ahead.ts bounds how many go unused).
     let wasted = 0;
-    for (let i = 1; i <= gap.ahead; i++) {
+    for (let i = 1; i <= progress.ahead; i++) {
       const page = o.firstPage + i;
-      if (fetched.has(page) && i >= gap.used) {
+      if (fetched.has(page) && i >= progress.used) {
         wasted++;
         refunded.add(page);
       }
@@ -87,7 +88,7 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
       [...fetched].map(([page, p]) =>
         // The first page is the call's own credit: the route refunds it if the call fails.
         page === o.firstPage ? undefined : p.then(
-          () => void (page > gap.at && refunded.add(page)),
+          () => void (page > progress.failedAt && refunded.add(page)),
           (e) => void (pageMissing(e) || refunded.add(page)),
         )
       ),
@@ -100,7 +101,7 @@ async function collect<Raw>(
   o: CollectOptions<Raw>,
   fetched: Map<number, Promise<Raw>>,
   refunded: Set<number>,
-  gap: { at: number; used: number; ahead: number },
+  progress: { failedAt: number; used: number; ahead: number },
 ): Promise<Collected> {
   let unpaid = false;
   const request = async (page: number) => {
@@ -122,8 +123,10 @@ async function collect<Raw>(
 
   await request(o.firstPage);
   if (o.ahead && o.ahead.pages > 0) {
-    gap.ahead = Math.min(o.ahead.pages, PAGES_AHEAD);
-    await Promise.all(Array.from({ length: gap.ahead }, (_, i) => request(o.firstPage + 1 + i)));
+    progress.ahead = Math.min(o.ahead.pages, PAGES_AHEAD);
+    await Promise.all(
+      Array.from({ length: progress.ahead }, (_, i) => request(o.firstPage + 1 + i)),
+    );
   }
   const results: ProductItem[] = [];
   let total = 0;
@@ -139,10 +142,10 @@ async function collect<Raw>(
       if (used === 0) throw e; // the first page: the call fails
       if (pageMissing(e)) return done(results, false, total, used); // the results ended before it
       refunded.add(page);
-      gap.at = page;
+      progress.failedAt = page;
       return done(results, true, total, used);
     }
-    gap.used = ++used;
+    progress.used = ++used;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
     results.push(...got.results.filter(o.keep));
