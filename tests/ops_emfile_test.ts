@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { FakeMarketplace } from "./fake_marketplace.ts";
-import { spawnShelf } from "./proof/shelf_process.ts";
+import { type ShelfProcess, spawnShelf } from "./proof/shelf_process.ts";
 import { createAccount } from "./proof/admin_client.ts";
 
 const TOKEN = `emfile-${crypto.randomUUID()}`;
@@ -47,7 +47,25 @@ async function holdEveryDescriptor(port: number): Promise<Deno.Conn[]> {
   return held;
 }
 
-Deno.test("after clients held every descriptor, a stop still waits for calls on connections accepted before, and they are answered", async () => {
+interface LimitedShelf {
+  shelf: ShelfProcess;
+  fake: FakeMarketplace;
+  key: string;
+  port: number;
+  /** A connection accepted before anything else happened, kept open. */
+  old: Deno.Conn;
+  /** Connections closed when the test ends (held ones are pushed here). */
+  conns: Deno.Conn[];
+}
+
+/**
+ * Shelf with `ulimit -n 256` over the fake marketplace serving one product page, a paid key, and
+ * one connection accepted first; everything is closed and removed after `test`.
+ */
+async function withLimitedShelf(
+  settings: Record<string, string>,
+  test: (s: LimitedShelf) => Promise<void>,
+): Promise<void> {
   await using fake = new FakeMarketplace();
   fake.page("https://www.amazon.com/dp/B07H57DNVV", FIXTURE);
   const dir = await Deno.makeTempDir();
@@ -55,8 +73,8 @@ Deno.test("after clients held every descriptor, a stop still waits for calls on 
     KV_PATH: `${dir}/emfile.kv`,
     UPSTREAM: fake.upstream,
     ADMIN_TOKEN: TOKEN,
-    DRAIN_SECONDS: "10",
     RESULT_CACHE: "off",
+    ...settings,
   }, { fileLimit: 256 });
   const conns: Deno.Conn[] = [];
   try {
@@ -65,33 +83,7 @@ Deno.test("after clients held every descriptor, a stop still waits for calls on 
     const old = await Deno.connect({ hostname: "127.0.0.1", port });
     conns.push(old);
     assert.match(await exchange(old, "/healthz"), /^HTTP\/1\.1 200/);
-
-    const held = await holdEveryDescriptor(port);
-    conns.push(...held);
-    await new Promise((r) => setTimeout(r, 300));
-    for (const c of held) c.close();
-    conns.length = 1;
-    // Listening again once descriptors are free.
-    let again = false;
-    for (let i = 0; i < 100 && !again; i++) {
-      again = await fetch(`${shelf.url}/healthz`).then(async (r) => {
-        await r.body?.cancel();
-        return r.ok;
-      }, () => false);
-      if (!again) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(again, `listening again: ${shelf.logs().slice(-2_000)}`);
-    assert.match(shelf.logs(), /listener_failed/, "the episode happened");
-
-    fake.delayMs = 2_000;
-    const call = exchange(old, "/v1/products/details?asin=B07H57DNVV", key);
-    while (fake.pageRequests("/dp/") < 1) await new Promise((r) => setTimeout(r, 10));
-    const code = await shelf.stop("SIGTERM");
-    const answer = await call;
-    assert.match(answer, /^HTTP\/1\.1 200/, `answered: ${answer.slice(0, 200)}`);
-    assert.match(answer, /x-credits-cost: 1/i);
-    assert.equal(code, 0, shelf.logs().slice(-2_000));
-    assert.doesNotMatch(shelf.logs(), /panicked|Too many open files \(os error 24\)'/);
+    await test({ shelf, fake, key, port, old, conns });
   } finally {
     for (const c of conns) {
       try {
@@ -101,25 +93,44 @@ Deno.test("after clients held every descriptor, a stop still waits for calls on 
     await shelf.stop("SIGKILL").catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+}
+
+Deno.test("after clients held every descriptor, a stop still waits for calls on connections accepted before, and they are answered", async () => {
+  await withLimitedShelf(
+    { DRAIN_SECONDS: "10" },
+    async ({ shelf, fake, key, port, old, conns }) => {
+      const held = await holdEveryDescriptor(port);
+      conns.push(...held);
+      await new Promise((r) => setTimeout(r, 300));
+      for (const c of held) c.close();
+      conns.length = 1;
+      // Listening again once descriptors are free.
+      let again = false;
+      for (let i = 0; i < 100 && !again; i++) {
+        again = await fetch(`${shelf.url}/healthz`).then(async (r) => {
+          await r.body?.cancel();
+          return r.ok;
+        }, () => false);
+        if (!again) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(again, `listening again: ${shelf.logs().slice(-2_000)}`);
+      assert.match(shelf.logs(), /listener_failed/, "the episode happened");
+
+      fake.delayMs = 2_000;
+      const call = exchange(old, "/v1/products/details?asin=B07H57DNVV", key);
+      while (fake.pageRequests("/dp/") < 1) await new Promise((r) => setTimeout(r, 10));
+      const code = await shelf.stop("SIGTERM");
+      const answer = await call;
+      assert.match(answer, /^HTTP\/1\.1 200/, `answered: ${answer.slice(0, 200)}`);
+      assert.match(answer, /x-credits-cost: 1/i);
+      assert.equal(code, 0, shelf.logs().slice(-2_000));
+      assert.doesNotMatch(shelf.logs(), /panicked|Too many open files \(os error 24\)'/);
+    },
+  );
 });
 
 Deno.test("a fresh process's first paid call while clients hold nearly every descriptor is answered, and the process lives on", async () => {
-  await using fake = new FakeMarketplace();
-  fake.page("https://www.amazon.com/dp/B07H57DNVV", FIXTURE);
-  const dir = await Deno.makeTempDir();
-  const shelf = await spawnShelf({
-    KV_PATH: `${dir}/emfile.kv`,
-    UPSTREAM: fake.upstream,
-    ADMIN_TOKEN: TOKEN,
-    RESULT_CACHE: "off",
-  }, { fileLimit: 256 });
-  const conns: Deno.Conn[] = [];
-  try {
-    const { key } = await createAccount(shelf.url, TOKEN, "growth");
-    const port = Number(new URL(shelf.url).port);
-    const old = await Deno.connect({ hostname: "127.0.0.1", port });
-    conns.push(old);
-    assert.match(await exchange(old, "/healthz"), /^HTTP\/1\.1 200/);
+  await withLimitedShelf({}, async ({ shelf, key, port, old, conns }) => {
     const held = await holdEveryDescriptor(port);
     conns.push(...held);
     // A few free: enough for the upstream request, too few for a worker's thread. Started for
@@ -132,13 +143,5 @@ Deno.test("a fresh process's first paid call while clients hold nearly every des
     const after = await exchange(old, "/v1/", undefined);
     assert.match(after, /^HTTP\/1\.1 200/, "the process lives on");
     assert.doesNotMatch(shelf.logs(), /panicked/);
-  } finally {
-    for (const c of conns) {
-      try {
-        c.close();
-      } catch { /* closed */ }
-    }
-    await shelf.stop("SIGKILL").catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  });
 });
