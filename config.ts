@@ -388,8 +388,14 @@ export function localKvFile(kvPath: string | undefined): string | undefined {
   return kvPath && kvPath !== ":memory:" && !/^https?:\/\//.test(kvPath) ? kvPath : undefined;
 }
 
-/** The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read. */
-export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
+/**
+ * The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read.
+ * `turnsWaitMs` is how long a commit waits for its turn on a shared file (CommitTurns).
+ */
+export async function openStore(
+  kvPath: string | undefined,
+  turnsWaitMs?: number,
+): Promise<Deno.Kv> {
   // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
   const where = kvPath === undefined ? "the platform's KV" : redactUrl(kvPath);
   const reason = (e: unknown) =>
@@ -418,7 +424,7 @@ export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {
           consoleLog.error(
             `cannot open ${lockFile}: processes sharing the store will not take turns to commit:`,
             e,
-          )),
+          ), turnsWaitMs),
       );
     }
     if (file && created) {

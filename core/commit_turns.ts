@@ -47,8 +47,15 @@ export class CommitTurns {
   readonly #queue = new KeyTurns();
   #unanswered: Promise<void> | null = null;
 
-  /** `unavailable` hears why the lock file could not be opened: commits then go on unlocked. */
-  constructor(lockPath: string, private readonly unavailable: (e: unknown) => void = () => {}) {
+  /**
+   * `unavailable` hears why the lock file could not be opened: commits then go on unlocked.
+   * `waitMs` is how long a commit waits for the turn (tests lengthen it to see turns alone).
+   */
+  constructor(
+    lockPath: string,
+    private readonly unavailable: (e: unknown) => void = () => {},
+    private readonly waitMs = LOCK_WAIT_MS,
+  ) {
     this.#lockPath = lockPath;
   }
 
@@ -87,7 +94,7 @@ export class CommitTurns {
     const locking = file.lock(true).then(() => true, () => false);
     const held = await Promise.race([
       locking,
-      new Promise<false>((r) => timer = setTimeout(() => r(false), LOCK_WAIT_MS)),
+      new Promise<false>((r) => timer = setTimeout(() => r(false), this.waitMs)),
     ]);
     clearTimeout(timer);
     if (!held) {

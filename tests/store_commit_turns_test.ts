@@ -31,40 +31,80 @@ interface Hammered {
   landed: number;
   conflicts: number;
   threw: number;
-  threwLate: number;
+  threwAt: number[];
   perSecond: (number | null)[];
 }
 
-function hammer(kvPath: string, start: number, seconds: number): Promise<Hammered> {
-  return runProcess(HAMMER, kvPath, start, seconds);
+type Mode = "plain" | number;
+
+function hammer(kvPath: string, start: number, seconds: number, mode?: Mode): Promise<Hammered> {
+  return runProcess(HAMMER, kvPath, start, seconds, ...(mode === undefined ? [] : [mode]));
 }
 
-/** At most one try in ten refused after the first second, over all the processes. */
 /**
- * Refusals once the processes have met: at most a quarter of tries. Without turns, over half are
- * refused whatever the load; with them, none on a quiet machine, 2-3% of tries with the whole
- * suite running beside them, and 16% once with the suite and an outside load on this 2-core box
- * (a commit that waited LOCK_WAIT_MS for the turn goes ahead unlocked, and may be refused).
+ * A commit's wait for the turn, longer than any run here. Past LOCK_WAIT_MS a commit goes ahead
+ * unlocked and may be refused, which on a disk kept busy by other writers is most commits (each
+ * fsync outlasts the wait), with turns or without: a fixed bound on refusals failed in CI that
+ * way (25% of tries). With this wait none runs out, and what is measured is the turns alone; the
+ * wait running out has its own test below.
  */
-function fewLateRefusals(results: Hammered[]): void {
-  const tries = results.reduce((n, r) => n + r.landed + r.conflicts + r.threw, 0);
-  const late = results.reduce((n, r) => n + r.threwLate, 0);
-  assert.ok(late <= tries * 0.25, `refusals after the first second: ${JSON.stringify(results)}`);
+const NO_WAIT_RUNS_OUT = 60_000;
+
+/** Commits a process may have in flight unlocked when it first meets the others: its workers. */
+const IN_FLIGHT = 32;
+
+/**
+ * Hammers `paths` (one process each) with turns and, at the same time, as many processes on a
+ * file of their own without turns, which shows the commits contend on this machine now.
+ */
+async function beside(paths: string[], seconds: number) {
+  const dir = await Deno.makeTempDir();
+  try {
+    const plainPath = `${dir}/plain.kv`;
+    (await Deno.openKv(plainPath)).close();
+    const start = Date.now() + 3000; // after all have started and opened their store
+    const [turns, plain] = await Promise.all([
+      Promise.all(paths.map((path) => hammer(path, start, seconds, NO_WAIT_RUNS_OUT))),
+      Promise.all(paths.map(() => hammer(plainPath, start, seconds, "plain"))),
+    ]);
+    const brief = (rs: Hammered[]) =>
+      rs.map(({ landed, conflicts, threw }) => ({ landed, conflicts, threw }));
+    console.log({ turns: brief(turns), plain: brief(plain) });
+    return { turns, plain };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Refusals once every process has met the others (its first refusal). From then on each process
+ * commits one at a time under the lock; only commits that were in flight unlocked when their
+ * process met may still be refused (IN_FLIGHT a process), and each of those that lands may refuse
+ * the one locked commit of each other process: IN_FLIGHT × processes² at most. Processes beside
+ * them without turns, counted from the same moment, are refused far more often. Measured here:
+ * 1 to 60 against 7,559 to 10,043 on a quiet disk, 0 to 29 against 1,170 to 2,187 with six
+ * `dd conv=fsync` loops writing beside them.
+ */
+function fewLateRefusals({ turns, plain }: { turns: Hammered[]; plain: Hammered[] }): void {
+  const met = Math.max(...turns.map((r) => r.threwAt[0] ?? Infinity));
+  assert.ok(met < Infinity, "each process meets the others");
+  const after = (rs: Hammered[]) =>
+    rs.reduce((n, r) => n + r.threwAt.filter((t) => t > met).length, 0);
+  console.log(`refused once all had met: ${after(turns)} with turns, ${after(plain)} without`);
+  const bound = IN_FLIGHT * turns.length ** 2;
+  assert.ok(
+    after(turns) <= bound && after(turns) * 4 < after(plain),
+    `refusals once all had met: ${after(turns)} with turns, ${after(plain)} without`,
+  );
 }
 
 Deno.test("three processes committing checked writes to one KV file: refusals are rare once they have met", async () => {
   const kvPath = await tempKv();
   try {
-    const start = Date.now() + 3000; // after all three have started and opened the store
-    const results = await Promise.all([1, 2, 3].map(() => hammer(kvPath, start, 4)));
-    console.log(results);
-    for (const r of results) {
+    const results = await beside([kvPath, kvPath, kvPath], 4);
+    for (const r of results.turns) {
       assert.ok(r.landed > 0, `each process lands commits: ${JSON.stringify(r)}`);
     }
-    // Once a process has met the others it commits one at a time under the lock. A commit that
-    // waited LOCK_WAIT_MS for it goes ahead unlocked, and on a loaded machine (the whole suite in
-    // parallel) some do and are refused: 2-3% of tries in such a run, against over half without
-    // turns.
     fewLateRefusals(results);
     const lock = await Deno.stat(commitLockFile(kvPath));
     assert.equal(lock.mode! & 0o077, 0, "the turns file is the owner's alone");
@@ -104,9 +144,7 @@ Deno.test("processes that reach one KV file through a symlink take turns on the 
   try {
     (await Deno.openKv(real)).close();
     await Deno.symlink(real, link);
-    const start = Date.now() + 3000;
-    const results = await Promise.all([real, link].map((path) => hammer(path, start, 4)));
-    console.log(results.map(({ perSecond: _, ...r }) => r));
+    const results = await beside([real, link], 4);
     // Spelled as given, the two took turns on two files (link.kv-turns beside shelf.kv-turns),
     // and about one try in twelve was refused after the first second.
     assert.ok(await exists(commitLockFile(real)), "the real path's turns file");

@@ -1,26 +1,40 @@
 /**
  * A process that commits checked writes to a shared KV file as fast as it can, as Shelf's meter
- * does under load: `deno run -A commit_hammer.ts KV_PATH START SECONDS`, starting at the epoch
+ * does under load, backing off after a refusal as every committer in Shelf does (lock_backoff.ts):
+ * `deno run -A commit_hammer.ts KV_PATH START SECONDS [plain | WAIT_MS]`, starting at the epoch
  * millisecond START so that processes started one after another begin together. The store is
- * opened as Shelf opens it (config.ts openStore). Prints one JSON line: commits that landed, that
- * lost their check, that threw, that threw after the first second (once processes have met), and
- * how many landed in each second.
+ * opened as Shelf opens it (config.ts openStore), with WAIT_MS for a commit's wait for the turn,
+ * or with `plain` as Deno opens it, without turns. Prints one JSON line: commits that landed, that
+ * lost their check, that threw, when each throw came (epoch ms), and how many landed in each
+ * second.
  */
 import { openStore } from "../../config.ts";
+import { afterLocked } from "../../core/lock_backoff.ts";
 
-const [path, startAt, seconds] = Deno.args;
-const kv = await openStore(path);
+const [path, startAt, seconds, mode] = Deno.args;
+const kv = mode === "plain"
+  ? await Deno.openKv(path)
+  : await openStore(path, mode ? Number(mode) : undefined);
 const start = Number(startAt);
 await new Promise((r) => setTimeout(r, Math.max(0, start - Date.now())));
 const end = start + Number(seconds) * 1000;
-const counts = { landed: 0, conflicts: 0, threw: 0, threwLate: 0, perSecond: [] as number[] };
+const counts = {
+  landed: 0,
+  conflicts: 0,
+  threw: 0,
+  threwAt: [] as number[],
+  perSecond: [] as number[],
+};
 const record = { pad: "x".repeat(700) };
 await Promise.all(Array.from({ length: 32 }, async (_, i) => {
   const key = ["hammer", i % 20];
+  let refusedInRow = 0;
   while (Date.now() < end) {
+    if (refusedInRow > 0) await afterLocked(refusedInRow);
     const current = await kv.get(key);
     try {
       const r = await kv.atomic().check(current).set(key, record).commit();
+      refusedInRow = 0;
       if (r.ok) {
         counts.landed++;
         const second = Math.floor((Date.now() - start) / 1000);
@@ -28,7 +42,8 @@ await Promise.all(Array.from({ length: 32 }, async (_, i) => {
       } else counts.conflicts++;
     } catch {
       counts.threw++;
-      if (Date.now() - start > 1000) counts.threwLate++;
+      refusedInRow++;
+      counts.threwAt.push(Date.now());
     }
   }
 }));
