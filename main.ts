@@ -5,13 +5,16 @@
  * A setting or store that cannot be used ends start-up with one line on stderr and exit code 1:
  * every setting is checked before the store is opened, and the server binds its address before
  * anything starts working (watch refreshes, webhooks, alert mail), so an instance that cannot
- * listen (PORT taken, HOST not on this machine) exits 1 instead of working unreachable.
+ * listen (PORT taken, HOST not on this machine) exits 1 instead of working unreachable. Where
+ * the store is a local file not yet made, the address is tried once first, so that such a start
+ * creates none; the store is still opened before the real bind, so that a store that cannot be
+ * used is never a served 503.
  * SIGTERM or SIGINT drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
  * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
 import { createApp } from "./app.ts";
 import { ApiError, errorResponse } from "./core/api_error.ts";
-import { type Config, loadConfig, openStore } from "./config.ts";
+import { type Config, loadConfig, localKvFile, openStore } from "./config.ts";
 import { redactUrl } from "./core/redact_url.ts";
 import { systemClock } from "./metering/clock.ts";
 import { checkUpstream, dataSourceFor } from "./upstream/select.ts";
@@ -46,10 +49,25 @@ function starting(): Response {
 /** How long a stopping process waits for its last log lines to be read (a stalled reader: no more). */
 const LAST_LINES_MS = 500;
 
+function cannotListen(config: Config, e: unknown): Error {
+  const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
+  return new Error(
+    `Cannot start: cannot listen on 'HOST' ${config.host} 'PORT' ${config.port}: ${why}`,
+  );
+}
+
 async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
   checkUpstream(config.upstream, Deno.env);
+  const file = localKvFile(config.kvPath);
+  if (config.port !== 0 && file && !(await Deno.lstat(file).then(() => true, () => false))) {
+    try {
+      Deno.listen({ port: config.port, hostname: config.host }).close();
+    } catch (e) {
+      throw cannotListen(config, e);
+    }
+  }
   const kv = await openStore(config.kvPath);
 
   // Then the address: the loops createApp starts must not run in an instance nobody can reach.
@@ -74,10 +92,7 @@ async function main(): Promise<void> {
     addr = await server.ready;
   } catch (e) {
     kv.close();
-    const why = (e instanceof Error ? e.message : String(e)).split("\n")[0];
-    throw new Error(
-      `Cannot start: cannot listen on 'HOST' ${config.host} 'PORT' ${config.port}: ${why}`,
-    );
+    throw cannotListen(config, e);
   }
 
   const pages = pageReaderFor(config.parseWorkers, opsLog);

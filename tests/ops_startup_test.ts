@@ -256,6 +256,7 @@ Deno.test("a HOST that cannot be listened on (malformed, not on this machine, no
       await startFails({ KV_PATH: kv, HOST: "no-such-host.invalid" }),
       /^shelf: Cannot start: cannot listen on 'HOST' no-such-host\.invalid /,
     );
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "no store created for an instance unheard");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
