@@ -93,6 +93,32 @@ Deno.test("dashboard: a form posted without or with a wrong CSRF token is refuse
   assert.match(ok.text, /shelf_live_[0-9a-f]{48}/);
 });
 
+Deno.test("dashboard: a form another site bounced here (Origin null, fetch metadata not same-origin) is refused even with the right token", async () => {
+  await using s = await startServer();
+  const email = await signUp(browser(s.url));
+  // The victim's browser, holding a form cookie and token the attacker's page could have set.
+  const victim = browser(s.url);
+  const form = { _csrf: (await victim.send("/dashboard/signin")).csrf, email };
+  const signIn = (headers: Record<string, string>) =>
+    victim.send("/dashboard/signin", {
+      form: { ...form, password: "correct horse battery" },
+      headers,
+    });
+  assert.equal((await signIn({ origin: "null" })).status, 403, "Origin null, after a redirect");
+  for (const site of ["same-site", "cross-site"]) {
+    assert.equal((await signIn({ "sec-fetch-site": site })).status, 403, site);
+  }
+  assert.equal(
+    (await victim.send("/dashboard/keys")).status,
+    303,
+    "not signed in: sent to sign in",
+  );
+  const own = await signIn({ origin: s.url, "sec-fetch-site": "same-origin" });
+  assert.equal(own.status, 303, "the dashboard's own form");
+  assert.equal(own.headers.get("location"), "/dashboard/keys");
+  assert.equal((await victim.send("/dashboard/keys")).status, 200, "signed in");
+});
+
 Deno.test("dashboard: session cookies are HttpOnly and SameSite; Secure except on plain-http loopback", async () => {
   await using s = await startServer();
   const r = await fetch(s.url + "/dashboard/signup");

@@ -170,8 +170,15 @@ export function csrfCheck(
 ): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== "POST") return await next();
+    // A browser says `Origin: null` for a form another site bounced here through a redirect: a
+    // page that could set the form cookie (another port of this host name) signed a visitor into
+    // its own account that way (probe AU). Fetch metadata says the same where Origin is missing.
     const origin = c.req.header("origin");
-    if (origin && origin !== "null" && !sameOrigin(origin, servedHost(c, deps))) {
+    const site = c.req.header("sec-fetch-site");
+    if (
+      (origin && !sameOrigin(origin, servedHost(c, deps))) ||
+      (site && site !== "same-origin" && site !== "none")
+    ) {
       return refuse(c, "The form came from another site.");
     }
     let form: Awaited<ReturnType<typeof c.req.parseBody>>;
