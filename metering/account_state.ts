@@ -61,6 +61,11 @@ export interface AlertSettings {
    * (routes/dashboard/alert_address.tsx); absent in records of earlier versions.
    */
   confirmed?: string | null;
+  /**
+   * Counts settings saves and confirmations: a mailed confirmation link carries the count it was
+   * asked under and is void once it moved on (a later address asked for, or saved).
+   */
+  asked?: number;
 }
 
 /**

@@ -296,8 +296,16 @@ export class Accounts {
     return keys.sort((a, b) => b.created_at - a.created_at);
   }
 
-  /** Turns the 80% / 100% alerts on or off and sets where they go (null: the account's email). */
-  async updateAlerts(accountId: string, change: Partial<AlertSettings>): Promise<AccountState> {
+  /**
+   * Turns the 80% / 100% alerts on or off and sets where they go (null: the account's email).
+   * With `ifAsked`, only while the settings have not changed since that count (a confirmation
+   * link's): else AccountError 409 `stale`.
+   */
+  async updateAlerts(
+    accountId: string,
+    change: Partial<Omit<AlertSettings, "asked">>,
+    ifAsked?: number,
+  ): Promise<AccountState> {
     let email = change.email;
     if (email !== undefined && email !== null) {
       if (String(email).trim() === "") email = null;
@@ -309,11 +317,15 @@ export class Accounts {
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
       const cur = alertSettings(s);
+      if (ifAsked !== undefined && (cur.asked ?? 0) !== ifAsked) {
+        throw new AccountError(409, "stale", "the alert settings changed since the link was sent");
+      }
       s.alerts = {
         at80: change.at80 ?? cur.at80,
         at100: change.at100 ?? cur.at100,
         email: email === undefined ? cur.email : email,
         confirmed: change.confirmed === undefined ? cur.confirmed ?? null : change.confirmed,
+        asked: (cur.asked ?? 0) + 1,
       };
       return { next: s, result: s };
     });

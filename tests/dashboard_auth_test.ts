@@ -919,56 +919,113 @@ Deno.test("a signed-in browser can use a reset link: its form carries the browse
   assert.equal((await owner.send("/dashboard/keys")).status, 303, "signed out");
 });
 
-Deno.test("an alert address other than the account's own is used only once a mailed link confirms it", async () => {
+/** A mail sink, a server with open sign-up mailing through it, and `email`'s signed-in owner. */
+async function withAlertsOwner(
+  email: string,
+  f: (t: {
+    smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+    s: Awaited<ReturnType<typeof startServer>>;
+    email: string;
+    owner: Browser;
+    alertsTo: () => Promise<string | null>;
+  }) => Promise<void>,
+): Promise<void> {
   await using smtp = await startSmtpSink();
   await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
-  const email = "alerts-owner@example.com";
   const owner = await signedUpAndIn(s.url, email);
   const id = (await s.accounts.idByEmail(email))!;
   const alertsTo = async () => (await s.accounts.get(id)).alerts?.email ?? null;
-  const save = async (address: string) => {
-    const page = await owner.send("/dashboard/settings");
-    return await owner.send("/dashboard/settings", {
-      form: { _csrf: page.csrf, alerts_form: "1", at80: "on", at100: "on", alert_email: address },
+  await f({ smtp, s, email, owner, alertsTo });
+}
+
+/** The settings form sent with both alerts on and `address` for them. */
+async function saveAlertAddress(owner: Browser, address: string) {
+  const page = await owner.send("/dashboard/settings");
+  return await owner.send("/dashboard/settings", {
+    form: { _csrf: page.csrf, alerts_form: "1", at80: "on", at100: "on", alert_email: address },
+  });
+}
+
+Deno.test("an alert address other than the account's own is used only once a mailed link confirms it", () =>
+  withAlertsOwner("alerts-owner@example.com", async ({ smtp, s, email, owner, alertsTo }) => {
+    const save = (address: string) => saveAlertAddress(owner, address);
+
+    // A stranger's address: not used yet, and mailed a link (before, it was used at once and any
+    // address could be sent the operator's alert mails outside the account mail limits; probe AG).
+    const r = await save("Stranger@Example.com");
+    assert.equal(r.status, 303);
+    assert.match(r.headers.get("location") ?? "", /confirm=1/);
+    assert.equal(await alertsTo(), null, "alerts still go to the account's own address");
+    await eventually("the confirmation mail", () => smtp.received.length === 1);
+    assert.deepEqual(smtp.received[0].to, ["stranger@example.com"]);
+    const token = linkIn(smtp.received[0].raw, "/dashboard/alert-address");
+
+    // Its owner opens the link (a mail scanner's fetch confirms nothing), then confirms.
+    const stranger = browser(s.url);
+    const page = await stranger.send(`/dashboard/alert-address?token=${token}`);
+    assert.equal(page.status, 200);
+    assert.equal(await alertsTo(), null);
+    const done = await stranger.send("/dashboard/alert-address", {
+      form: { _csrf: page.csrf, token },
     });
-  };
+    assert.equal(done.status, 200);
+    assert.equal(await alertsTo(), "stranger@example.com");
+    const again = await stranger.send("/dashboard/alert-address", {
+      form: { _csrf: page.csrf, token },
+    });
+    assert.equal(again.status, 400, "the link works once");
 
-  // A stranger's address: not used yet, and mailed a link (before, it was used at once and any
-  // address could be sent the operator's alert mails outside the account mail limits; probe AG).
-  const r = await save("Stranger@Example.com");
-  assert.equal(r.status, 303);
-  assert.match(r.headers.get("location") ?? "", /confirm=1/);
-  assert.equal(await alertsTo(), null, "alerts still go to the account's own address");
-  await eventually("the confirmation mail", () => smtp.received.length === 1);
-  assert.deepEqual(smtp.received[0].to, ["stranger@example.com"]);
-  const token = linkIn(smtp.received[0].raw, "/dashboard/alert-address");
+    // The account's own address needs no link, nor does emptying the field.
+    assert.equal((await save(email)).headers.get("location"), "/dashboard/settings?saved=1");
+    assert.equal(await alertsTo(), email);
+    assert.equal((await save("")).headers.get("location"), "/dashboard/settings?saved=1");
+    assert.equal(await alertsTo(), null);
 
-  // Its owner opens the link (a mail scanner's fetch confirms nothing), then confirms.
-  const stranger = browser(s.url);
-  const page = await stranger.send(`/dashboard/alert-address?token=${token}`);
-  assert.equal(page.status, 200);
-  assert.equal(await alertsTo(), null);
-  const done = await stranger.send("/dashboard/alert-address", {
-    form: { _csrf: page.csrf, token },
-  });
-  assert.equal(done.status, 200);
-  assert.equal(await alertsTo(), "stranger@example.com");
-  const again = await stranger.send("/dashboard/alert-address", {
-    form: { _csrf: page.csrf, token },
-  });
-  assert.equal(again.status, 400, "the link works once");
+    // The confirmation mails count in the account mail limits: the same address gets at most
+    // ACCOUNT_MAIL_LIMIT an hour however often it is asked for.
+    for (let i = 0; i < ACCOUNT_MAIL_LIMIT + 2; i++) await save("another@example.com");
+    const toAnother = () => smtp.received.filter((m) => m.to.includes("another@example.com"));
+    await eventually("the mails within the limit", () => toAnother().length >= ACCOUNT_MAIL_LIMIT);
+    await new Promise((r) => setTimeout(r, 300)); // time for any mail past the limit to arrive
+    assert.equal(toAnother().length, ACCOUNT_MAIL_LIMIT);
+  }));
 
-  // The account's own address needs no link, nor does emptying the field.
-  assert.equal((await save(email)).headers.get("location"), "/dashboard/settings?saved=1");
-  assert.equal(await alertsTo(), email);
-  assert.equal((await save("")).headers.get("location"), "/dashboard/settings?saved=1");
-  assert.equal(await alertsTo(), null);
+Deno.test("an alert-address link dies once the settings moved on or the password changed", () =>
+  withAlertsOwner("alerts-moved-on@example.com", async ({ smtp, s, owner, alertsTo }) => {
+    const linkTo = async (address: string) => {
+      const r = await saveAlertAddress(owner, address);
+      assert.match(r.headers.get("location") ?? "", /confirm=1/);
+      await eventually(
+        `the mail to ${address}`,
+        () => smtp.received.some((m) => m.to[0] === address),
+      );
+      return linkIn(
+        smtp.received.find((m) => m.to[0] === address)!.raw,
+        "/dashboard/alert-address",
+      );
+    };
+    const confirm = async (token: string) => {
+      const b = browser(s.url);
+      const page = await b.send(`/dashboard/alert-address?token=${token}`);
+      return (await b.send("/dashboard/alert-address", { form: { _csrf: page.csrf, token } }))
+        .status;
+    };
 
-  // The confirmation mails count in the account mail limits: the same address gets at most
-  // ACCOUNT_MAIL_LIMIT an hour however often it is asked for.
-  for (let i = 0; i < ACCOUNT_MAIL_LIMIT + 2; i++) await save("another@example.com");
-  const toAnother = () => smtp.received.filter((m) => m.to.includes("another@example.com"));
-  await eventually("the mails within the limit", () => toAnother().length >= ACCOUNT_MAIL_LIMIT);
-  await new Promise((r) => setTimeout(r, 300)); // time for any mail past the limit to arrive
-  assert.equal(toAnother().length, ACCOUNT_MAIL_LIMIT);
-});
+    // Asked for one address, then another, which the owner confirms: the first link is void (it
+    // took the alerts back to the first address, unnoticed; probe AU).
+    const first = await linkTo("first@example.org");
+    const second = await linkTo("second@example.org");
+    assert.equal(await confirm(second), 200);
+    assert.equal(await confirm(first), 400, "a link the owner moved on from");
+    assert.equal(await alertsTo(), "second@example.org");
+
+    // Asked for, then the password changed (by the owner, or to shut out whoever asked): void.
+    const third = await linkTo("third@example.org");
+    const page = await owner.send("/dashboard/password");
+    const changed = await owner.send("/dashboard/password", {
+      form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" },
+    });
+    assert.equal(changed.status, 303);
+    assert.equal(await confirm(third), 400, "a link asked for under the old password");
+    assert.equal(await alertsTo(), "second@example.org");
+  }));

@@ -7,15 +7,25 @@
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
+import { readCredential } from "../../metering/passwords.ts";
 import { alertAddressMail } from "../../mail/account_mail.ts";
 import type { AccountMails } from "./account_mails.ts";
 import { formToken } from "./guard.ts";
 import { CheckMailPage, LinkInvalidPage } from "./auth_pages.tsx";
 import { Csrf, Layout } from "./layout.tsx";
 
+/**
+ * A link is void once the account's alert settings moved on from the count it was asked under,
+ * or its password changed: left in a mailbox the owner since replaced, it took the alerts back
+ * there unnoticed (probe AU).
+ */
 interface PendingAlertAddress {
   account_id: string;
   email: string;
+  /** AlertSettings.asked when the link was asked for. */
+  asked?: number;
+  /** The password epoch of the session that asked (passwords.ts). */
+  epoch?: number;
 }
 
 /**
@@ -26,12 +36,12 @@ export async function askAlertAddress(
   c: Context,
   deps: Deps,
   mails: AccountMails,
-  accountId: string,
+  asked: Required<Omit<PendingAlertAddress, "email">>,
   email: string,
 ): Promise<void> {
   if (!(await mails.may(c, email))) return;
   mails.later("alert address mail", async () => {
-    const payload: PendingAlertAddress = { account_id: accountId, email };
+    const payload: PendingAlertAddress = { ...asked, email };
     const token = await issueToken(deps.kv, "alert", payload, deps.clock.now());
     return alertAddressMail(email, deps.publicUrl, token);
   });
@@ -55,11 +65,14 @@ export function alertAddressRoutes(app: Hono, deps: Deps): void {
     if (!pending) return c.html(<LinkInvalidPage />, 400);
     const spent = await pending.spend(kv.atomic()).commit();
     if (!spent.ok) return c.html(<LinkInvalidPage />, 400);
-    const { account_id, email } = pending.payload;
+    const { account_id, email, asked, epoch } = pending.payload;
+    if (((await readCredential(kv, account_id))?.epoch ?? 0) !== (epoch ?? 0)) {
+      return c.html(<LinkInvalidPage />, 400);
+    }
     try {
-      await accounts.updateAlerts(account_id, { email, confirmed: email });
+      await accounts.updateAlerts(account_id, { email, confirmed: email }, asked ?? 0);
     } catch {
-      return c.html(<LinkInvalidPage />, 400); // the account is gone
+      return c.html(<LinkInvalidPage />, 400); // the account is gone, or its settings moved on
     }
     return c.html(
       <CheckMailPage

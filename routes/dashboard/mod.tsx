@@ -212,8 +212,9 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       // kept, and alerts go to the account's own until it is confirmed (alertRecipient).
       const confirm = !!deps.mailer && email !== null && email !== s.account.email &&
         email !== alertSettings(s.account).confirmed;
+      let saved: AccountState;
       try {
-        await accounts.updateAlerts(s.account.id, {
+        saved = await accounts.updateAlerts(s.account.id, {
           at80: form.at80 === "on",
           at100: form.at100 === "on",
           email: confirm ? undefined : given,
@@ -231,7 +232,11 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
         );
       }
       if (confirm) {
-        await askAlertAddress(c, deps, mails, s.account.id, email);
+        await askAlertAddress(c, deps, mails, {
+          account_id: s.account.id,
+          asked: alertSettings(saved).asked ?? 0,
+          epoch: s.session.epoch ?? 0,
+        }, email);
         return c.redirect("/dashboard/settings?confirm=1", 303);
       }
       return c.redirect("/dashboard/settings?saved=1", 303);
