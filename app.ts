@@ -138,6 +138,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     }
     if (err instanceof StoreWriteFailed) {
       deps.log.error("store write failed", err.message);
+      deps.metrics.storeWriteRefusals.inc();
       return errorResponse(
         new ApiError(503, "unavailable", "The store cannot be written; retry shortly.", {
           "Retry-After": "1",

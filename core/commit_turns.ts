@@ -12,7 +12,9 @@
  * its file never sees the refusal and never pays for the lock. A holder that stops mid-commit
  * (a stopped process keeps its flock) delays one commit of each other process by LOCK_WAIT_MS:
  * past it, and until that process's request for the lock is answered, its commits go ahead
- * unlocked, as before, and a refusal is retried by its caller.
+ * unlocked, as before, and a refusal is retried by its caller. A process stopped inside SQLite's
+ * own write transaction keeps SQLite's lock, which turns cannot go around: every other process's
+ * writes are refused until it resumes (probe AV; README, "Several instances on one KV").
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { KeyTurns } from "./key_turns.ts";

@@ -41,6 +41,12 @@ export class Metrics {
     labelNames: ["marketplace", "outcome"] as const,
     registers: [this.registry],
   });
+  readonly storeWriteRefusals = new client.Counter({
+    name: "shelf_store_write_refusals_total",
+    help:
+      "Calls answered 503 because the store refused their write after every retry (a full disk, or a process frozen inside a commit on a shared KV file).",
+    registers: [this.registry],
+  });
   readonly parseFields = new client.Counter({
     name: "shelf_parse_fields_total",
     help:
