@@ -9,6 +9,7 @@ import { compile, selectAll, selectOne } from "css-select";
 import { removeSubsets } from "domutils";
 import { writeLeavingOut } from "./unread_regions.ts";
 import { ParseError } from "./parse_error.ts";
+import { checkTime, spendText } from "./page_budget.ts";
 
 export type { AnyNode, Document, Element };
 
@@ -407,9 +408,11 @@ export function allWhere(
   const found: Element[] = [];
   let current: Element;
   const attr: AttributeReader = (name) => current.attribs[name];
+  let visited = 0;
   const walk = (list: AnyNode[]) => {
     for (const node of list) {
       if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+      if ((++visited & 4095) === 0) checkTime();
       current = node;
       if (test(node.name, attr)) found.push(node);
       if (node.name !== "template") walk(node.children);
@@ -431,7 +434,15 @@ export function text(node: AnyNode | null | undefined): string {
   if (!node) return "";
   const parts: string[] = [];
   collectText(node, parts);
+  spendText(lengthOf(parts));
   return parts.join("").replace(INVISIBLE, "").replace(/\s+/g, " ").trim();
+}
+
+/** The characters `parts` hold together. */
+export function lengthOf(parts: string[]): number {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
 }
 
 function collectText(node: AnyNode, parts: string[]): void {

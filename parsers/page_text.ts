@@ -3,7 +3,8 @@
  * of inline <script> and <style> elements, which Amazon scatters inside offers and reviews;
  * these helpers read only what a visitor sees.
  */
-import type { AnyNode, Element } from "./dom.ts";
+import { type AnyNode, type Element, lengthOf } from "./dom.ts";
+import { spendText } from "./page_budget.ts";
 import { ParseError } from "./parse_error.ts";
 
 const INVISIBLE = new Set(["script", "style", "noscript", "template"]);
@@ -16,6 +17,7 @@ export function visibleText(
   if (!node) return "";
   const parts: string[] = [];
   collect(node, parts, skip);
+  spendText(lengthOf(parts));
   return parts.join("").replace(/\s+/g, " ").trim();
 }
 

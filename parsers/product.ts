@@ -25,7 +25,7 @@ import { isAsin } from "./page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { Image, PriceWithList } from "../schemas/resources.ts";
-import { query } from "./dom_tree.ts";
+import { outermost, query } from "./dom_tree.ts";
 import { variantsOf } from "./variants.ts";
 import { ranksOf } from "./rank.ts";
 
@@ -360,7 +360,7 @@ function priceText(el: Element | null): string {
   if (!el) return "";
   const offscreen = text(OFFSCREEN.one(el));
   if (/\d/.test(offscreen)) return offscreen;
-  const parts = PRICE_PARTS.all(el).map((p) => text(p)).join("");
+  const parts = outermost(PRICE_PARTS.all(el)).map((p) => text(p)).join("");
   if (/\d/.test(parts)) return parts;
   const visible = text(VISIBLE.one(el)) || text(el);
   return /\d/.test(visible) ? visible : "";
@@ -473,7 +473,8 @@ function tabularSeller(box: Element | null): string {
 function bulletsOf(page: Captured): string[] {
   const box = byId(page, "feature-bullets") ?? byId(page, "productFactsDesktopExpander");
   if (!box) return [];
-  return LIST_ITEM.all(box)
+  // Outermost: a list nested in a bullet is read with it, not again at every level (probe AT).
+  return outermost(LIST_ITEM.all(box))
     .filter((li) =>
       li.attribs.id !== "replacementPartsFitmentBullet" &&
       !/\baok-hidden\b/.test(li.attribs.class ?? "")

@@ -655,7 +655,15 @@ function hasNextPage(scan: PageScan, page: number): boolean {
 function totalResults(scan: PageScan): number | null {
   const bar = scan.infoBar;
   let banner = "";
-  if (bar) banner = all(bar, "h1 span, h2 span").map(text).find((t) => /\d/.test(t)) ?? "";
+  // The first span with a number, read one at a time: reading every span first re-read the
+  // innermost text once per level of spans nested in each other (probe AT).
+  for (const span of bar ? all(bar, "h1 span, h2 span") : []) {
+    const t = text(span);
+    if (/\d/.test(t)) {
+      banner = t;
+      break;
+    }
+  }
   const old = banner ? null : scan.oldCount;
   if (old) banner = old.children.filter((c) => c.type === "text").map((c) => text(c)).join(" ");
   const numbers = banner.match(/\d{1,3}(?:[.,\s\u00a0\u202f]\d{3})+|\d+/g);

@@ -9,6 +9,7 @@ import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
+import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
 import { parseReviewSummary } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
@@ -64,8 +65,34 @@ export interface PageOutcome {
   parsed?: Parsed;
 }
 
+/**
+ * What reading one page may cost (parsers/page_budget.ts). Real pages read at most a tenth of
+ * their decoded length in text (a reviews page; most under 3%, over the corpus), so twice it, and
+ * a MiB for the smallest, leaves room twentyfold. The deadline comes before the page pool's
+ * 10 s timeout, so that a worker ends its own reading rather than being terminated mid-page (its
+ * thread then ran on to the end, a minute for a hostile page); inline, it is the only bound.
+ */
+export const TEXT_PER_CHAR = 2;
+export const MIN_TEXT_BUDGET = 1024 * 1024;
+export const READ_MS = 8_000;
+
 export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
   const html = decodeHtml(body, job.contentType);
+  const chars = Math.max(MIN_TEXT_BUDGET, TEXT_PER_CHAR * html.length);
+  try {
+    return withinBudget({ chars, ms: READ_MS }, () => readHtml(job, html));
+  } catch (e) {
+    if (!(e instanceof PageTooCostly)) throw e;
+    // Spent before the parser ran (detection, the delivery line): the page is still unread.
+    return {
+      detection: { kind: "unknown" },
+      location: null,
+      parsed: { ok: false, reason: "unrecognised", message: e.message },
+    };
+  }
+}
+
+function readHtml(job: PageJob, html: string): PageOutcome {
   const detection = detectPage(html);
   const location = job.wantLocation ? displayedLocation(html) : null;
   if (detection.kind === "blocked" && detection.reason === "soft_interstitial") {

@@ -1,0 +1,84 @@
+/**
+ * What reading one page may cost (parsers/page_budget.ts, upstream/page_read.ts): a reader that
+ * took the text of every match re-read nested matches' text once per level, and an 8 MiB page
+ * cost 36–75 s and 2–3 GB to parse, froze an inline server for a minute and held a page worker
+ * a minute past its timeout; a search page of that kind was a charged 200 (probe AT).
+ */
+import assert from "node:assert/strict";
+import { readPage } from "../upstream/page_read.ts";
+import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
+import { text } from "../parsers/dom.ts";
+import { parseHtml } from "../parsers/dom.ts";
+import { startRig } from "./upstream_harness.ts";
+
+const LEVELS = 120;
+const FILL = "a ".repeat(512 * 1024); // 1 MiB of text without a digit
+
+/** A search page whose result banner holds LEVELS nested spans around FILL, and one result. */
+function bannerPage(): string {
+  return `<!doctype html><html><head><script>ue_pty='Search';</script></head><body>` +
+    `<div data-component-type="s-result-info-bar"><h2>${"<span>".repeat(LEVELS)}${FILL}` +
+    `${"</span>".repeat(LEVELS)}</h2></div><div class="s-main-slot">` +
+    `<div data-component-type="s-search-result" data-asin="B000000001"><h2>` +
+    `<a href="/dp/B000000001"><span>Item</span></a></h2>` +
+    `<span class="a-price"><span class="a-offscreen">$1.00</span></span></div></div></body></html>`;
+}
+
+/** A product page whose feature bullets are 60 lists nested in each other around FILL. */
+function bulletsPage(): string {
+  return `<!doctype html><html><head><title>x</title><script>ue_pty='Detail';</script></head>` +
+    `<body><input type="hidden" id="ASIN" value="B0HOSTILE1"><span id="productTitle">T</span>` +
+    `<div id="feature-bullets">${"<ul><li>".repeat(60)}${FILL}${"</li></ul>".repeat(60)}` +
+    `</div></body></html>`;
+}
+
+const job = (parser: "search" | "product") => ({
+  parser,
+  url: "https://www.amazon.com/s?k=x",
+  marketplace: "US",
+  status: 200,
+  contentType: "text/html",
+  wantLocation: false,
+});
+const bytes = (html: string) => new TextEncoder().encode(html);
+
+Deno.test("text read past the page's budget ends the reading with PageTooCostly; outside a budget nothing is counted", () => {
+  const doc = parseHtml(`<p>${"x".repeat(1000)}</p>`);
+  assert.equal(text(doc).length, 1000);
+  assert.throws(() => withinBudget({ chars: 999, ms: 60_000 }, () => text(doc)), PageTooCostly);
+  assert.equal(withinBudget({ chars: 1000, ms: 60_000 }, () => text(doc)).length, 1000);
+  assert.throws(
+    () => withinBudget({ chars: 1e9, ms: -1 }, () => text(doc)),
+    /took longer than -1 ms/,
+    "past the deadline",
+  );
+});
+
+Deno.test("a search banner of nested spans is an unread page, not a paid answer; nested bullets are read once", () => {
+  const search = readPage(job("search"), bytes(bannerPage()));
+  assert.equal(search.parsed?.ok, false, "was: ok, a one-result answer, after 120 copies");
+  assert.match((search.parsed as { message: string }).message, /characters of text/);
+
+  const product = readPage(job("product"), bytes(bulletsPage()));
+  assert.ok(product.parsed?.ok, JSON.stringify(product.parsed).slice(0, 300));
+  const bullets = (product.parsed as { value: { feature_bullets: string[] } }).value
+    .feature_bullets;
+  assert.equal(bullets.length, 1, "the outermost bullet only (was: one per level)");
+  assert.equal(bullets[0], FILL.trim());
+});
+
+Deno.test("over HTTP, inline: a hostile search page is an uncharged 502", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(bannerPage(), { headers: { "content-type": "text/html" } }),
+  );
+  try {
+    await using rig = await startRig({ upstream: `origin:http://127.0.0.1:${server.addr.port}` });
+    const r = await rig.call("/v1/products/search?query=hostile");
+    assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+    assert.equal((r.body.error as { code: string }).code, "upstream_error");
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  } finally {
+    await server.shutdown();
+  }
+});
