@@ -205,12 +205,15 @@ Deno.test({
   },
 });
 
-/** A webhook receiver that accepts connections and reads them, never writing a byte back. */
-function silentReceiver() {
+/** A webhook receiver on a raw socket: `serve` has each connection (by default, never answered). */
+function rawReceiver(serve: (c: Deno.Conn) => Promise<void> = () => Promise.resolve()) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns: Deno.Conn[] = [];
   const accepting = (async () => {
-    for await (const c of listener) conns.push(c);
+    for await (const c of listener) {
+      conns.push(c);
+      serve(c).catch(() => {});
+    }
   })();
   return {
     url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/hook`,
@@ -224,7 +227,7 @@ function silentReceiver() {
 }
 
 Deno.test("webhook delivery: a receiver that never answers is a timeout, noted on the watch", async () => {
-  await using silent = silentReceiver();
+  await using silent = rawReceiver();
   const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 300 } };
   await using rig = await startRig({ watches, plan: "scale" });
   const w = await changedWatch(rig, silent.url);
@@ -234,8 +237,29 @@ Deno.test("webhook delivery: a receiver that never answers is a timeout, noted o
   assert.equal(note.result, "timeout");
 });
 
+/** Answers a request with interim 102 answers, without end. */
+async function endlessInterim(c: Deno.Conn): Promise<void> {
+  const burst = new TextEncoder().encode("HTTP/1.1 102 Processing\r\n\r\n".repeat(1_000));
+  await c.read(new Uint8Array(65536)); // the request
+  for (;;) {
+    await c.write(burst);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+Deno.test("webhook delivery: a receiver sending interim answers without end is refused at the ninth, not read to the timeout", async () => {
+  await using hostile = rawReceiver(endlessInterim);
+  const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 5_000 } };
+  await using rig = await startRig({ watches, plan: "scale" });
+  const w = await changedWatch(rig, hostile.url);
+  const note = await firstAttempt(rig, w.id);
+  assert.equal(note.delivered, false);
+  // Read to the timeout, each of its thousands of 102s parsed on the serving thread (probe AW).
+  assert.match(note.result, /^refused: the receiver sent more than 8 interim \(1xx\) answers$/);
+});
+
 Deno.test("webhook delivery: a stop cuts an attempt still running after its grace, notes it, and keeps the event to retry", async () => {
-  await using silent = silentReceiver();
+  await using silent = rawReceiver();
   const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 30_000 } };
   await using rig = await startRig({ watches, plan: "scale" });
   const w = await changedWatch(rig, silent.url);

@@ -60,6 +60,16 @@ export interface WebhookTiming {
 
 /** Accounts with events in the outbox that one pass visits at most. */
 const ACCOUNTS_PER_PASS = 1_000;
+
+/** Interim (1xx) answers a receiver may send before its final one; a real one sends one or two. */
+const MAX_INTERIM = 8;
+
+class TooManyInterim extends Error {
+  constructor() {
+    super(`the receiver sent more than ${MAX_INTERIM} interim (1xx) answers`);
+    this.name = "TooManyInterim";
+  }
+}
 /** Entries of the outbox as kept before it was kept by account, moved per pass. */
 const LEGACY_MOVES = 100;
 
@@ -219,13 +229,22 @@ export class WebhookDelivery extends PollLoop {
         done(res.statusCode ?? 0);
         res.destroy(); // the answer's body is not read
       });
+      // Interim answers (102 Processing, 100 Continue) do not end a request, and node:http reads
+      // them on this thread: a receiver sending them without end kept it busy for the whole
+      // timeout, and four such watches stalled every other account's calls for seconds (probe AW).
+      let interim = 0;
+      req.on("information", () => {
+        if (++interim > MAX_INTERIM) req.destroy(new TooManyInterim());
+      });
       req.on("error", (e) => done(e));
       req.end(d.body);
     }).catch((e) => (e instanceof Error ? e : new Error(String(e)))); // a request refused outright
     if (typeof status === "number") {
       return status >= 200 && status < 300 ? `delivered (HTTP ${status})` : `HTTP ${status}`;
     }
-    if (status instanceof RefusedTarget) return `refused: ${status.message}`;
+    if (status instanceof RefusedTarget || status instanceof TooManyInterim) {
+      return `refused: ${status.message}`;
+    }
     if (this.#stopping.signal.aborted) return "interrupted: the server stopped";
     return timeout.aborted ? "timeout" : `connection failed (${status.name})`;
   }
