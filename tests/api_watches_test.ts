@@ -276,6 +276,8 @@ Deno.test("watches API: address rules, one by one", () => {
     "::ffff:8.8.8.8",
     "64:ff9b::808:808",
     "2002:808:808::1",
+    "2001:4860:4860::8888",
+    "2001:30::1",
   ];
   const priv = [
     "127.0.0.1",
@@ -298,6 +300,10 @@ Deno.test("watches API: address rules, one by one", () => {
     "::127.0.0.1",
     "64:ff9b::a00:1",
     "2001:db8::1",
+    "3fff:123::1", // documentation 3fff::/20
+    "2001:2::5", // benchmarking
+    "2001:10::1", // ORCHID
+    "2001:2f:ffff::1", // ORCHIDv2
     "2002:7f00:1::1",
     "2002:a9fe:a9fe::",
     "2001:0:4136:e378:8000:63bf:3fff:fdd2",
