@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
 import { readCredential } from "../../metering/passwords.ts";
+import { alertSettings } from "../../metering/account_state.ts";
 import { alertAddressMail } from "../../mail/account_mail.ts";
 import type { AccountMails } from "./account_mails.ts";
 import { formToken } from "./guard.ts";
@@ -49,11 +50,23 @@ export async function askAlertAddress(
 
 export function alertAddressRoutes(app: Hono, deps: Deps): void {
   const { kv, clock, accounts } = deps;
+  /**
+   * Whether the account's password and alert settings are still those the link was asked under
+   * (the confirming commit checks the settings again: updateAlerts' ifAsked).
+   */
+  const stillAsked = async ({ account_id, asked, epoch }: PendingAlertAddress) => {
+    const [credential, account] = await Promise.all([
+      readCredential(kv, account_id),
+      accounts.get(account_id).catch(() => null),
+    ]);
+    return (credential?.epoch ?? 0) === (epoch ?? 0) && account !== null &&
+      (alertSettings(account).asked ?? 0) === (asked ?? 0);
+  };
   // Opening the link shows a button: mail scanners that fetch every link confirm nothing.
   app.get("/dashboard/alert-address", async (c) => {
     const token = c.req.query("token") ?? "";
     const pending = await readToken<PendingAlertAddress>(kv, "alert", token, clock.now());
-    if (!pending) return c.html(<LinkInvalidPage />, 400);
+    if (!pending || !(await stillAsked(pending.payload))) return c.html(<LinkInvalidPage />, 400);
     return c.html(
       <AlertAddressPage csrf={formToken(c, deps)} token={token} email={pending.payload.email} />,
     );
@@ -65,10 +78,8 @@ export function alertAddressRoutes(app: Hono, deps: Deps): void {
     if (!pending) return c.html(<LinkInvalidPage />, 400);
     const spent = await pending.spend(kv.atomic()).commit();
     if (!spent.ok) return c.html(<LinkInvalidPage />, 400);
-    const { account_id, email, asked, epoch } = pending.payload;
-    if (((await readCredential(kv, account_id))?.epoch ?? 0) !== (epoch ?? 0)) {
-      return c.html(<LinkInvalidPage />, 400);
-    }
+    const { account_id, email, asked } = pending.payload;
+    if (!(await stillAsked(pending.payload))) return c.html(<LinkInvalidPage />, 400);
     try {
       await accounts.updateAlerts(account_id, { email, confirmed: email }, asked ?? 0);
     } catch {
