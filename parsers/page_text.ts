@@ -223,3 +223,26 @@ export function startTagWhere(html: string, name: string, test: RegExp): string 
   }
   return "";
 }
+
+/**
+ * The first match of `re` (a global regex) that lies inside a tag of the raw page, an attribute
+ * value, and not in its text: text is what reviews, Q&A, seller names and listing titles put on
+ * the page, and Amazon escapes only `& < > " '` there, so a `pageType=` or `parentASIN=` written
+ * in a review read as the page's own (probe AY). Text holds no raw `<`, so a match after the last
+ * `>` and not after a `<` is text; the rest of that text is skipped, so each is scanned once.
+ */
+export function firstInTag(
+  html: string,
+  re: RegExp,
+  /** Matches taken wherever they are (a form text cannot forge). */
+  anywhere: (m: RegExpExecArray) => boolean = () => false,
+): RegExpExecArray | null {
+  re.lastIndex = 0;
+  for (let m = re.exec(html); m; m = re.exec(html)) {
+    if (anywhere(m) || html.lastIndexOf("<", m.index) > html.lastIndexOf(">", m.index)) return m;
+    const next = html.indexOf("<", m.index);
+    if (next < 0) return null;
+    re.lastIndex = Math.max(next, m.index + 1);
+  }
+  return null;
+}

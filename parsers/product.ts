@@ -20,7 +20,7 @@ import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
-import { asinFromUrl } from "./page_text.ts";
+import { asinFromUrl, firstInTag } from "./page_text.ts";
 import { isAsin } from "./page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
@@ -441,7 +441,13 @@ function merchantOf(page: Captured): string {
   if (featureText) return featureText;
   const tabular = tabularSeller(byId(page, "tabular-buybox"));
   if (tabular) return tabular;
-  const info = SOLD_BY.exec(text(byId(page, "merchant-info")))?.[1];
+  // The seller's link names it whole; the "Sold by" pattern cut a name at its first " and ",
+  // " und ", " e " or ". " ("Amazon und Merc Enterprises" read as Amazon; probe AY), so it serves
+  // only the linkless line ("Ships from and sold by Amazon.com.").
+  const merchantInfo = byId(page, "merchant-info");
+  const linked = text(SELLER_LINK.one(merchantInfo ?? []));
+  if (linked) return linked;
+  const info = SOLD_BY.exec(text(merchantInfo))?.[1];
   if (info) return info.trim();
   const ebook = byId(page, "Ebooks-desktop-printSoldBy");
   const ebookSeller = text(LAST_CELL_VALUE.one(ebook ?? []));
@@ -492,7 +498,7 @@ function parentAsinOf(html: string): string {
     const found = m.exec(html)?.[1];
     if (found) return found;
   }
-  const param = html.indexOf("parentASIN=");
-  if (param < 0) return "";
-  return /^[A-Z0-9]{10}/.exec(html.slice(param + 11, param + 21))?.[0] ?? "";
+  // In a link of the page only: written in a review, a carousel card's title or the listing's
+  // own title, it named any parent the writer chose (probe AY).
+  return firstInTag(html, /parentASIN=([A-Z0-9]{10})/g)?.[1] ?? "";
 }

@@ -13,7 +13,14 @@
  */
 import { all, attr, type Element, imageUrl, one, parseHtml, ratingFrom, text } from "./dom.ts";
 import { ParseError } from "./parse_error.ts";
-import { asinFromUrl, guarded, queryParam, rejectBlockedPage, rejectEmpty } from "./page_text.ts";
+import {
+  asinFromUrl,
+  guarded,
+  queryParam,
+  rejectBlockedPage,
+  rejectEmpty,
+  visibleText,
+} from "./page_text.ts";
 import { readReview } from "./reviews.ts";
 import { marketplaceOrParseError } from "./page_common.ts";
 import type { Review, SingleReview } from "../schemas/resources.ts";
@@ -87,7 +94,12 @@ function legacyReview(html: string): SingleReviewPage | null {
   const doc = parseHtml(html.slice(anchor, end > 0 ? end : body + 20_000));
   const id = attr(one(doc, "a[name]"), "name");
   if (!/^R[A-Z0-9]+$/.test(id)) return null;
-  const block = text(doc);
+  // The page's own lines only: the reviewer's title and body are theirs to write, and a body
+  // saying "9,999 of 10,000 people found …" gave an unvoted review 9,999 votes (probe AY).
+  const block = visibleText(
+    doc,
+    (e) => e.name === "b" || /\breviewText\b/.test(e.attribs.class ?? ""),
+  );
   const stars = one(doc, 'img[alt*="out of 5"]');
   // Bounded counts: `\d[\d,]*` would be tried from every digit of a long run (quadratic).
   const helpful = /(\d[\d,]{0,15}) of [\d,]{1,16} people found the following review helpful/.exec(
