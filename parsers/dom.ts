@@ -5,8 +5,7 @@
 import { Parser } from "htmlparser2";
 import { DomHandler } from "domhandler";
 import type { AnyNode, Document, Element } from "domhandler";
-import { compile, selectAll, selectOne } from "css-select";
-import { removeSubsets } from "domutils";
+import { compile } from "css-select";
 import { writeLeavingOut } from "./unread_regions.ts";
 import { ParseError } from "./parse_error.ts";
 import { checkTime, spendText } from "./page_budget.ts";
@@ -263,10 +262,12 @@ const scoped = new Map<string, Compiled>();
 let scopeRoot: AnyNode | null = null;
 const SCOPE_OPTIONS = { pseudos: { "shelf-scope": (el: Element) => el === scopeRoot } };
 
-function compiled(root: AnyNode | AnyNode[], selector: string): Compiled | null {
-  if (Array.isArray(root)) {
-    return root.every((n) => !hasParentElement(n)) ? plainQuery(selector) : null;
-  }
+function compiled(root: AnyNode | AnyNode[], selector: string): Compiled {
+  // A list is searched as css-select searches one (its outermost members, the selector matched
+  // as written, ancestors outside them included), but not by css-select: it drops nested members
+  // with domutils' removeSubsets, quadratic in their number, and 99,500 elements sharing an id
+  // under 120 levels took 64 s (probe AX).
+  if (Array.isArray(root)) return plainQuery(selector);
   if (!hasParentElement(root)) return plainQuery(selector);
   let query = scoped.get(selector);
   if (!query) {
@@ -316,7 +317,6 @@ function hasParentElement(node: AnyNode): boolean {
 /** All elements under `root` matching `selector`, in document order. */
 export function all(root: AnyNode | AnyNode[], selector: string): Element[] {
   const query = compiled(root, selector);
-  if (!query) return selectAll(selector, root) as Element[];
   const found: Element[] = [];
   try {
     findIn(searched(root), query, found, false);
@@ -329,7 +329,6 @@ export function all(root: AnyNode | AnyNode[], selector: string): Element[] {
 /** The first element under `root` matching `selector`, or null. */
 export function one(root: AnyNode | AnyNode[], selector: string): Element | null {
   const query = compiled(root, selector);
-  if (!query) return selectOne(selector, root) as Element | null;
   const found: Element[] = [];
   try {
     findIn(searched(root), query, found, true);
@@ -372,9 +371,25 @@ export function firstOfEach(root: AnyNode, selectors: readonly string[]): (Eleme
 
 /** The nodes a query tests, as css-select picks them: a node's children, or an array's roots. */
 function searched(root: AnyNode | AnyNode[]): AnyNode[] {
-  if (Array.isArray(root)) return removeSubsets(root);
+  // Not domutils' removeSubsets, which looks each node's ancestors up in the whole array.
+  if (Array.isArray(root)) return outermost([...new Set(root)]);
   return "children" in root ? root.children : [];
 }
+
+/**
+ * The nodes that are not inside another of `nodes`, in their order: a card selector list can hit
+ * both a card and its wrapper, and each card must be read once. Linear in nodes × depth.
+ */
+export function outermost<T extends AnyNode>(nodes: T[]): T[] {
+  const set = new Set<AnyNode>(nodes);
+  return nodes.filter((n) => {
+    for (let p = n.parent; p; p = p.parent) if (set.has(p)) return false;
+    return true;
+  });
+}
+
+/** Tags that searches visited, for a deadline check (page_budget.ts) every 4,096 of them. */
+let tagsSearched = 0;
 
 /**
  * css-select's depth-first search (elements in document order, <template> contents not entered),
@@ -385,6 +400,7 @@ function findIn(nodes: AnyNode[], query: Compiled, found: Element[], first: bool
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i];
     if (node.type !== "tag" && node.type !== "script" && node.type !== "style") continue;
+    if ((++tagsSearched & 4095) === 0) checkTime();
     if (query(node)) {
       found.push(node);
       if (first) return true;

@@ -1,17 +1,7 @@
 /** Tree helpers over parsers/dom.ts: outermost matches, and selectors bound as constants. */
 import { all, type AnyNode, type Element, one } from "./dom.ts";
 
-/**
- * The matches that are not inside another match, in document order: a card selector list can
- * hit both a card and its wrapper, and each card must be read once.
- */
-export function outermost(nodes: Element[]): Element[] {
-  const set = new Set<AnyNode>(nodes);
-  return nodes.filter((n) => {
-    for (let p = n.parent; p; p = p.parent) if (set.has(p)) return false;
-    return true;
-  });
-}
+export { outermost } from "./dom.ts";
 
 /**
  * A selector bound once, for parsers that keep their selectors as constants. Matching goes through
