@@ -43,7 +43,9 @@ const REVIEW_LABEL =
 /** Label → value of every row in `sections`; the first row of a label wins. */
 export function readDetailFacts(sections: Element[]): Record<string, string> {
   const facts: Record<string, string> = {};
-  for (const section of sections) {
+  // Outermost: a section nested in a section is read with it. Each was read again per enclosing
+  // section: 120 nested copies of the ids around 45,000 empty rows (410 KB) took 6 s (probe AZ).
+  for (const section of outermost(sections)) {
     for (const [label, value] of rowsOf(section)) {
       if (!(label in facts)) facts[label] = value;
     }

@@ -130,9 +130,15 @@ export function untruncated(shown: string, copies: (string | undefined)[]): stri
 
 /**
  * The JSON text of script data starting at `start` (a "[" or "{"), up to its matching close,
- * strings skipped; "" when it is not closed. indexOf-style scanning: no regex walks the page.
+ * strings skipped; "" when it is not closed within `maxLength` or nests deeper than `maxDepth`.
+ * indexOf-style scanning: no regex walks the page.
  */
-export function balancedJson(s: string, start: number, maxLength = Infinity): string {
+export function balancedJson(
+  s: string,
+  start: number,
+  maxLength = Infinity,
+  maxDepth = Infinity,
+): string {
   let depth = 0;
   let inString = false;
   const end = Math.min(s.length, start + maxLength);
@@ -142,8 +148,9 @@ export function balancedJson(s: string, start: number, maxLength = Infinity): st
       if (c === 92 /* \ */) i++;
       else if (c === 34 /* " */) inString = false;
     } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) depth++;
-    else if ((c === 93 /* ] */ || c === 125 /* } */) && --depth === 0) {
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > maxDepth) return "";
+    } else if ((c === 93 /* ] */ || c === 125 /* } */) && --depth === 0) {
       return s.slice(start, i + 1);
     }
   }

@@ -21,6 +21,11 @@ interface ColorImage {
 }
 
 /** Images of the script data at `html`'s `'colorImages'`, or null when the page has none. */
+const MAX_IMAGES_JSON = 1 << 20;
+const MAX_IMAGES_DEPTH = 16;
+/** A dynamic-image map holds a few renditions of one image (a few hundred bytes). */
+const MAX_DYNAMIC_IMAGE = 64 * 1024;
+
 export function colorImages(html: string): Image[] | null {
   const key = html.indexOf("'colorImages'");
   if (key < 0) return null;
@@ -28,7 +33,9 @@ export function colorImages(html: string): Image[] | null {
   if (initial < 0 || initial - key > 200) return null;
   const start = html.indexOf("[", initial);
   if (start < 0) return null;
-  const json = balancedJson(html, start);
+  // Bounded: the corpus's largest is 11 KB, 4 deep; 8 MB of nested brackets made JSON.parse hold
+  // about 500 MB for a page that answered no images (probe AZ).
+  const json = balancedJson(html, start, MAX_IMAGES_JSON, MAX_IMAGES_DEPTH);
   if (!json) return null;
   let items: unknown;
   try {
@@ -47,6 +54,7 @@ export function colorImages(html: string): Image[] | null {
 
 /** The image of a `data-a-dynamic-image` map: its largest rendition, thumbnailed by its smallest. */
 export function dynamicImage(json: string): Image | null {
+  if (json.length > MAX_DYNAMIC_IMAGE) return null;
   let map: unknown;
   try {
     map = JSON.parse(json);

@@ -10,6 +10,8 @@ import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
 import { all, type AnyNode, type Element, one, parseHtml, text } from "../parsers/dom.ts";
 import { selectAll, selectOne } from "css-select";
 import { startRig } from "./upstream_harness.ts";
+import { colorImages } from "../parsers/product_images.ts";
+import { balancedJson } from "../parsers/page_text.ts";
 
 const LEVELS = 120;
 const FILL = "a ".repeat(512 * 1024); // 1 MiB of text without a digit
@@ -110,4 +112,27 @@ Deno.test("a reviews page of 30,000 histogram tables under 120 levels is read (w
   assert.ok(read.parsed?.ok, JSON.stringify(read.parsed));
   const summary = (read.parsed as { value: { summary: { breakdown: object } } }).value.summary;
   assert.deepEqual(summary.breakdown, {});
+});
+
+Deno.test("image JSON nested past 16 levels or over 1 MiB is not parsed (8 MB of brackets held 500 MB)", () => {
+  const page = (initial: string) =>
+    `<script>var d={'colorImages': { 'initial': ${initial}}}</script>`;
+  const item = '{"hiRes":"https://m.media-amazon.com/images/I/41OppoDa9PL._AC_SL1500_.jpg"}';
+  assert.equal(colorImages(page(`[${item}]`))?.length, 1);
+  assert.equal(colorImages(page(`${"[".repeat(17)}${"]".repeat(17)}`)), null, "was []");
+  assert.equal(colorImages(page(`[${Array(20_000).fill(item).join(",")}]`)), null, "over 1 MiB");
+  assert.equal(balancedJson("[[1]]", 0, Infinity, 1), "");
+  assert.equal(balancedJson("[[1]]", 0, Infinity, 2), "[[1]]");
+});
+
+Deno.test("a product page of 120 nested detail sections around 30,000 rows is read, each row once (was: 4 s)", () => {
+  const html = `<html><head><title>x</title></head><body><span id="productTitle">T</span>` +
+    `<input type="hidden" id="ASIN" value="B0ATTACK01">` +
+    `${'<div id="prodDetails"><table id="productDetails_techSpec_section_1">'.repeat(60)}` +
+    `<tr><th>Brand</th><td>Acme</td></tr>${"<tr></tr>".repeat(30_000)}` +
+    `${"</table></div>".repeat(60)}</body></html>`;
+  const read = readPage(job("product"), bytes(html));
+  assert.ok(read.parsed?.ok, JSON.stringify(read.parsed).slice(0, 300));
+  const value = (read.parsed as { value: { brand: string } }).value;
+  assert.equal(value.brand, "Acme");
 });
