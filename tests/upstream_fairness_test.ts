@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import type { TestServer } from "./test_server.ts";
 import { WAITING_PER_OWNER } from "../upstream/browser_transport.ts";
+import type { KeyedLimiter } from "../core/limiter.ts";
 
 const PRODUCT = "product/amazon.com__app-B07H57DNVV.html";
 
@@ -86,10 +87,10 @@ Deno.test("one account's flood neither holds up another account's call nor queue
 });
 
 Deno.test("a call whose deadline passes while it waits for a slot is an uncharged 504, and never goes", async () => {
-  // One slot, a 2.5 s deadline per call, slow pages that outlast it.
+  // One slot, a 5 s deadline per call, slow pages that outlast it.
   await using rig = await startRig({
     plan: "scale",
-    browser: { perMarketplace: 1, deadlineMs: 2_500, timeoutMs: 10_000 },
+    browser: { perMarketplace: 1, deadlineMs: 5_000, timeoutMs: 10_000 },
   });
   const other = await rig.server.account("scale");
   for (const asin of ["B0SLOW0000", "B0FAST0001", "B0FAST0002", "B0SLOW0003"]) {
@@ -99,19 +100,29 @@ Deno.test("a call whose deadline passes while it waits for a slot is an uncharge
   rig.fake.fail("slow", 10, "/dp/B0SLOW");
   const details = (key: string, asin: string) =>
     call(rig.server, key, `/v1/products/details?asin=${asin}`);
+  const limiter = (rig.transport as unknown as { limiter: KeyedLimiter }).limiter;
+  const waiting = async (owner: string, n: number) => {
+    await until(() => limiter.waitingOf("US", owner) === n, 4_000);
+    assert.equal(limiter.waitingOf("US", owner), n, "queued");
+  };
 
-  // The account's slow call holds the slot until its deadline (2.5 s); its next two calls wait
-  // behind it; the other account's slow call joins the queue later. When the slot frees, the
-  // account's first waiter has it, then the other account's turn comes, whose call holds the slot
-  // until its own deadline (about 4 s), past that of the account's second waiter (about 3.5 s):
-  // that one times out while still queued. Half a second apart, so a loaded machine keeps the order.
+  // The account's slow call holds the slot until its deadline (5 s); its next two calls wait
+  // behind it; the other account's slow call joins the queue after them. When the slot frees,
+  // the account's first waiter has it, then the other account's turn comes, whose call holds the
+  // slot until its own deadline, past that of the account's second waiter: that one times out
+  // while still queued. Each call is seen queued before the next is made: with fixed pauses, a
+  // loaded CI machine once queued the other account's call too late, and the waiter was served.
   const holder = details(rig.key, "B0SLOW0000");
-  await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") === 1, 1_000);
+  await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") === 1, 2_000);
   const first = details(rig.key, "B0FAST0001");
-  await sleep(1_000);
+  await waiting(rig.accountId, 1);
+  await sleep(300);
   const queued = details(rig.key, "B0FAST0002");
-  await sleep(500);
+  await waiting(rig.accountId, 2);
+  await sleep(300);
   const others = details(other.key, "B0SLOW0003");
+  await waiting(other.id, 1);
+  assert.equal(rig.fake.pageRequests("/dp/B0SLOW0000"), 1, "all queued while the slot was held");
 
   const waited = await queued;
   assert.equal(waited.status, 504, JSON.stringify(waited.body).slice(0, 300));
