@@ -20,6 +20,7 @@ import {
   type Element,
   imageUrl,
   intFrom,
+  lengthOf,
   one,
   parseRegions,
   ratingFrom,
@@ -27,6 +28,7 @@ import {
   text,
 } from "./dom.ts";
 import { outermost } from "./dom_tree.ts";
+import { spendText } from "./page_budget.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { untruncated } from "./page_text.ts";
@@ -457,6 +459,7 @@ function visibleText(node: Element): string {
     }
   };
   node.children.forEach(walk);
+  spendText(lengthOf(parts)); // the page's text budget (page_budget.ts), as dom.ts text() does
   return parts.join("").replace(/\s+/g, " ").trim();
 }
 

@@ -133,7 +133,7 @@ function businessDetails(doc: Document): Record<string, string> {
 
 function valueAfterLabel(row: Element, label: Element): string {
   // A span's text holds the spans nested in it, which would otherwise repeat it once per level.
-  const spans = all(row, "span").filter((s) => s !== label && !label.children.includes(s));
+  const spans = all(row, "span").filter((s) => s !== label && s.parent !== label);
   return outermost(spans).map(text).filter(Boolean).join(" ");
 }
 

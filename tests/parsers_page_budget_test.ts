@@ -136,3 +136,14 @@ Deno.test("a product page of 120 nested detail sections around 30,000 rows is re
   const value = (read.parsed as { value: { brand: string } }).value;
   assert.equal(value.brand, "Acme");
 });
+
+Deno.test("a search card's title read from 60 nested headings of whitespace counts in the page's budget (was: a charged answer)", () => {
+  const html = `<html><head><title>x</title></head><body><div class="s-main-slot s-result-list">` +
+    `<div data-component-type="s-search-result" data-asin="B000000001" class="s-result-item">` +
+    `<span class="a-price"><span class="a-offscreen">$1.00</span></span>` +
+    `${"<h2><span>".repeat(60)}${" \n".repeat(512 * 1024)}${"</span></h2>".repeat(60)}` +
+    `</div></div></body></html>`;
+  const read = readPage(job("search"), bytes(html));
+  assert.equal(read.parsed?.ok, false, "was: ok, after 60 copies of the whitespace");
+  assert.match((read.parsed as { message: string }).message, /characters of text/);
+});
