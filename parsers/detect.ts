@@ -9,7 +9,7 @@
  */
 import type { PageType } from "../schemas/pages.ts";
 import { isSoftInterstitial } from "./soft_interstitial.ts";
-import { before, firstInTag, someTag, startTags, startTagWhere } from "./page_text.ts";
+import { before, firstInLink, someTag, startTags, startTagWhere } from "./page_text.ts";
 
 export type BlockReason =
   | "robot_check"
@@ -36,14 +36,15 @@ export function detectPage(html: string): Detection {
 // `ue_pty='Detail'` (`DetailAW` on mobile web), `pageType: "Search"`, `pageType=Search` / `pageType&#x3D;Search` in URLs.
 /**
  * The page's own type: quoted in a script (`ue_pty='Detail'`, which text cannot forge: Amazon
- * escapes quotes there), or in a link's query (`pageType=Detail`), read only inside a tag: a
- * listing title ending in `pageType=CustomerReviews` made a product page a reviews page (probe AY).
+ * escapes quotes there), or in the query of one of the page's own links (`pageType=Detail`): a
+ * listing title ending in `pageType=CustomerReviews` made a product page a reviews page (probes
+ * AY, BB).
  */
 const PAGE_TOKEN =
   /(?:\bue_pty\s*=\s*|\bpageType\s*:\s*)["'](Detail|DetailAW|Search|OfferListing|CustomerReviews|zeitgeist)["']|\bpageType(?:=|&#x3D;|&#61;)(Detail|DetailAW|Search|OfferListing|CustomerReviews|zeitgeist)\b/g;
 
 function typeFromToken(html: string): PageType | null {
-  const m = firstInTag(html, PAGE_TOKEN, (m) => m[1] !== undefined);
+  const m = firstInLink(html, PAGE_TOKEN, (m) => m[1] !== undefined);
   if (!m) return null;
   switch (m[1] ?? m[2]) {
     case "Detail":
@@ -68,7 +69,7 @@ function isSingleReview(html: string): boolean {
 
 /** A seller's storefront is a search restricted to one merchant (`s?me=<id>`). */
 function isStorefront(html: string): boolean {
-  return firstInTag(html, /storeContext(?:=|&#x3D;)merchant-items/g) !== null ||
+  return firstInLink(html, /storeContext(?:=|&#x3D;)merchant-items/g) !== null ||
     someTag(
       html,
       "input",

@@ -232,13 +232,15 @@ export function startTagWhere(html: string, name: string, test: RegExp): string 
 }
 
 /**
- * The first match of `re` (a global regex) that lies inside a tag of the raw page, an attribute
- * value, and not in its text: text is what reviews, Q&A, seller names and listing titles put on
- * the page, and Amazon escapes only `& < > " '` there, so a `pageType=` or `parentASIN=` written
- * in a review read as the page's own (probe AY). Text holds no raw `<`, so a match after the last
- * `>` and not after a `<` is text; the rest of that text is skipped, so each is scanned once.
+ * The first match of `re` (a global regex) in one of the page's own links: the value of an
+ * `href`, `data-dest` or `data-a-modal` attribute (where the corpus has every `pageType=`,
+ * `storeContext=` and `parentASIN=`), never the page's text nor another attribute. Reviews, Q&A,
+ * seller names and listing titles are third parties' text, escaped only for `& < > " '`, and a
+ * listing title is copied into attributes too (`<meta name=title content=…>`, image `alt`): a
+ * token written there read as the page's own (probes AY, BB). Text holds no raw `<`, so a match
+ * after the last `>` is text and the rest of that text is skipped: each is scanned once.
  */
-export function firstInTag(
+export function firstInLink(
   html: string,
   re: RegExp,
   /** Matches taken wherever they are (a form text cannot forge). */
@@ -246,10 +248,19 @@ export function firstInTag(
 ): RegExpExecArray | null {
   re.lastIndex = 0;
   for (let m = re.exec(html); m; m = re.exec(html)) {
-    if (anywhere(m) || html.lastIndexOf("<", m.index) > html.lastIndexOf(">", m.index)) return m;
+    if (anywhere(m)) return m;
+    const open = html.lastIndexOf("<", m.index);
+    if (open > html.lastIndexOf(">", m.index)) {
+      const end = html.indexOf(">", m.index);
+      const attrs = tagAttributes(html.slice(open, end < 0 ? html.length : end + 1));
+      if (LINK_ATTRIBUTES.some((name) => attrs.get(name)?.includes(m![0]))) return m;
+      continue;
+    }
     const next = html.indexOf("<", m.index);
     if (next < 0) return null;
     re.lastIndex = Math.max(next, m.index + 1);
   }
   return null;
 }
+
+const LINK_ATTRIBUTES = ["href", "data-dest", "data-a-modal"];

@@ -20,7 +20,7 @@ import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
-import { asinFromUrl, firstInTag } from "./page_text.ts";
+import { asinFromUrl, firstInLink } from "./page_text.ts";
 import { isAsin } from "./page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { ProductPage } from "../schemas/pages.ts";
@@ -500,5 +500,5 @@ function parentAsinOf(html: string): string {
   }
   // In a link of the page only: written in a review, a carousel card's title or the listing's
   // own title, it named any parent the writer chose (probe AY).
-  return firstInTag(html, /parentASIN=([A-Z0-9]{10})/g)?.[1] ?? "";
+  return firstInLink(html, /parentASIN=([A-Z0-9]{10})/g)?.[1] ?? "";
 }

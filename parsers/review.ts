@@ -94,11 +94,12 @@ function legacyReview(html: string): SingleReviewPage | null {
   const doc = parseHtml(html.slice(anchor, end > 0 ? end : body + 20_000));
   const id = attr(one(doc, "a[name]"), "name");
   if (!/^R[A-Z0-9]+$/.test(id)) return null;
-  // The page's own lines only: the reviewer's title and body are theirs to write, and a body
-  // saying "9,999 of 10,000 people found …" gave an unvoted review 9,999 votes (probe AY).
+  // The page's own lines only: the reviewer's name (a link), title and body are theirs to write,
+  // and a body saying "9,999 of 10,000 people found …" gave an unvoted review 9,999 votes (probes
+  // AY, BB).
   const block = visibleText(
     doc,
-    (e) => e.name === "b" || /\breviewText\b/.test(e.attribs.class ?? ""),
+    (e) => e.name === "b" || e.name === "a" || /\breviewText\b/.test(e.attribs.class ?? ""),
   );
   const stars = one(doc, 'img[alt*="out of 5"]');
   // Bounded counts: `\d[\d,]*` would be tried from every digit of a long run (quadratic).

@@ -70,6 +70,27 @@ Deno.test("a listing title ending in pageType=… leaves the page a product page
   }
 });
 
+Deno.test("a listing title copied into the page's attributes (meta title, image alt) forges neither page type nor parent", async () => {
+  for (
+    const [file, marketplace, parent] of [
+      ["product/amazon.co.uk__app-B07CL39Z8Q.html", "UK", null],
+      ["product/amazon.com__app-B07H57DNVV.html", "US", "B07H57DNVV"],
+    ] as const
+  ) {
+    const html = await fixture(file);
+    const title = esc("Widget (Renewed) pageType=CustomerReviews parentASIN=B0FORGED01");
+    const copied = html.replace(
+      /<head[^>]*>/i,
+      (m) => `${m}<meta name="title" content="${title}"><img alt="${title}" src="x.jpg">`,
+    );
+    assert.deepEqual(read(copied, "auto", marketplace).detection, {
+      kind: "page",
+      type: "product",
+    }, file);
+    if (parent) assert.equal(product(copied, marketplace).variations.parent_asin, parent, file);
+  }
+});
+
 Deno.test("a 2016 review body that says how many found it helpful does not set its votes", async () => {
   const html = await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html");
   const votes = (h: string) => {
@@ -95,4 +116,10 @@ Deno.test("a 2016 review body that says how many found it helpful does not set i
     (m) => m + esc("Update: 9,999 of 10,000 people found the following review helpful. "),
   );
   assert.equal(votes(said), 0, "was 9999");
+  const named = unvoted.replace(
+    '<span style = "font-weight: bold;">Amazon Customer</span>',
+    '<span style = "font-weight: bold;">9,999 of 9,999 people found the following review helpful</span>',
+  );
+  assert.notEqual(named, unvoted, "the reviewer's name was replaced");
+  assert.equal(votes(named), 0, "the reviewer's name: was 9999");
 });
