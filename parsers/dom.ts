@@ -268,8 +268,7 @@ function compiled(root: AnyNode | AnyNode[], selector: string): Compiled {
   // to the list and no caller uses on one, aside). Not by css-select: it drops nested members
   // with domutils' removeSubsets, quadratic in their number, and 99,500 elements sharing an id
   // under 120 levels took 64 s (probe AX).
-  if (Array.isArray(root)) return plainQuery(selector);
-  if (!hasParentElement(root)) return plainQuery(selector);
+  if (Array.isArray(root) || !hasParentElement(root)) return plainQuery(selector);
   let query = scoped.get(selector);
   if (!query) {
     const list = splitSelectorList(selector).map((s) => `:shelf-scope ${s}`).join(", ");
@@ -451,15 +450,8 @@ export function text(node: AnyNode | null | undefined): string {
   if (!node) return "";
   const parts: string[] = [];
   collectText(node, parts);
-  spendText(lengthOf(parts));
+  spendText(parts);
   return parts.join("").replace(INVISIBLE, "").replace(/\s+/g, " ").trim();
-}
-
-/** The characters `parts` hold together. */
-export function lengthOf(parts: string[]): number {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  return n;
 }
 
 function collectText(node: AnyNode, parts: string[]): void {

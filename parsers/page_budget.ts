@@ -45,10 +45,10 @@ export function withinBudget<T>(limits: { chars: number; ms: number }, read: () 
   }
 }
 
-/** Counts `n` characters of text about to be read; throws PageTooCostly past the budget. */
-export function spendText(n: number): void {
+/** Counts the text about to be read (`parts`, joined); throws PageTooCostly past the budget. */
+export function spendText(parts: readonly string[]): void {
   if (!current) return;
-  current.chars -= n;
+  for (const p of parts) current.chars -= p.length;
   if (current.chars < 0) {
     throw new PageTooCostly(
       `Reading the page took more than ${current.charLimit} characters of text.`,

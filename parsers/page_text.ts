@@ -3,7 +3,7 @@
  * of inline <script> and <style> elements, which Amazon scatters inside offers and reviews;
  * these helpers read only what a visitor sees.
  */
-import { type AnyNode, type Element, lengthOf } from "./dom.ts";
+import type { AnyNode, Element } from "./dom.ts";
 import { spendText } from "./page_budget.ts";
 import { ParseError } from "./parse_error.ts";
 
@@ -17,7 +17,7 @@ export function visibleText(
   if (!node) return "";
   const parts: string[] = [];
   collect(node, parts, skip);
-  spendText(lengthOf(parts));
+  spendText(parts);
   return parts.join("").replace(/\s+/g, " ").trim();
 }
 

@@ -20,12 +20,12 @@ interface ColorImage {
   thumb?: unknown;
 }
 
-/** Images of the script data at `html`'s `'colorImages'`, or null when the page has none. */
 const MAX_IMAGES_JSON = 1 << 20;
 const MAX_IMAGES_DEPTH = 16;
 /** A dynamic-image map holds a few renditions of one image (a few hundred bytes). */
 const MAX_DYNAMIC_IMAGE = 64 * 1024;
 
+/** Images of the script data at `html`'s `'colorImages'`, or null when the page has none. */
 export function colorImages(html: string): Image[] | null {
   const key = html.indexOf("'colorImages'");
   if (key < 0) return null;

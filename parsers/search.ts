@@ -20,7 +20,6 @@ import {
   type Element,
   imageUrl,
   intFrom,
-  lengthOf,
   one,
   parseRegions,
   ratingFrom,
@@ -459,7 +458,7 @@ function visibleText(node: Element): string {
     }
   };
   node.children.forEach(walk);
-  spendText(lengthOf(parts)); // the page's text budget (page_budget.ts), as dom.ts text() does
+  spendText(parts); // the page's text budget (page_budget.ts), as dom.ts text() does
   return parts.join("").replace(/\s+/g, " ").trim();
 }
 

@@ -72,9 +72,9 @@ export interface PageOutcome {
  * 10 s timeout, so that a worker ends its own reading rather than being terminated mid-page (its
  * thread then ran on to the end, a minute for a hostile page); inline, it is the only bound.
  */
-export const TEXT_PER_CHAR = 2;
-export const MIN_TEXT_BUDGET = 1024 * 1024;
-export const READ_MS = 8_000;
+const TEXT_PER_CHAR = 2;
+const MIN_TEXT_BUDGET = 1024 * 1024;
+const READ_MS = 8_000;
 
 export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
   const html = decodeHtml(body, job.contentType);
