@@ -278,6 +278,8 @@ Deno.test("watches API: address rules, one by one", () => {
     "2002:808:808::1",
     "2001:4860:4860::8888",
     "2001:30::1",
+    "3fff:1000::1", // just past documentation's 3fff::/20
+    "3ffe::1",
   ];
   const priv = [
     "127.0.0.1",

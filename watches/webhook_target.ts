@@ -188,7 +188,7 @@ function isPublicV6(g: number[]): boolean {
   if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
   if ((g[0] & 0xff00) === 0xff00) return false; // multicast
   if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
-  if ((g[0] & 0xfff0) === 0x3ff0) return false; // documentation 3fff::/20
+  if (g[0] === 0x3fff && g[1] < 0x1000) return false; // documentation 3fff::/20
   if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return false; // benchmarking 2001:2::/48
   if (g[0] === 0x2001 && g[1] >= 0x10 && g[1] <= 0x2f) return false; // ORCHID(v2) 2001:10::/27
   if (g[0] === 0x0100 && zeroTo(4)) return false; // discard-only 100::/64
