@@ -3,6 +3,7 @@
  * marketplace's language: "#5,838 in Books (See Top 100 in Books) #2 in Books > … > C",
  * "Nr. 1.234.207 in Küche, Haushalt & Wohnen (Siehe Top 100 in …) Nr. 1345 in Hussen",
  * "nº1,643,215 en Hogar y cocina", "167 en CD & Vinyles … n°9 dans Pop Rock", "Nº 582 em …",
+ * "n. 13.222 in Libri (Visualizza i Top 100 nella categoria Libri) n. 3 in Narrativa" (amazon.it),
  * and on amazon.co.jp "- 32,702位ホーム＆キッチン (…の売れ筋ランキングを見る) - 198位 お香".
  * Ranks are whole numbers, so every grouping mark is dropped; entries keep the page's order,
  * which puts the top-level category first where the page shows one.
@@ -17,9 +18,11 @@ const RANK_LABEL =
 // "(See Top 100 in Books)" in each language: a link, not a rank.
 const TOP_100 =
   /\([^()]*(?:Top 100|100 premiers|Top-100|トップ100|売れ筋ランキングを見る)[^()]*\)/gi;
-// Japanese: the rank, 位, then the category, entries set apart by "-".
-const JA_ENTRY = /(\d[\d,]*)位\s*([^-]+)/g;
-const MARK = String.raw`(?:#|Nr\.|n[º°]|N[º°])`;
+// Japanese: the rank, 位, then the category up to the "-" that starts the next entry (a category
+// may hold a hyphen of its own: "Blu-ray 洋画").
+const JA_ENTRY = /(\d[\d,]*)位\s*(.+?)(?=\s*-\s*\d[\d,]*位|$)/g;
+// "Nr." (de), "nr." (nl), "n." (it), "nº"/"n°" (es, fr), "Nº" (pt).
+const MARK = String.raw`(?:#|[Nn]r\.|[Nn]\.|[Nn][º°])`;
 const NUMBER = String.raw`\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+|\d+`;
 const WORD = String.raw`(?:in|en|em|dans|nel|w|i)`;
 const ENTRY = new RegExp(

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { parseProduct } from "../parsers/product.ts";
 import { ProductPage } from "../schemas/pages.ts";
+import { ranksOf } from "../parsers/rank.ts";
 import { fixture, fixtureMarketplace } from "./fixture.ts";
 
 async function product(file: string) {
@@ -110,4 +111,25 @@ Deno.test("bestsellers_rank: every rank in the marketplace's language, top level
     assert.deepEqual((await product(file)).bestsellers_rank, ranks, file);
   }
   assert.deepEqual((await product("amazon.com__pavel-ipad-pro-m2.html")).bestsellers_rank, []);
+});
+
+Deno.test("bestsellers_rank: Italian and Dutch rank marks, and a Japanese category with a hyphen", () => {
+  // No corpus page is from amazon.it or amazon.nl: rows as those pages write them (probe BD).
+  assert.deepEqual(
+    ranksOf({
+      "Posizione nella classifica Bestseller di Amazon":
+        "n. 13.222 in Libri (Visualizza i Top 100 nella categoria Libri) n. 3 in Programmazione",
+    }),
+    [{ rank: 13222, category: "Libri" }, { rank: 3, category: "Programmazione" }],
+  );
+  assert.deepEqual(
+    ranksOf({ "Plaats in bestsellerlijst": "nr. 1.542 in Speelgoed nr. 12 in Bouwstenen" }),
+    [{ rank: 1542, category: "Speelgoed" }, { rank: 12, category: "Bouwstenen" }],
+  );
+  assert.deepEqual(
+    ranksOf({
+      "Amazon 売れ筋ランキング": "- 5,210位DVD (DVDの売れ筋ランキングを見る) - 31位 Blu-ray 洋画",
+    }),
+    [{ rank: 5210, category: "DVD" }, { rank: 31, category: "Blu-ray 洋画" }],
+  );
 });
