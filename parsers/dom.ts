@@ -481,9 +481,13 @@ export function intFrom(s: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Parses a rating such as "4.5 out of 5 stars", "4,5 von 5 Sternen", "5つ星のうち4.2"; null when none. */
+/**
+ * Parses a rating such as "4.5 out of 5 stars", "4,5 von 5 Sternen", "5つ星のうち4.2"; null when
+ * none. "av" (sv), "na" (pl) and "من" (ar) follow those languages' wording; no corpus page is
+ * from amazon.se, amazon.pl or an Arabic-language page.
+ */
 export function ratingFrom(s: string): number | null {
-  const m = /(\d(?:[.,]\d)?)\s*(?:out of|von|sur|su|de|van|из|z|\/|of)\s*5/i.exec(s) ??
+  const m = /(\d(?:[.,]\d)?)\s*(?:out of|von|sur|su|de|van|из|z|av|na|من|\/|of)\s*5/i.exec(s) ??
     /5\s*つ星のうち\s*(\d(?:[.,]\d)?)/.exec(s) ?? /^\s*(\d(?:[.,]\d)?)\s*$/.exec(s);
   if (!m) return null;
   const n = parseFloat(m[1].replace(",", "."));

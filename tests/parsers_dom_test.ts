@@ -7,6 +7,7 @@ import {
   one,
   parseHtml,
   parseRegions,
+  ratingFrom,
   splitSelectorList,
   text,
 } from "../parsers/dom.ts";
@@ -229,4 +230,17 @@ Deno.test("a page nested deeper than any real one is refused as it is read, by e
   // As deep as allowed is read.
   const doc = parseHtml("<div>".repeat(MAX_DEPTH - 2) + "x");
   assert.equal(text(doc), "x");
+});
+
+Deno.test("ratingFrom() reads a star rating in each marketplace's wording", () => {
+  const cases: [string, number][] = [
+    ["4.5 out of 5 stars", 4.5],
+    ["4,5 von 5 Sternen", 4.5],
+    ["5つ星のうち4.2", 4.2],
+    ["4,6 av 5 stjärnor", 4.6], // sv (probe BD: read as no rating before)
+    ["4,6 na 5 gwiazdek", 4.6], // pl
+    ["4.6 من 5 نجوم", 4.6], // ar
+  ];
+  for (const [label, rating] of cases) assert.equal(ratingFrom(label), rating, label);
+  assert.equal(ratingFrom("na 5 gwiazdek"), null);
 });
