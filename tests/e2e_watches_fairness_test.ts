@@ -197,6 +197,72 @@ Deno.test("refresh fairness: another account's watch is refreshed while one acco
   }
 });
 
+Deno.test("webhook fairness: accounts whose receivers hang cannot take the slots kept for accounts with nothing under way", async () => {
+  const source = new PriceSource();
+  // 8 slots, 2 an account: the last 2 are kept for accounts with nothing under way, one each.
+  await using s = await watchServer(source, { pollMs: 50 }, {
+    pollMs: 50,
+    retryMs: 50,
+    maxDelayMs: 100,
+    timeoutMs: 30_000,
+    maxInFlight: 8,
+    perAccount: 2,
+  });
+  await using hookB = receiver();
+  const hang = hangingReceiver();
+  try {
+    // Four accounts, each with more events than its share, would hold all 8 slots (probe BF).
+    const attackers = [];
+    for (let i = 0; i < 4; i++) attackers.push(await s.account("scale"));
+    for (const a of attackers) {
+      for (let i = 0; i < 3; i++) await create(s, a.key, hang.url);
+      await refreshed(s, a.key);
+    }
+    source.price = 11;
+    // Three accounts take the 6 open slots, the fourth one kept slot.
+    await until("the hanging attempts", () => Promise.resolve(hang.conns.length >= 7 || undefined));
+    const b = await s.account("scale");
+    const wb = await create(s, b.key, hookB.url);
+    await refreshed(s, b.key);
+    source.price = 12;
+    const got = await until("B's event", () => Promise.resolve(hookB.got[0]));
+    assert.equal(JSON.parse(got.body).watch_id, wb.id);
+    assert.equal(hang.conns.length, 7, "attempts to the hanging receiver under way at once");
+  } finally {
+    await hang.close();
+  }
+});
+
+Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots kept for accounts with nothing under way", async () => {
+  const source = new PriceSource();
+  await using s = await watchServer(
+    source,
+    { pollMs: 50, maxInFlight: 8, perAccount: 2 },
+    { pollMs: 50 },
+  );
+  await using hook = receiver();
+  try {
+    const attackers = [];
+    for (let i = 0; i < 4; i++) {
+      const a = await s.account("scale");
+      source.hang.add(a.id);
+      for (let j = 0; j < 3; j++) await create(s, a.key, hook.url);
+      attackers.push(a);
+    }
+    await until("the hanging refreshes", () => Promise.resolve(source.hanging >= 7 || undefined));
+    const b = await s.account("scale");
+    const wb = await create(s, b.key, hook.url);
+    const seen = await until("B's second refresh", async () => {
+      const w = (await watchesOf(s, b.key)).find((w) => w.id === wb.id)!;
+      return w.refreshes >= 2 ? w : undefined;
+    });
+    assert.ok(seen.refreshes >= 2);
+    assert.equal(source.hanging, 7, "refreshes of the four accounts under way at once");
+  } finally {
+    source.release();
+  }
+});
+
 Deno.test("webhook bound: one watch never has more than 20 undelivered events; the oldest are dropped and noted", async () => {
   const source = new PriceSource();
   source.moving = true;

@@ -3,12 +3,21 @@
  * counted per account: at most `max` at once, and at most `perAccount` of one account, so that
  * one account's slow or hanging work takes only its own few slots and never holds up a pass
  * (each pass claims only what fits, starts it and returns; a finished item wakes the loop).
+ *
+ * The last quarter of the slots is kept for accounts with nothing under way, one each: without
+ * it, 13 accounts whose receivers hang filled all 50 webhook slots, and five with many watches
+ * all 20 refresh slots, and every other account waited behind them (probe BF).
  */
 export class InFlight {
   readonly #byAccount = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
 
-  constructor(readonly max: number, readonly perAccount: number) {}
+  /** Slots only an account with nothing under way may take, one each. */
+  readonly reserve: number;
+
+  constructor(readonly max: number, readonly perAccount: number) {
+    this.reserve = Math.floor(max / 4);
+  }
 
   get size(): number {
     return this.#running.size;
@@ -20,8 +29,10 @@ export class InFlight {
 
   /** How many more items of `accountId` may start now. */
   free(accountId: string): number {
-    const own = this.perAccount - (this.#byAccount.get(accountId) ?? 0);
-    return Math.max(0, Math.min(own, this.max - this.#running.size));
+    const held = this.#byAccount.get(accountId) ?? 0;
+    const open = this.max - this.reserve - this.#running.size;
+    if (open > 0) return Math.max(0, Math.min(this.perAccount - held, open));
+    return held === 0 && this.#running.size < this.max && this.perAccount > 0 ? 1 : 0;
   }
 
   /**
