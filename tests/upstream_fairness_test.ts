@@ -87,16 +87,17 @@ Deno.test("one account's flood neither holds up another account's call nor queue
 });
 
 Deno.test("a call whose deadline passes while it waits for a slot is an uncharged 504, and never goes", async () => {
-  // One slot, a 5 s deadline per call, slow pages that outlast it.
+  // One slot, a 10 s deadline per call, slow pages that outlast it. With a 5 s deadline, a loaded
+  // machine once took so long to queue the three calls that the holder's deadline had passed.
   await using rig = await startRig({
     plan: "scale",
-    browser: { perMarketplace: 1, deadlineMs: 5_000, timeoutMs: 10_000 },
+    browser: { perMarketplace: 1, deadlineMs: 10_000, timeoutMs: 20_000 },
   });
   const other = await rig.server.account("scale");
   for (const asin of ["B0SLOW0000", "B0FAST0001", "B0FAST0002", "B0SLOW0003"]) {
     rig.fake.page(`https://www.amazon.com/dp/${asin}`, PRODUCT);
   }
-  rig.fake.slowMs = 10_000;
+  rig.fake.slowMs = 20_000;
   rig.fake.fail("slow", 10, "/dp/B0SLOW");
   const details = (key: string, asin: string) =>
     call(rig.server, key, `/v1/products/details?asin=${asin}`);
@@ -106,23 +107,28 @@ Deno.test("a call whose deadline passes while it waits for a slot is an uncharge
     assert.equal(limiter.waitingOf("US", owner), n, "queued");
   };
 
-  // The account's slow call holds the slot until its deadline (5 s); its next two calls wait
+  // The account's slow call holds the slot until its deadline (10 s); its next two calls wait
   // behind it; the other account's slow call joins the queue after them. When the slot frees,
   // the account's first waiter has it, then the other account's turn comes, whose call holds the
   // slot until its own deadline, past that of the account's second waiter: that one times out
   // while still queued. Each call is seen queued before the next is made: with fixed pauses, a
   // loaded CI machine once queued the other account's call too late, and the waiter was served.
-  const holder = details(rig.key, "B0SLOW0000");
+  let holderDone = false;
+  const holder = details(rig.key, "B0SLOW0000").finally(() => (holderDone = true));
   await until(() => rig.fake.pageRequests("/dp/B0SLOW0000") === 1, 2_000);
+  // A second apart, so that each deadline passes well after the one before: the holder's slot
+  // frees a little after its deadline, and a waiter whose deadline fell within that went too.
+  await sleep(1_000);
   const first = details(rig.key, "B0FAST0001");
   await waiting(rig.accountId, 1);
-  await sleep(300);
+  await sleep(1_000);
   const queued = details(rig.key, "B0FAST0002");
   await waiting(rig.accountId, 2);
-  await sleep(300);
+  await sleep(1_000);
   const others = details(other.key, "B0SLOW0003");
   await waiting(other.id, 1);
   assert.equal(rig.fake.pageRequests("/dp/B0SLOW0000"), 1, "all queued while the slot was held");
+  assert.equal(holderDone, false, "the holder still held the slot when the last call queued");
 
   const waited = await queued;
   assert.equal(waited.status, 504, JSON.stringify(waited.body).slice(0, 300));
