@@ -16,7 +16,7 @@ import { metaRoutes } from "./routes/meta.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { StoreWriteFailed, TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
-import { bodyLimits } from "./routes/body_limit.ts";
+import { bodyLimits, type BodyReading } from "./routes/body_limit.ts";
 import { requestTarget } from "./routes/request_target.ts";
 import { requestLog } from "./routes/access_log.ts";
 import { opsRoutes } from "./routes/ops.ts";
@@ -54,6 +54,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** WATCH_MIN_SECONDS, WEBHOOK_ALLOW_PRIVATE, and whether the refresh loops run. */
   watches?: WatchOptions;
+  /** Limits on reading request bodies (routes/body_limit.ts); tests set them lower. */
+  bodyReading?: Partial<BodyReading>;
 }
 
 export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
@@ -105,7 +107,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   // The dashboard's security headers go on every page under it, the body limits' refusals too.
   app.use("/dashboard", securityHeaders());
   app.use("/dashboard/*", securityHeaders());
-  app.use("*", bodyLimits());
+  app.use("*", bodyLimits(deps.trustProxy, opts.bodyReading));
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));
   metaRoutes(app, {

@@ -1,12 +1,17 @@
 /**
- * Byte limits on request bodies (Hono's bodyLimit), applied before any route reads one: a body
- * over the limit is refused with 413 while it arrives, with or without Content-Length, so a
- * large or endless body cannot exhaust memory. Dashboard forms get an HTML page, the rest the
- * spec's error body.
+ * Limits on request bodies, kept while a route reads one: a body over its byte limit is a 413
+ * (with or without Content-Length), one that has not arrived whole within BODY_SECONDS a 408, one
+ * cut short a 400; dashboard forms get an HTML page, the rest the spec's error body. A body is
+ * read only when a route reads it, after whatever the route checks first (the admin token, the
+ * API key), and at most MAX_READING bodies are read at once, the second half of them shared
+ * out by client. Hono's bodyLimit is not used: it reads a body sent without Content-Length whole before
+ * any route runs, so POST streams that never ended, on any path and without a token, each held
+ * 80-100 KB for as long as the client kept them open (probe BG: 50 HTTP/2 connections of 200
+ * such streams took the process from 173 MB to 1,026 MB, kept after they closed).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { ApiError, errorResponse } from "../core/api_error.ts";
+import { clientAddress } from "./client_address.ts";
 
 /** Dashboard forms: an e-mail, a password, a key name, a CSRF token. */
 export const FORM_BODY_LIMIT = 16 * 1024;
@@ -58,23 +63,159 @@ const unreadable = (c: Context) =>
     new ApiError(400, "bad_request", "The request body did not arrive whole."),
   );
 
-export function bodyLimits(): MiddlewareHandler {
-  const forms = bodyLimit({ maxSize: FORM_BODY_LIMIT, onError: tooLarge });
-  const json = bodyLimit({ maxSize: JSON_BODY_LIMIT, onError: tooLarge });
+/** How long a request body may take to arrive whole. */
+export const BODY_SECONDS = 10;
+/** Bodies read at once in this process: a stalled one holds about 100 KB until BODY_SECONDS. */
+export const MAX_READING = 512;
+/**
+ * Bodies read at once for one client address (IPv6: one /64) once half of MAX_READING are being
+ * read: below that a client reads as many as it sends (a burst of watch creations).
+ */
+export const MAX_READING_PER_CLIENT = 16;
+
+type Refusal = "too_large" | "timeout" | "cut_short" | "busy" | "busy_client";
+
+/** Why a body was not read; the route that tried to read it sees this as the read's error. */
+class BodyRefused extends Error {
+  constructor(readonly why: Refusal) {
+    super(`request body refused: ${why}`);
+  }
+}
+
+const timedOut = (c: Context, seconds: number) =>
+  refused(
+    c,
+    UNREADABLE_PAGE,
+    new ApiError(
+      408,
+      "request_timeout",
+      `The request body did not arrive within ${seconds} seconds.`,
+    ),
+  );
+
+const busy = (c: Context, one: boolean) => {
+  const error = one
+    ? new ApiError(
+      429,
+      "rate_limited",
+      "Too many request bodies are being sent from this address at once; retry in a moment.",
+      { "Retry-After": "1" },
+    )
+    : new ApiError(503, "unavailable", "Too many request bodies are arriving; retry shortly.", {
+      "Retry-After": "1",
+    });
+  return refused(c, UNREADABLE_PAGE, error);
+};
+
+/** The limits above, which a test may set lower. */
+export interface BodyReading {
+  seconds: number;
+  max: number;
+  perClient: number;
+}
+
+export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): MiddlewareHandler {
+  const { seconds, max: maxReading, perClient } = {
+    seconds: BODY_SECONDS,
+    max: MAX_READING,
+    perClient: MAX_READING_PER_CLIENT,
+    ...limits,
+  };
+  let reading = 0;
+  const byClient = new Map<string, number>();
   return async (c, next) => {
-    // A chunked body is read here, before any route: one cut short threw from this read, past
-    // every route's own catch, and was an unhandled error (503) on every route with a body,
-    // without a key (probe AI). What throws after the routes ran is theirs.
-    let routed = false;
-    const route = () => {
-      routed = true;
-      return next();
+    const raw = c.req.raw;
+    if (!raw.body) return await next();
+    const max = c.req.path.startsWith("/dashboard") ? FORM_BODY_LIMIT : JSON_BODY_LIMIT;
+    const length = raw.headers.get("content-length");
+    if (length !== null && !raw.headers.has("transfer-encoding") && parseInt(length, 10) > max) {
+      return tooLarge(c);
+    }
+    let refusal: Refusal | null = null;
+    // Taken before the request is copied: copying it made the runtime drop the body's resource.
+    // Taking a reader reads nothing.
+    const reader = raw.body.getReader();
+    let counted = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let client: string | null = null;
+    let size = 0;
+    const release = () => {
+      clearTimeout(timer);
+      if (client === null) return;
+      reading--;
+      const n = (byClient.get(client) ?? 1) - 1;
+      if (n > 0) byClient.set(client, n);
+      else byClient.delete(client);
+      client = null;
     };
+    const refuse = (why: Refusal) => {
+      refusal ??= why;
+      release();
+      const e = new BodyRefused(why);
+      try {
+        controller.error(e);
+      } catch { /* errored or closed already */ }
+      reader.cancel(e).catch(() => {});
+      return e;
+    };
+    const timer = setTimeout(() => refuse("timeout"), seconds * 1000);
+    const body = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        controller = ctl;
+      },
+      async pull(ctl) {
+        if (refusal) return;
+        if (!counted) {
+          const who = clientAddress(c, proxies).address ?? "";
+          if (reading >= maxReading) return void refuse("busy");
+          if (reading >= maxReading / 2 && (byClient.get(who) ?? 0) >= perClient) {
+            return void refuse("busy_client");
+          }
+          reading++;
+          byClient.set(who, (byClient.get(who) ?? 0) + 1);
+          client = who;
+          counted = true;
+        }
+        let part: ReadableStreamReadResult<Uint8Array>;
+        try {
+          part = await reader.read();
+        } catch {
+          // A chunked body cut short by the client (it hung up mid-chunk).
+          return void refuse("cut_short");
+        }
+        if (refusal) return;
+        if (part.done) {
+          release();
+          return ctl.close();
+        }
+        size += part.value.byteLength;
+        if (size > max) return void refuse("too_large");
+        ctl.enqueue(part.value);
+      },
+      cancel(reason) {
+        release();
+        return reader.cancel(reason);
+      },
+      // Pulled only when a route reads: a body no route reads is never read.
+    }, { highWaterMark: 0 });
+    c.req.raw = new Request(raw, { body, duplex: "half" } as RequestInit);
     try {
-      return await (c.req.path.startsWith("/dashboard") ? forms(c, route) : json(c, route));
-    } catch (e) {
-      if (routed) throw e;
-      return unreadable(c);
+      await next();
+    } finally {
+      release();
+    }
+    // Set by the stream's callbacks, which the type checker does not follow.
+    const why = refusal as Refusal | null;
+    if (why) {
+      // Whatever the route made of the failed read, the answer is the body's refusal.
+      c.res = undefined;
+      c.res = why === "too_large"
+        ? tooLarge(c)
+        : why === "timeout"
+        ? timedOut(c, seconds)
+        : why === "cut_short"
+        ? unreadable(c)
+        : busy(c, why === "busy_client");
     }
   };
 }

@@ -184,7 +184,8 @@ Deno.test("admin API: a body the client cuts short is a 400 in the error shape, 
   conn.close();
   const answer = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
   assert.match(answer, /^HTTP\/1\.1 400/);
-  assert.match(answer, /"code":"invalid_json"/);
+  // As a chunked body cut short (routes/body_limit.ts), whichever route was reading it.
+  assert.match(answer, /"code":"bad_request"/);
   assert.deepEqual(s.errors, [], "no unhandled error");
 });
 
@@ -192,15 +193,23 @@ Deno.test("a chunked body the client cuts short is a 400 on every route that rea
   await using s = await startServer({ adminToken: TOKEN });
   const { key } = await s.account("growth");
   const port = Number(new URL(s.url).port);
+  const json = "Content-Type: application/json";
+  const form = "Content-Type: application/x-www-form-urlencoded";
   const cases: [string, string, string, RegExp][] = [
-    ["/admin/accounts", `Authorization: Bearer ${TOKEN}`, '{"email":"x', /"code":"bad_request"/],
-    ["/v1/watches", `x-api-key: ${key}`, '{"asin":"x', /"code":"bad_request"/],
-    ["/dashboard/signin", "X-Nothing: 1", "email=a%40b.c&pass", /Form not received/],
+    [
+      "/admin/accounts",
+      `Authorization: Bearer ${TOKEN}\r\n${json}`,
+      '{"email":"x',
+      /"code":"bad_request"/,
+    ],
+    ["/v1/watches", `x-api-key: ${key}\r\n${json}`, '{"asin":"x', /"code":"bad_request"/],
+    // A form, which the route reads (a JSON body it leaves unread: the form token is missing).
+    ["/dashboard/signin", form, "email=a%40b.c&pass", /Form not received/],
   ];
   for (const [path, header, part, body] of cases) {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     const head = `POST ${path} HTTP/1.1\r\nHost: a\r\n${header}\r\n` +
-      "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+      "Transfer-Encoding: chunked\r\n\r\n";
     // A chunk of 0x40 bytes announced, fewer sent, and the client hangs up.
     await conn.write(new TextEncoder().encode(`${head}40\r\n${part}`));
     await conn.closeWrite();

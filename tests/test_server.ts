@@ -93,6 +93,7 @@ export async function startServer(opts: {
   corsOrigins?: null | "*" | string[];
   accessLog?: (line: Record<string, unknown>) => void;
   watches?: Parameters<typeof createApp>[0]["watches"];
+  bodyReading?: Parameters<typeof createApp>[0]["bodyReading"];
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -116,6 +117,7 @@ export async function startServer(opts: {
     corsOrigins: opts.corsOrigins,
     accessLog: opts.accessLog,
     watches: opts.watches,
+    bodyReading: opts.bodyReading,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;

@@ -1,0 +1,112 @@
+/**
+ * Request bodies are read only by the routes that read them, within a time limit, and only so
+ * many at once (routes/body_limit.ts): POST streams that never end, sent to any path without a
+ * token, held 80-100 KB each for as long as the client kept them open (probe BG). Raw HTTP/1.1
+ * over TCP, so that a body can be left unfinished.
+ */
+import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+
+const TOKEN = "body-reading-test-admin-token-0123456789";
+const FORM = "Content-Type: application/x-www-form-urlencoded";
+
+interface Unfinished {
+  conn: Deno.TcpConn;
+  /** The status line's code once an answer comes; -1 for no HTTP answer, 0 for none. */
+  answer: Promise<number>;
+  close(): void;
+}
+
+/** Sends a request whose chunked body starts and never ends; the connection stays open. */
+async function unfinished(url: string, path: string, headers: string[]): Promise<Unfinished> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
+  const head = [`POST ${path} HTTP/1.1`, "Host: a", ...headers, "Transfer-Encoding: chunked"];
+  await conn.write(new TextEncoder().encode(`${head.join("\r\n")}\r\n\r\n5\r\nemail\r\n`));
+  const buf = new Uint8Array(4096);
+  const answer = conn.read(buf).then((n) => {
+    if (n === null) return 0;
+    const m = /^HTTP\/1\.1 (\d{3})/.exec(new TextDecoder().decode(buf.subarray(0, n)));
+    return m ? Number(m[1]) : -1;
+  }, () => 0);
+  return {
+    conn,
+    answer,
+    close() {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    },
+  };
+}
+
+/** The status of the answer, or null when none came within `ms` (the connection stays open). */
+async function statusWithin(u: Unfinished, ms: number): Promise<number | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
+  const got = await Promise.race([u.answer, late]);
+  clearTimeout(timer);
+  return got;
+}
+
+Deno.test("a body no route reads is not read: an unfinished POST is answered at once, a wrong token refused", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ adminToken: TOKEN, accessLog: (l) => lines.push(l) });
+  for (
+    const [path, headers, status] of [
+      ["/healthz", [], 405],
+      ["/admin/accounts", ["Authorization: Bearer wrong-token-wrong-token", FORM], 401],
+      ["/v1/watches", ["x-api-key: shelf_live_nope", "Content-Type: application/json"], 401],
+    ] as const
+  ) {
+    const u = await unfinished(s.url, path, [...headers]);
+    const got = await statusWithin(u, 3_000);
+    u.close();
+    assert.ok(got === status || (path === "/healthz" && got === 404), `${path}: ${got}`);
+  }
+  assert.deepEqual(s.errors, []);
+});
+
+Deno.test("a body that has not arrived whole in time is a 408, and the next one is read", async () => {
+  await using s = await startServer({ bodyReading: { seconds: 1 } });
+  const u = await unfinished(s.url, "/dashboard/signin", [FORM]);
+  const got = await statusWithin(u, 5_000);
+  u.close();
+  assert.equal(got, 408);
+  const whole = await fetch(`${s.url}/dashboard/signin`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "email=a%40b.c&password=x",
+  });
+  await whole.body?.cancel();
+  assert.ok(whole.status !== 408 && whole.status < 500, `a whole form: ${whole.status}`);
+});
+
+Deno.test("bodies read at once are bounded: past half, one each per client (429); past all, 503", async () => {
+  await using s = await startServer({
+    trustProxy: 1,
+    bodyReading: { seconds: 30, max: 4, perClient: 1 },
+  });
+  const from = (ip: string) => [FORM, `X-Forwarded-For: ${ip}`];
+  const held: Unfinished[] = [];
+  try {
+    // One client takes half; past it, each client one more.
+    for (const ip of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.3"]) {
+      const conn = await unfinished(s.url, "/dashboard/signin", from(ip));
+      held.push(conn);
+      assert.equal(await statusWithin(conn, 300), null, `${ip} is being read`);
+    }
+    const again = await unfinished(s.url, "/dashboard/signin", from("10.0.0.3"));
+    assert.equal(await statusWithin(again, 3_000), 503, "all four being read");
+    again.close();
+    held.pop()!.close(); // 10.0.0.3 hangs up: its slot is freed
+    await new Promise((r) => setTimeout(r, 200));
+    const second = await unfinished(s.url, "/dashboard/signin", from("10.0.0.2"));
+    assert.equal(await statusWithin(second, 3_000), 429, "10.0.0.2 has its one past half");
+    second.close();
+    const other = await unfinished(s.url, "/dashboard/signin", from("10.0.0.4"));
+    assert.equal(await statusWithin(other, 300), null, "a client with none is read");
+    held.push(other);
+  } finally {
+    for (const u of held) u.close();
+  }
+});
