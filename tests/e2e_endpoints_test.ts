@@ -230,10 +230,11 @@ Deno.test("asin-to-gtin says so in note when the page lists no identifiers", asy
   assert.match(body.note, /lists no UPC/);
 });
 
-Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-A)", async () => {
-  await using rig = await startRig();
-  // The search for the code finds the charger grid; its first organic result's product page
-  // lists UPC 753747482348, which EAN 0753747482348 is.
+/**
+ * The search for EAN 0753747482348 finds the charger grid; its first organic result's product
+ * page lists UPC 753747482348, which that EAN is.
+ */
+function chargerPages(rig: { fake: { page(url: string, fixture: string): unknown } }) {
   rig.fake.page(
     "https://www.amazon.com/s?k=0753747482348",
     "search/amazon.com__pricechecker-portable-charger.html",
@@ -242,6 +243,11 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
     "https://www.amazon.com/dp/B0CB1FW5FC",
     "product/amazon.com__msheraz-B0G6KD54ZK.html",
   );
+}
+
+Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-A)", async () => {
+  await using rig = await startRig();
+  chargerPages(rig);
   const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
   assert.equal(body.asin, "B0CB1FW5FC");
   assert.equal(body.match.asin, "B0CB1FW5FC");
@@ -270,6 +276,23 @@ Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds no
   const none = await rig.call("/v1/utility/gtin-to-asin?gtin=00000000");
   assert.equal(none.status, 404);
   assert.equal(none.headers.get("x-credits-cost"), "0");
+});
+
+Deno.test("gtin-to-asin whose candidates' pages cannot be read fails uncharged; once they can, the match is confirmed", async () => {
+  await using rig = await startRig();
+  chargerPages(rig);
+  // Every product page answers 503 through the retries (probe BC: a charged "Unsure: the pages
+  // list no UPC" answer, cached for a day).
+  rig.fake.fail("503", 20, "/dp/");
+  const failed = await rig.call("/v1/utility/gtin-to-asin?gtin=0753747482348");
+  assert.ok(failed.status >= 500, `status ${failed.status}`);
+  assert.equal(failed.headers.get("x-credits-cost"), "0");
+  assert.ok(rig.fake.pageRequests("/dp/") > 0);
+
+  rig.fake.recover();
+  const confirmed = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
+  assert.equal(confirmed.asin, "B0CB1FW5FC");
+  assert.equal(confirmed.note, null);
 });
 
 Deno.test("scrape detects the page type and costs 2", async () => {

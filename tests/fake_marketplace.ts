@@ -109,6 +109,12 @@ export class FakeMarketplace {
     return this;
   }
 
+  /** The failures asked for with fail() that have not happened yet do not. */
+  recover(): this {
+    this.troubles.length = 0;
+    return this;
+  }
+
   /**
    * From now on a share `rate` of page requests (0..1) fails, each with a kind drawn from `kinds`;
    * `next` is the random source (a seeded one makes a run repeatable). Rate 0 turns it off.

@@ -3,10 +3,16 @@
  * pages (search matches digits loosely: a UPC can find a bundle, a case or an unrelated item).
  * `match` is the first candidate whose identifiers carry the code; when none does (or their pages
  * list no identifiers) the first candidate is returned with a `note` saying the match is unsure.
+ * A candidate's page that could not be read (blocked, an upstream error, a timeout) is not a page
+ * listing no identifiers: when no candidate is confirmed, the call fails with that page's error,
+ * uncharged and not cached. Read as "lists none", it made a charged 200 whose note said the pages
+ * list no GTIN, cached for every account for a day (probe BC). A page the marketplace says is gone
+ * (404) lists none.
  */
 import type { ProductItem } from "../schemas/resources.ts";
 import type { Identifiers } from "../schemas/resources.ts";
 import { notFound } from "./fetch_page.ts";
+import { ApiError } from "../core/api_error.ts";
 
 export interface GtinLookup {
   match: ProductItem;
@@ -31,12 +37,18 @@ export async function lookUpGtin(
   // The top result first: it is the product nearly always, and then the one call moves 2 pages
   // (search and product) instead of 4. Only when it does not carry the code are the next ones
   // confirmed, together.
-  const confirm = (c: ProductItem) => identifiersOf(c.asin).catch(() => null);
+  const unread: unknown[] = [];
+  const confirm = (c: ProductItem) =>
+    identifiersOf(c.asin).catch((e) => {
+      if (!(e instanceof ApiError && e.status === 404)) unread.push(e);
+      return null;
+    });
   const checked = [await confirm(candidates[0])];
   if (!(checked[0] !== null && carries(checked[0], gtin))) {
     checked.push(...await Promise.all(candidates.slice(1, CONFIRM).map(confirm)));
   }
   const agreeing = checked.findIndex((ids) => ids !== null && carries(ids, gtin));
+  if (agreeing < 0 && unread.length > 0) throw unread[0];
   const match = candidates[Math.max(0, agreeing)];
   const others = candidates.filter((c) => c.asin !== match.asin).map((c) => c.asin);
   let note: string | null = null;
