@@ -60,6 +60,38 @@ Deno.test("a postcode the marketplace refuses is an uncharged 502 saying so", as
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001")).status, 200);
 });
 
+Deno.test("a step of the location flow that fails is retried, and never taken as the postcode refused", async () => {
+  // Probe BI: a 503 from the address change (or a robot page after it, or a failed address
+  // selection) refused the postcode for every account for 15 minutes.
+  const cases = [
+    { step: "change", status: 503 },
+    { step: "change", status: 403 },
+    { step: "modal", status: 503 },
+    { step: "home", status: 500 },
+  ] as const;
+  for (const { step, status } of cases) {
+    await using rig = await startRig();
+    rig.fake.page(PAGE, FIXTURE);
+    const what = `${step} ${status}`;
+    // Once: the retry on a fresh session gets through.
+    rig.fake.flowFailures.push({ step, status, times: 1 });
+    const once = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(once.status, 200, what);
+    // Every attempt: an uncharged error that does not say the postcode was refused...
+    rig.fake.flowFailures.push({ step, status, times: 100 });
+    const failed = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601");
+    assert.ok(failed.status >= 500, `${what}: ${failed.status}`);
+    assert.equal(failed.headers.get("x-credits-cost"), "0", what);
+    assert.doesNotMatch((failed.body.error as { message: string }).message, /did not accept/);
+    // ...nor is remembered as refused: once the marketplace answers, the postcode works.
+    rig.fake.flowFailures.length = 0;
+    const other = await rig.server.account("scale");
+    const later = await rig.server.get("/v1/products/details?asin=B07H57DNVV&zip=60601", other.key);
+    await later.body?.cancel();
+    assert.equal(later.status, 200, what);
+  }
+});
+
 Deno.test("a page showing another delivery location is an uncharged 502, not wrong prices", async () => {
   await using rig = await startRig();
   rig.fake.page(PAGE, FIXTURE);

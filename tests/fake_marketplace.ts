@@ -69,6 +69,13 @@ export class FakeMarketplace {
   readonly refusedZips = new Set<string>();
   /** When set, pages show this delivery location whatever the session chose. */
   shownLocation: string | null = null;
+  /**
+   * Steps of the location flow that fail: the home page (before the address change and after),
+   * the address selections, or the address change answer `status` the next `times` times (503
+   * with a robot page).
+   */
+  readonly flowFailures: { step: "home" | "modal" | "change"; status: number; times: number }[] =
+    [];
 
   constructor() {
     this.server = Deno.serve(
@@ -153,6 +160,22 @@ export class FakeMarketplace {
       );
     }
 
+    if (url.pathname.startsWith(FLOW) || url.pathname === "/") {
+      const step = url.pathname === "/"
+        ? "home"
+        : url.pathname.endsWith("/address-change")
+        ? "change"
+        : "modal";
+      const failure = this.flowFailures.find((f) => f.step === step && f.times > 0);
+      if (failure) {
+        failure.times--;
+        const robot = `<html><body><form action="/errors/validateCaptcha"></form></body></html>`;
+        return new Response(failure.status === 503 ? robot : "failed", {
+          status: failure.status,
+          headers,
+        });
+      }
+    }
     if (url.pathname.startsWith(FLOW)) return this.flow(req, url, session, headers);
     if (url.pathname === "/") return this.home(session, headers);
     if (url.pathname === "/errors/validateCaptcha") return this.passInterstitial(url, headers);

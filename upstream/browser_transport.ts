@@ -359,7 +359,12 @@ export class BrowserTransport implements Transport {
         }
         if (e instanceof LocationBlocked) {
           lastError = e;
-          this.failed(req, attempt, "location_blocked", attempt < retries);
+          this.failed(
+            req,
+            attempt,
+            e.robot ? "location_blocked" : `location_failed: ${e.message}`,
+            attempt < retries,
+          );
           this.drop(session);
           continue;
         }
@@ -376,11 +381,17 @@ export class BrowserTransport implements Transport {
     }
     if (lastBlocked) return lastBlocked;
     if (lastError instanceof LocationBlocked) {
-      throw new ApiError(
-        503,
-        "upstream_blocked",
-        "The marketplace kept answering with a robot check.",
-      );
+      throw lastError.robot
+        ? new ApiError(
+          503,
+          "upstream_blocked",
+          "The marketplace kept answering with a robot check.",
+        )
+        : new ApiError(
+          502,
+          "upstream_error",
+          "The marketplace's delivery-location flow failed; the postcode was not refused.",
+        );
     }
     // The cause is in the log (`failed` above); its text may name the operator's files, proxies
     // or addresses, so the client is told only what failed.

@@ -6,7 +6,11 @@
  * 3. POST `/portal-migration/hz/glow/address-change?actionSource=glow` with the postcode;
  * 4. the home page again, whose `#glow-ingress-line2` must now show the postcode.
  * A marketplace that refuses the postcode or shows another location is an error, never a page
- * priced for somewhere else.
+ * priced for somewhere else. Only those two answers refuse the postcode (remembered for a while,
+ * for every account, and counted in the account's budget of refused postcodes); a step that fails
+ * (an error status, a robot check, a page without its "Deliver to" line) is LocationBlocked, which
+ * the caller retries on a fresh session: a 503 from the address change had refused a postcode for
+ * every account for 15 minutes (probe BI).
  */
 import { ApiError } from "../core/api_error.ts";
 import { cleanText } from "../parsers/control_chars.ts";
@@ -26,7 +30,7 @@ export type Send = (
 export async function applyDeliveryLocation(send: Send, code: string, zip: string): Promise<void> {
   const home = await send(homeUrl(code), {});
   const homeHtml = decodeHtml(home.body, home.headers.get("content-type"));
-  throwIfRefused(home, homeHtml);
+  throwIfFailed(home, homeHtml, "home page");
   const pageToken = modalToken(homeHtml);
 
   const modalUrl = `${originOf(code)}/portal-migration/hz/glow/get-rendered-address-selections?` +
@@ -35,7 +39,9 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
     xhr: true,
     headers: pageToken ? { "anti-csrftoken-a2z": pageToken } : {},
   });
-  const token = /CSRF_TOKEN\s*:\s*["']([^"']+)["']/.exec(decodeHtml(modal.body))?.[1] ?? pageToken;
+  const modalHtml = decodeHtml(modal.body);
+  throwIfFailed(modal, modalHtml, "address selections");
+  const token = /CSRF_TOKEN\s*:\s*["']([^"']+)["']/.exec(modalHtml)?.[1] ?? pageToken;
 
   const changed = await send(addressChangeUrl(code), {
     method: "POST",
@@ -53,21 +59,26 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
       actionSource: "glow",
     }),
   });
-  const answer = safeJson(decodeHtml(changed.body));
-  if (changed.status >= 400 || answer?.isValidAddress === 0 || answer?.isValidAddress === false) {
+  const answerText = decodeHtml(changed.body);
+  throwIfFailed(changed, answerText, "address change");
+  const answer = safeJson(answerText);
+  if (answer?.isValidAddress === 0 || answer?.isValidAddress === false) {
     throw new PostcodeRefused(zip);
   }
 
   const after = await send(homeUrl(code), {});
-  const shown = displayedLocation(decodeHtml(after.body, after.headers.get("content-type")));
-  if (shown === null || !locationMatches(shown, zip)) {
+  const afterHtml = decodeHtml(after.body, after.headers.get("content-type"));
+  throwIfFailed(after, afterHtml, "home page after the change");
+  const shown = displayedLocation(afterHtml);
+  if (shown === null) {
+    throw new LocationBlocked(false, "the home page after the change shows no delivery location");
+  }
+  if (!locationMatches(shown, zip)) {
     // Right after the change, so not a location moved since: the postcode is as good as refused.
     // A plain mismatch was neither remembered nor counted, and each call ran the flow again.
     throw new PostcodeRefused(
       zip,
-      `Delivery location mismatch: The marketplace shows delivery to '${
-        shown ?? "(nothing)"
-      }' instead of postcode '${zip}'.`,
+      `Delivery location mismatch: The marketplace shows delivery to '${shown}' instead of postcode '${zip}'.`,
     );
   }
 }
@@ -166,16 +177,21 @@ function nearFirst(
   return null;
 }
 
-function throwIfRefused(res: Sent, html: string) {
-  if (res.status === 503 || /validateCaptcha|opfcaptcha/.test(html)) {
-    throw new LocationBlocked();
+/** A step answered with a robot check or an error status: the flow failed, nothing was refused. */
+function throwIfFailed(res: Sent, html: string, step: string) {
+  if (res.status === 503 || res.status === 429 || /validateCaptcha|opfcaptcha/.test(html)) {
+    throw new LocationBlocked(true, `robot check or HTTP ${res.status} at the ${step}`);
   }
+  if (res.status >= 400) throw new LocationBlocked(false, `HTTP ${res.status} at the ${step}`);
 }
 
-/** The flow met a robot check: the caller retries on a fresh session, as for a page. */
+/**
+ * The flow did not get through (`robot`: a robot check or a 503/429; else another failure): the
+ * caller retries on a fresh session, as for a page, and the postcode is not taken as refused.
+ */
 export class LocationBlocked extends Error {
-  constructor() {
-    super("robot check during the delivery-location flow");
+  constructor(readonly robot = true, detail = "robot check") {
+    super(`delivery-location flow: ${detail}`);
     this.name = "LocationBlocked";
   }
 }
