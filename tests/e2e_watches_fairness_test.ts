@@ -26,19 +26,37 @@ class PriceSource extends ControlledSource {
   moving = false;
   readonly hang = new Set<string>();
   hanging = 0;
-  #release!: () => void;
-  readonly #released = new Promise<void>((r) => (this.#release = r));
+  /** The account of each details fetch, in order. */
+  readonly owners: string[] = [];
+  #released = false;
+  /** Per account, the hanging fetches' releases, oldest first. */
+  readonly #waiting = new Map<string, (() => void)[]>();
 
   release(): void {
-    this.#release();
+    this.#released = true;
+    for (const queue of this.#waiting.values()) queue.splice(0).forEach((r) => r());
+  }
+
+  /** Ends one of `owner`'s hanging fetches. */
+  releaseOne(owner: string): void {
+    this.#waiting.get(owner)?.shift()?.();
+  }
+
+  hangingOf(owner: string): number {
+    return this.#waiting.get(owner)?.length ?? 0;
   }
 
   override async fetch(req: DataRequest): Promise<unknown> {
     if (req.endpoint.name !== "details") return super.fetch(req);
     this.calls++;
+    this.owners.push(req.owner ?? "");
     if (req.owner && this.hang.has(req.owner)) {
       this.hanging++;
-      await this.#released;
+      if (!this.#released) {
+        const queue = this.#waiting.get(req.owner) ?? [];
+        this.#waiting.set(req.owner, queue);
+        await new Promise<void>((r) => queue.push(r));
+      }
       this.hanging--;
       throw new Error("released");
     }
@@ -197,17 +215,22 @@ Deno.test("refresh fairness: another account's watch is refreshed while one acco
   }
 });
 
+/**
+ * Webhook delivery at test speed with 8 slots, 2 an account: the last 2 are kept for accounts
+ * with nothing under way, one each. Attempts outlast the tests.
+ */
+const EIGHT_SLOTS = {
+  pollMs: 50,
+  retryMs: 50,
+  maxDelayMs: 100,
+  timeoutMs: 30_000,
+  maxInFlight: 8,
+  perAccount: 2,
+};
+
 Deno.test("webhook fairness: accounts whose receivers hang cannot take the slots kept for accounts with nothing under way", async () => {
   const source = new PriceSource();
-  // 8 slots, 2 an account: the last 2 are kept for accounts with nothing under way, one each.
-  await using s = await watchServer(source, { pollMs: 50 }, {
-    pollMs: 50,
-    retryMs: 50,
-    maxDelayMs: 100,
-    timeoutMs: 30_000,
-    maxInFlight: 8,
-    perAccount: 2,
-  });
+  await using s = await watchServer(source, { pollMs: 50 }, EIGHT_SLOTS);
   await using hookB = receiver();
   const hang = hangingReceiver();
   try {
@@ -230,6 +253,81 @@ Deno.test("webhook fairness: accounts whose receivers hang cannot take the slots
     assert.equal(hang.conns.length, 7, "attempts to the hanging receiver under way at once");
   } finally {
     await hang.close();
+  }
+});
+
+/**
+ * A receiver that answers 500 after 300 ms until `hang()`, then accepts and never answers; its
+ * requests are counted.
+ */
+function failingThenHanging() {
+  let hanging = false;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let open = 0;
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    open++;
+    try {
+      await req.body?.cancel();
+      if (hanging) await released;
+      else await new Promise((r) => setTimeout(r, 300));
+      return new Response(null, { status: 500 });
+    } finally {
+      open--;
+    }
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/victim`,
+    get open() {
+      return open;
+    },
+    hang() {
+      hanging = true;
+    },
+    async close() {
+      release();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("webhook fairness: accounts whose receivers fail slowly get one slot each, and none of the kept ones", async () => {
+  const source = new PriceSource();
+  source.moving = true; // every refresh is a change: the attackers' events keep coming
+  // A failed attempt of 200 ms or more marks its account slow.
+  await using s = await watchServer(source, { pollMs: 50 }, { ...EIGHT_SLOTS, slowMs: 200 });
+  await using hookB = receiver();
+  const target = failingThenHanging();
+  try {
+    // Eight accounts would take every slot, the two kept ones included (probe BJ).
+    const attackers: { key: string }[] = [];
+    for (let i = 0; i < 8; i++) attackers.push(await s.account("scale"));
+    for (const a of attackers) await create(s, a.key, target.url);
+    // Each attacker's receiver has failed slowly at least once: all are slow.
+    await until("a slow failure of every attacker", async () => {
+      for (const a of attackers) {
+        const ws = await watchesOf(s, a.key);
+        if (!ws.some((w) => w.deliveries.some((d) => d.result === "HTTP 500"))) return undefined;
+      }
+      return true;
+    });
+    target.hang();
+    await until(
+      "the attackers' hanging attempts",
+      () => Promise.resolve(target.open >= 6 || undefined),
+    );
+    const b = await s.account("scale");
+    const wb = await create(s, b.key, hookB.url);
+    await refreshed(s, b.key, 2); // its second refresh is a change: an event
+    const got = await until("B's event", () => Promise.resolve(hookB.got[0]));
+    assert.equal(JSON.parse(got.body).watch_id, wb.id);
+    assert.equal(
+      target.open,
+      6,
+      "one attempt of each of six slow accounts; none of the kept slots",
+    );
+  } finally {
+    await target.close();
   }
 });
 
@@ -258,6 +356,43 @@ Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots
     });
     assert.ok(seen.refreshes >= 2);
     assert.equal(source.hanging, 7, "refreshes of the four accounts under way at once");
+  } finally {
+    source.release();
+  }
+});
+
+Deno.test("refresh fairness: a freed slot goes to the account with fewer refreshes under way, not to the watch due first", async () => {
+  const source = new PriceSource();
+  await using s = await watchServer(
+    source,
+    { pollMs: 50, maxInFlight: 8, perAccount: 2 },
+    { pollMs: 50 },
+  );
+  await using hook = receiver();
+  try {
+    // Five accounts with four watches each hold all 8 slots (three 2 each, two one kept slot
+    // each); their other watches are due before B's.
+    const attackers: { id: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const a = await s.account("scale");
+      source.hang.add(a.id);
+      for (let j = 0; j < 4; j++) await create(s, a.key, hook.url);
+      attackers.push(a);
+    }
+    await until("every slot hanging", () => Promise.resolve(source.hanging >= 8 || undefined));
+    const b = await s.account("scale");
+    const wb = await create(s, b.key, hook.url);
+    await new Promise((r) => setTimeout(r, 300)); // B's watch is due
+    // An account holding one slot gets it back: it and B now both have none under way, and its
+    // watches fell due first (probe BJ: taken in due order, B waited behind their backlog).
+    const one = attackers.find((a) => source.hangingOf(a.id) === 1)!;
+    const before = source.owners.length;
+    source.releaseOne(one.id);
+    await until("B's refresh", async () => {
+      const w = (await watchesOf(s, b.key)).find((w) => w.id === wb.id)!;
+      return w.refreshes >= 1 ? w : undefined;
+    });
+    assert.equal(source.owners[before], b.id, "the freed slot went to B first");
   } finally {
     source.release();
   }

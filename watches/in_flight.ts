@@ -6,7 +6,9 @@
  *
  * The last quarter of the slots is kept for accounts with nothing under way, one each: without
  * it, 13 accounts whose receivers hang filled all 50 webhook slots, and five with many watches
- * all 20 refresh slots, and every other account waited behind them (probe BF).
+ * all 20 refresh slots, and every other account waited behind them (probe BF). An account the
+ * loop marks `limited` (its webhook receiver keeps failing slowly) gets one slot and none of the
+ * kept ones: 22 accounts whose receivers hang took the kept slots too (probe BJ).
  */
 export class InFlight {
   readonly #byAccount = new Map<string, number>();
@@ -27,12 +29,18 @@ export class InFlight {
     return this.#running.size >= this.max;
   }
 
+  /** Items of `accountId` under way. */
+  held(accountId: string): number {
+    return this.#byAccount.get(accountId) ?? 0;
+  }
+
   /** How many more items of `accountId` may start now. */
-  free(accountId: string): number {
+  free(accountId: string, limited = false): number {
     const held = this.#byAccount.get(accountId) ?? 0;
+    const own = (limited ? Math.min(1, this.perAccount) : this.perAccount) - held;
     const open = this.max - this.reserve - this.#running.size;
-    if (open > 0) return Math.max(0, Math.min(this.perAccount - held, open));
-    return held === 0 && this.#running.size < this.max && this.perAccount > 0 ? 1 : 0;
+    if (open > 0) return Math.max(0, Math.min(own, open));
+    return !limited && held === 0 && this.#running.size < this.max && own > 0 ? 1 : 0;
   }
 
   /**

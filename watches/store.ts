@@ -217,6 +217,11 @@ interface ClaimOptions<T> {
   want?: (record: T) => boolean;
   /** Each record as soon as it is claimed; false ends the claiming. */
   claimed: (record: T) => boolean;
+  /**
+   * The order in which the due entries read are tried (given in due order), when not that one;
+   * all `scan` entries are then read before the first is tried.
+   */
+  order?: (entries: Deno.KvEntry<string>[]) => Deno.KvEntry<string>[];
 }
 
 /**
@@ -235,7 +240,9 @@ async function claimDue<T extends { next_at: number }>(
   lease: (record: T, until: number) => T,
   opts: ClaimOptions<T>,
 ): Promise<void> {
-  for await (const entry of kv.list<string>(selector, { limit: opts.scan })) {
+  const listed = kv.list<string>(selector, { limit: opts.scan });
+  const entries = opts.order ? opts.order(await Array.fromAsync(listed)) : listed;
+  for await (const entry of entries) {
     const id = entry.value;
     if (opts.skip?.(id)) continue;
     const e = await kv.get<T>(schedule.record(id));
@@ -264,8 +271,9 @@ const WEBHOOKS: Schedule<Delivery> = {
 };
 
 /**
- * Claims watches due at `now` for a refresh, in due order, reading at most `opts.scan` entries of
- * the schedule (see claimDue); `skip` and `want` leave a watch due for a later pass.
+ * Claims watches due at `now` for a refresh, in due order unless `opts.order` says otherwise,
+ * reading at most `opts.scan` entries of the schedule (see claimDue); `skip` and `want` leave a
+ * watch due for a later pass.
  */
 export function claimDueWatches(
   kv: Deno.Kv,

@@ -9,7 +9,10 @@
  * events in turn (from where the last pass stopped), claiming for each only what its free slots
  * allow (at most `perAccount` attempts of one account at once, `maxInFlight` in all). A pass
  * starts the attempts and returns; each finished attempt wakes the loop. So a receiver that
- * hangs holds its own account's few slots for the timeout, never another account's events.
+ * hangs holds its own account's few slots for the timeout, never another account's events; and
+ * an account whose attempts fail slowly (`slowMs`) has one slot until one is delivered, and none
+ * of those kept for accounts with nothing under way (InFlight), so that many accounts pointing at
+ * a receiver that hangs cannot hold every slot.
  *
  * An account that is not active (set inactive, or gone) gets no delivery: its events are dropped
  * at their attempt, unsent, with a note on the watch. Its refreshes are refused by the meter
@@ -29,6 +32,7 @@ import {
   type Watch,
 } from "./store.ts";
 import { InFlight } from "./in_flight.ts";
+import { setBounded } from "../core/bounded_map.ts";
 import { signatureHeader } from "./signature.ts";
 import {
   checkedLookup,
@@ -56,6 +60,12 @@ export interface WebhookTiming {
   maxInFlight: number;
   /** Attempts of one account under way at once on this instance. */
   perAccount: number;
+  /**
+   * A failed attempt that took this long marks its account slow (see InFlight: one slot, none of
+   * those kept for accounts with nothing under way) until one of its attempts is delivered, or
+   * for SLOW_FOR_MS.
+   */
+  slowMs: number;
 }
 
 /** Accounts with events in the outbox that one pass visits at most. */
@@ -82,7 +92,13 @@ export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   timeoutMs: 10_000,
   maxInFlight: 50,
   perAccount: 4,
+  slowMs: 2_500,
 };
+
+/** How long an account stays slow after its last slow failed attempt. */
+const SLOW_FOR_MS = 600_000;
+/** Accounts remembered as slow (the oldest forgotten first). */
+const MAX_SLOW = 10_000;
 
 export interface WebhookOptions {
   allowPrivate: boolean;
@@ -99,6 +115,8 @@ export class WebhookDelivery extends PollLoop {
   readonly #stopping = new AbortController();
   /** The account the last pass visited last: the next one starts after it. */
   #cursor: string | null = null;
+  /** Accounts whose receivers failed slowly, until when. */
+  readonly #slow = new Map<string, number>();
 
   constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
     const timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
@@ -142,7 +160,7 @@ export class WebhookDelivery extends PollLoop {
         if (seen.has(accountId) || seen.size >= ACCOUNTS_PER_PASS) break rounds;
         seen.add(accountId);
         this.#cursor = accountId;
-        const free = slots.free(accountId);
+        const free = slots.free(accountId, this.#isSlow(accountId, now));
         if (firstAt > now || free === 0) continue;
         await claimAccountDeliveries(this.#kv, accountId, now, this.timing.leaseMs, free, (d) => {
           started++;
@@ -182,9 +200,14 @@ export class WebhookDelivery extends PollLoop {
       });
       return;
     }
+    const started = Date.now();
     const result = await this.#send(watch, d);
     const delivered = result.startsWith("delivered");
     const now = Date.now();
+    if (delivered) this.#slow.delete(d.account_id);
+    else if (now - started >= this.timing.slowMs) {
+      setBounded(this.#slow, d.account_id, now + SLOW_FOR_MS, MAX_SLOW);
+    }
     const giveUp = !delivered && now - d.created_at >= this.timing.giveUpMs;
     const delay = Math.min(this.timing.maxDelayMs, this.timing.retryMs * 2 ** (d.attempts - 1));
     await settleDelivery(this.#kv, d, delivered || giveUp ? null : now + delay, {
@@ -200,6 +223,14 @@ export class WebhookDelivery extends PollLoop {
         `webhook ${d.id} of watch ${d.watch_id} to ${webhookHost(watch.webhook_url)}: ${result}`,
       );
     }
+  }
+
+  #isSlow(accountId: string, now: number): boolean {
+    const until = this.#slow.get(accountId);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.#slow.delete(accountId);
+    return false;
   }
 
   /** "delivered (HTTP 2xx)" or what went wrong, in a few words. */
