@@ -4,7 +4,7 @@
  * cut short a 400; dashboard forms get an HTML page, the rest the spec's error body. A body is
  * read only when a route reads it, after whatever the route checks first (the admin token, the
  * API key), and at most MAX_READING bodies are read at once, the second half of them shared
- * out by client. Hono's bodyLimit is not used: it reads a body sent without Content-Length whole before
+ * out by client (MAX_READING_PER_CLIENT). Hono's bodyLimit is not used: it reads a body sent without Content-Length whole before
  * any route runs, so POST streams that never ended, on any path and without a token, each held
  * 80-100 KB for as long as the client kept them open (probe BG: 50 HTTP/2 connections of 200
  * such streams took the process from 173 MB to 1,026 MB, kept after they closed).
@@ -68,8 +68,10 @@ export const BODY_SECONDS = 10;
 /** Bodies read at once in this process: a stalled one holds about 100 KB until BODY_SECONDS. */
 export const MAX_READING = 512;
 /**
- * Bodies read at once for one client address (IPv6: one /64) once half of MAX_READING are being
- * read: below that a client reads as many as it sends (a burst of watch creations).
+ * Bodies read at once for one client (an IPv4 address, an IPv6 /48) once half of MAX_READING are
+ * being read: below that a client reads as many as it sends (a burst of watch creations). The last
+ * quarter is kept for clients with none being read, one each: 32 addresses sending bodies that
+ * never came held all 512, and every sign-in was a 503 (probe BH).
  */
 export const MAX_READING_PER_CLIENT = 16;
 
@@ -93,6 +95,11 @@ const timedOut = (c: Context, seconds: number) =>
     ),
   );
 
+const BUSY_PAGE =
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Busy</title></head>
+<body><h1>Too many forms at once</h1><p>Too many forms are being sent to this service right now.
+Wait a moment, go back and try again.</p></body></html>`;
+
 const busy = (c: Context, one: boolean) => {
   const error = one
     ? new ApiError(
@@ -104,7 +111,7 @@ const busy = (c: Context, one: boolean) => {
     : new ApiError(503, "unavailable", "Too many request bodies are arriving; retry shortly.", {
       "Retry-After": "1",
     });
-  return refused(c, UNREADABLE_PAGE, error);
+  return refused(c, BUSY_PAGE, error);
 };
 
 /** The limits above, which a test may set lower. */
@@ -166,11 +173,15 @@ export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): Midd
       async pull(ctl) {
         if (refusal) return;
         if (!counted) {
-          const who = clientAddress(c, proxies).address ?? "";
+          // An IPv6 client counts by its /48: a home delegation holds 65,536 /64s.
+          const from = clientAddress(c, proxies);
+          const who = from.network ?? from.address ?? "";
+          const held = byClient.get(who) ?? 0;
           if (reading >= maxReading) return void refuse("busy");
-          if (reading >= maxReading / 2 && (byClient.get(who) ?? 0) >= perClient) {
-            return void refuse("busy_client");
-          }
+          if (
+            (reading >= maxReading - Math.floor(maxReading / 4) && held > 0) ||
+            (reading >= maxReading / 2 && held >= perClient)
+          ) return void refuse("busy_client");
           reading++;
           byClient.set(who, (byClient.get(who) ?? 0) + 1);
           client = who;

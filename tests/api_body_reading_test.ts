@@ -81,31 +81,36 @@ Deno.test("a body that has not arrived whole in time is a 408, and the next one 
   assert.ok(whole.status !== 408 && whole.status < 500, `a whole form: ${whole.status}`);
 });
 
-Deno.test("bodies read at once are bounded: past half, one each per client (429); past all, 503", async () => {
+Deno.test("bodies read at once are bounded: past half, a few per client; the last quarter one each for clients with none; past all, 503", async () => {
   await using s = await startServer({
     trustProxy: 1,
-    bodyReading: { seconds: 30, max: 4, perClient: 1 },
+    bodyReading: { seconds: 30, max: 8, perClient: 2 },
   });
   const from = (ip: string) => [FORM, `X-Forwarded-For: ${ip}`];
   const held: Unfinished[] = [];
+  const send = async (ip: string) => {
+    const u = await unfinished(s.url, "/dashboard/signin", from(ip));
+    const status = await statusWithin(u, 300);
+    if (status === null) held.push(u);
+    else u.close();
+    return status;
+  };
   try {
-    // One client takes half; past it, each client one more.
-    for (const ip of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.3"]) {
-      const conn = await unfinished(s.url, "/dashboard/signin", from(ip));
-      held.push(conn);
-      assert.equal(await statusWithin(conn, 300), null, `${ip} is being read`);
-    }
-    const again = await unfinished(s.url, "/dashboard/signin", from("10.0.0.3"));
-    assert.equal(await statusWithin(again, 3_000), 503, "all four being read");
-    again.close();
-    held.pop()!.close(); // 10.0.0.3 hangs up: its slot is freed
+    // Below half (4), one client takes what it sends.
+    for (let i = 0; i < 4; i++) assert.equal(await send("10.0.0.1"), null, `A ${i}`);
+    assert.equal(await send("10.0.0.1"), 429, "A past half, with more than its 2");
+    // Past half, 2 a client; an IPv6 client counts by its /48 (two /64s of one).
+    assert.equal(await send("2001:db8:1:1::1"), null);
+    assert.equal(await send("2001:db8:1:2::1"), null);
+    // The last quarter (2): one each for clients with none being read.
+    assert.equal(await send("2001:db8:1:3::1"), 429, "that /48 has two being read");
+    assert.equal(await send("10.0.0.3"), null, "C's first, in the kept quarter");
+    assert.equal(await send("10.0.0.3"), 429, "C has one being read: none of the kept quarter");
+    assert.equal(await send("10.0.0.4"), null, "D's first");
+    assert.equal(await send("10.0.0.5"), 503, "all eight being read");
+    held.pop()!.close(); // D hangs up: its slot is freed
     await new Promise((r) => setTimeout(r, 200));
-    const second = await unfinished(s.url, "/dashboard/signin", from("10.0.0.2"));
-    assert.equal(await statusWithin(second, 3_000), 429, "10.0.0.2 has its one past half");
-    second.close();
-    const other = await unfinished(s.url, "/dashboard/signin", from("10.0.0.4"));
-    assert.equal(await statusWithin(other, 300), null, "a client with none is read");
-    held.push(other);
+    assert.equal(await send("10.0.0.5"), null, "E's first, once one was freed");
   } finally {
     for (const u of held) u.close();
   }
