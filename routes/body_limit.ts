@@ -37,7 +37,7 @@ function refused(c: Context, page: string, error: ApiError): Response {
   const res = c.req.path.startsWith("/dashboard")
     ? new Response(page, {
       status: error.status,
-      headers: { "content-type": "text/html; charset=utf-8" },
+      headers: { ...error.headers, "content-type": "text/html; charset=utf-8" },
     })
     : errorResponse(error);
   res.headers.set("connection", "close");
