@@ -216,7 +216,25 @@ Deno.test("accepted new postcodes count too: at most NEW_POSTCODES_PER_OWNER flo
   assert.equal(flows(), NEW_POSTCODES_PER_OWNER);
   const past = await rig.call("/v1/products/details?asin=B0NOPE0000&zip=20000");
   assert.equal(past.status, 502);
-  assert.match((past.body.error as { message: string }).message, /located 50 new postcodes/);
+  assert.match((past.body.error as { message: string }).message, /ran the location flow 50 times/);
+  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
+});
+
+Deno.test("a postcode whose location flow keeps failing counts each flow against the account's budget", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  // The address change always fails without refusing (probe BK: each call ran the flow again,
+  // with its retries, uncharged and uncounted).
+  rig.fake.flowFailures.push({ step: "change", status: 400, times: 1_000 });
+  let last: Awaited<ReturnType<typeof rig.call>> | undefined;
+  for (let i = 0; i < 40; i++) {
+    last = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(last.headers.get("x-credits-cost"), "0");
+    if (/ran the location flow/.test((last.body.error as { message: string }).message)) break;
+    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
+  }
+  assert.match((last!.body.error as { message: string }).message, /ran the location flow 50 times/);
   assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
 });
 

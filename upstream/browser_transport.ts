@@ -499,8 +499,8 @@ export class BrowserTransport implements Transport {
         ? `The marketplace refused this account's last ${refused.length} new postcodes; ` +
           `another new one is tried in ${seconds} s.`
         : recent.length >= NEW_POSTCODES_PER_OWNER
-        ? `This account located ${recent.length} new postcodes in the last 15 minutes; ` +
-          `another new one is tried in ${seconds} s.`
+        ? `This account ran the location flow ${recent.length} times for new postcodes in the ` +
+          `last 15 minutes; another is run in ${seconds} s.`
         : `This account has ${running} new postcodes being located; another is tried once they are done.`,
       { "Retry-After": String(Math.max(1, seconds)) },
     );
@@ -522,10 +522,13 @@ export class BrowserTransport implements Transport {
   }
 
   /** Notes a flow for `zip` (`refused` when it ended so); one postcode counts once. */
-  #notePostcode(owner: string, zip: string, refused: boolean): void {
+  #notePostcode(owner: string, zip: string, refused: boolean, failed = false): void {
     const recent = this.#recentPostcodes(owner);
     const known = recent.find((p) => p.zip === zip);
-    if (known) known.refused ||= refused;
+    // A flow that failed (neither located nor refused) counts each time: it is forgotten, so the
+    // next call runs it again, and a postcode whose flow kept failing was located for free
+    // without end (probe BK: 117 address changes from 40 calls, none counted).
+    if (known && !failed) known.refused ||= refused;
     else recent.push({ zip, at: Date.now(), refused });
     setBounded(this.postcodesByOwner, owner, recent.slice(-NEW_POSTCODES_PER_OWNER), 10_000);
   }
@@ -543,16 +546,18 @@ export class BrowserTransport implements Transport {
     if (spent) throw spent;
     this.flowsRunning.set(owner, (this.flowsRunning.get(owner) ?? 0) + 1);
     let refused = false;
+    let failed = false;
     try {
       await untilAborted(this.locate(s), signal);
     } catch (e) {
       refused = e instanceof PostcodeRefused;
+      failed = !refused;
       throw e;
     } finally {
       const left = (this.flowsRunning.get(owner) ?? 1) - 1;
       if (left > 0) this.flowsRunning.set(owner, left);
       else this.flowsRunning.delete(owner);
-      this.#notePostcode(owner, s.zip!, refused);
+      this.#notePostcode(owner, s.zip!, refused, failed);
     }
   }
 
