@@ -4,6 +4,8 @@
  * Per process, in memory: a restart starts the comparison afresh (documented in the README).
  */
 
+import { isEmptyValue } from "./empty_value.ts";
+
 /** field → [filled, empty] for one parse (list items count once per item). */
 export type FieldCounts = Map<string, [number, number]>;
 
@@ -13,11 +15,6 @@ const KEEP_HOURS = 48;
 const FALL_RATIO = 0.5;
 /** Fewer parses than this in either day decide nothing: one odd page is not a layout change. */
 const MIN_SAMPLES = 20;
-
-/** Whether a value counts as filled: null, "", and [] are empty; 0 and false are values. */
-function isFilled(v: unknown): boolean {
-  return v !== null && v !== undefined && v !== "" && !(Array.isArray(v) && v.length === 0);
-}
 
 const LIST_FIELDS = ["results", "offers", "reviews", "categories"];
 
@@ -29,7 +26,7 @@ export function fieldCounts(data: unknown): FieldCounts {
   const out: FieldCounts = new Map();
   const add = (name: string, v: unknown) => {
     const c = out.get(name) ?? [0, 0];
-    c[isFilled(v) ? 0 : 1]++;
+    c[isEmptyValue(v) ? 1 : 0]++;
     out.set(name, c);
   };
   if (!data || typeof data !== "object") return out;

@@ -5,16 +5,20 @@ import { Metrics } from "../core/metrics.ts";
 
 const HOUR = 3_600_000;
 
-Deno.test("fieldCounts() counts top-level fields and each list item's fields; 0 and false are filled", () => {
+Deno.test("fieldCounts() counts top-level fields and each list item's fields, empty as `missing` counts it", () => {
   const c = fieldCounts({
     title: "A",
     price: null,
-    rating: 0,
+    rating: 0, // what parsers answer for a rating they could not read (probe BM)
+    in_stock: false,
+    list_price: { amount: 0, display: "" },
     results: [{ price: 1, image: "" }, { price: null, image: "x" }],
   });
   assert.deepEqual(c.get("title"), [1, 0]);
   assert.deepEqual(c.get("price"), [0, 1]);
-  assert.deepEqual(c.get("rating"), [1, 0]);
+  assert.deepEqual(c.get("rating"), [0, 1]);
+  assert.deepEqual(c.get("in_stock"), [1, 0]);
+  assert.deepEqual(c.get("list_price"), [0, 1]);
   assert.deepEqual(c.get("results"), [1, 0]);
   assert.deepEqual(c.get("results[].price"), [1, 1]);
   assert.deepEqual(c.get("results[].image"), [1, 1]);

@@ -18,6 +18,7 @@ import type { ProductItem } from "../schemas/resources.ts";
 import type { PageType } from "../schemas/pages.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { productPageUrl } from "./urls.ts";
+import { isEmptyValue } from "../core/empty_value.ts";
 
 export type Params = Record<string, unknown>;
 /** What a parser returns, for typing a reading passed around as plain data. */
@@ -39,17 +40,9 @@ export interface Listing {
 // Primary identifier for `gtin`, most general first.
 const GTIN_ORDER = ["GLOBAL_TRADE_IDENTIFICATION_NUMBER", "EAN", "UPC", "JAN", "ISBN_13"];
 
-/** The empty values a parser gives a field the page does not show. */
-function isEmpty(v: unknown): boolean {
-  if (v === null || v === undefined || v === "" || v === 0) return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === "object") return Object.values(v as object).every(isEmpty);
-  return false;
-}
-
 /** The object with `missing`: which of `fields` came back empty, that is, were not shown. */
 function withMissing<T extends object>(value: T, fields: (keyof T)[]): T & { missing: string[] } {
-  const missing = fields.filter((f) => isEmpty(value[f])).map(String);
+  const missing = fields.filter((f) => isEmptyValue(value[f])).map(String);
   return { ...value, missing };
 }
 
