@@ -498,6 +498,15 @@ function parentAsinOf(html: string): string {
     const found = m.exec(html)?.[1];
     if (found) return found;
   }
+  // The detail page's own script on older layouts: `Item.parentAsin = 'B07H57DNVV';` (probe BM:
+  // the amazon.fr page names its parent only there).
+  const item = html.indexOf("Item.parentAsin");
+  if (item >= 0) {
+    const m = /Item\.parentAsin\s*=\s*'([A-Z0-9]{10})'/y;
+    m.lastIndex = item;
+    const found = m.exec(html)?.[1];
+    if (found) return found;
+  }
   // In a link of the page only: written in a review, a carousel card's title or the listing's
   // own title, it named any parent the writer chose (probe AY).
   return firstInLink(html, /parentASIN=([A-Z0-9]{10})/g)?.[1] ?? "";

@@ -510,7 +510,8 @@ const EXPECTED: [string, Expected][] = [
     "in_stock": true,
     "availability": "En stock.",
     "merchant": "Amazon",
-    "parent": "",
+    // Only in its script: `Item.parentAsin = 'B07H57DNVV';` (line 14025).
+    "parent": "B07H57DNVV",
   }],
   ["amazon.fr__wishi-book-0241401127.html", {
     "asin": "0241401127",
