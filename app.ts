@@ -107,7 +107,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   // The dashboard's security headers go on every page under it, the body limits' refusals too.
   app.use("/dashboard", securityHeaders());
   app.use("/dashboard/*", securityHeaders());
-  app.use("*", bodyLimits(deps.trustProxy, opts.bodyReading));
+  app.use("*", bodyLimits(deps.trustProxy, opts.bodyReading, stopping));
   app.use("/v1/*", v1Methods(opts.corsOrigins ?? null));
   app.use("/v1", v1Methods(opts.corsOrigins ?? null));
   metaRoutes(app, {

@@ -155,14 +155,30 @@ async function main(): Promise<void> {
     );
     // Watch refreshes under way finish within the same drain time (or are aborted and refunded),
     // and so do webhook attempts (or are cut, noted and retried after a restart).
-    await Promise.all([server.shutdown(), deps.watches.stop(config.drainSeconds * 1000)]);
+    const shutdown = Promise.all([
+      server.shutdown(),
+      deps.watches.stop(config.drainSeconds * 1000),
+    ]).then(() => true);
+    // A second past the drain time (for the answers cut at its end to go out), the refunds put
+    // off are settled whatever is still open: a request that never ended had kept the stop
+    // waiting until it was forced, which skips them (probe BL).
+    let late: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      shutdown,
+      new Promise<false>((
+        r,
+      ) => (late = setTimeout(() => r(false), config.drainSeconds * 1000 + 1_000))),
+    ]);
+    clearTimeout(late);
     clearTimeout(giveUp);
     await deps.delivery?.stop();
     await deps.meter.settleRefunds();
     clearTimeout(hardStop);
-    pages.close();
-    kv.close();
-    await exit({ event: "stopped" });
+    if (done) {
+      pages.close();
+      kv.close();
+    }
+    await exit({ event: "stopped", ...(done ? {} : { open_requests: true }) });
   };
   /** The last log line, and the lines before it, given LAST_LINES_MS to reach a reader. */
   const exit = async (line: Record<string, unknown>) => {

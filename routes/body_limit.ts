@@ -75,7 +75,7 @@ export const MAX_READING = 512;
  */
 export const MAX_READING_PER_CLIENT = 16;
 
-type Refusal = "too_large" | "timeout" | "cut_short" | "busy" | "busy_client";
+type Refusal = "too_large" | "timeout" | "cut_short" | "busy" | "busy_client" | "stopping";
 
 /** Why a body was not read; the route that tried to read it sees this as the read's error. */
 class BodyRefused extends Error {
@@ -121,7 +121,15 @@ export interface BodyReading {
   perClient: number;
 }
 
-export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): MiddlewareHandler {
+/**
+ * `stopping` is aborted at the end of a drain (main.ts): bodies still arriving then are cut with
+ * a 503, or one body that never came kept a stop waiting until it was forced (probe BL).
+ */
+export function bodyLimits(
+  proxies = 0,
+  limits: Partial<BodyReading> = {},
+  stopping: AbortSignal = new AbortController().signal,
+): MiddlewareHandler {
   const { seconds, max: maxReading, perClient } = {
     seconds: BODY_SECONDS,
     max: MAX_READING,
@@ -148,6 +156,7 @@ export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): Midd
     let size = 0;
     const release = () => {
       clearTimeout(timer);
+      stopping.removeEventListener("abort", onStop);
       if (client === null) return;
       reading--;
       const n = (byClient.get(client) ?? 1) - 1;
@@ -166,9 +175,12 @@ export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): Midd
       return e;
     };
     const timer = setTimeout(() => refuse("timeout"), seconds * 1000);
+    const onStop = () => refuse("stopping");
+    stopping.addEventListener("abort", onStop, { once: true });
     const body = new ReadableStream<Uint8Array>({
       start(ctl) {
         controller = ctl;
+        if (stopping.aborted) refuse("stopping");
       },
       async pull(ctl) {
         if (refusal) return;
@@ -226,6 +238,14 @@ export function bodyLimits(proxies = 0, limits: Partial<BodyReading> = {}): Midd
         ? timedOut(c, seconds)
         : why === "cut_short"
         ? unreadable(c)
+        : why === "stopping"
+        ? refused(
+          c,
+          BUSY_PAGE,
+          new ApiError(503, "unavailable", "The service is stopping; retry shortly.", {
+            "Retry-After": "1",
+          }),
+        )
         : busy(c, why === "busy_client");
     }
   };

@@ -165,3 +165,42 @@ Deno.test("SIGTERM while usage alerts are being sent to a mail server that never
     await accepting;
   }
 });
+
+Deno.test("SIGTERM while a request body is still arriving: the client is answered, and the refunds are settled without a forced stop", async () => {
+  const dir = await Deno.makeTempDir();
+  const shelf = await spawnShelf({
+    KV_PATH: `${dir}/body.kv`,
+    UPSTREAM: "origin:http://127.0.0.1:9",
+    ADMIN_TOKEN: TOKEN,
+    DRAIN_SECONDS: "1",
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(shelf.url).port) });
+  try {
+    // A sign-in form whose body never comes, on a connection the client keeps open (probe BL:
+    // the stop waited for it until forced, which skips settling the refunds put off).
+    await conn.write(
+      new TextEncoder().encode(
+        "POST /dashboard/signin HTTP/1.1\r\nHost: a\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=",
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 300)); // the route is reading it
+    const answer = (async () => {
+      const buf = new Uint8Array(4096);
+      const n = await conn.read(buf);
+      return n === null ? "" : new TextDecoder().decode(buf.subarray(0, n));
+    })();
+    const started = performance.now();
+    const code = await shelf.stop("SIGTERM");
+    const ms = Math.round(performance.now() - started);
+    assert.equal(code, 0);
+    // Cut by the stop: the runtime ends the body's read when the server shuts down.
+    assert.match(await answer, /^HTTP\/1\.1 (400|503)/);
+    const last = shelf.logs().trim().split("\n").filter((l) => l.includes('"stopped"')).at(-1);
+    assert.ok(last && !last.includes('"forced"'), `last line: ${last}`);
+    assert.ok(ms < 1_000 + 1_000 + 1_500, `stopped after ${ms} ms`);
+  } finally {
+    conn.close();
+    await shelf.stop().catch(() => {});
+  }
+});
