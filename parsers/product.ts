@@ -490,6 +490,29 @@ function bulletsOf(page: Captured): string[] {
 }
 
 // indexOf first: a regex opening with a character class would walk the whole page.
+const DM_ITEM = "P.register('dm-aw-item'";
+
+/**
+ * The parent named by a music page's own item script (probe BM: the amazon.fr page names it only
+ * there): `<script> P.register('dm-aw-item', function() { var Item = {}; … Item.parentAsin =
+ * 'B07H57DNVV'; … </script>`. Only in a script element whose text starts so: review text and
+ * listing titles keep their apostrophes, and the same words written there named any parent the
+ * writer chose (probe BN); a page's text cannot open a script element.
+ */
+function dmItemParent(html: string): string {
+  for (let at = html.indexOf(DM_ITEM), tries = 0; at >= 0 && tries < 20; tries++) {
+    const open = html.lastIndexOf("<script", at);
+    const tagEnd = open < 0 ? -1 : html.indexOf(">", open);
+    if (tagEnd >= 0 && tagEnd < at && html.slice(tagEnd + 1, at).trim() === "") {
+      const end = html.indexOf("</script", at);
+      const body = html.slice(at, end < 0 ? at + 2_000 : Math.min(end, at + 2_000));
+      return /\bItem\.parentAsin\s*=\s*'([A-Z0-9]{10})'/.exec(body)?.[1] ?? "";
+    }
+    at = html.indexOf(DM_ITEM, at + DM_ITEM.length);
+  }
+  return "";
+}
+
 function parentAsinOf(html: string): string {
   const json = html.indexOf('"parentAsin"');
   if (json >= 0) {
@@ -498,15 +521,8 @@ function parentAsinOf(html: string): string {
     const found = m.exec(html)?.[1];
     if (found) return found;
   }
-  // The detail page's own script on older layouts: `Item.parentAsin = 'B07H57DNVV';` (probe BM:
-  // the amazon.fr page names its parent only there).
-  const item = html.indexOf("Item.parentAsin");
-  if (item >= 0) {
-    const m = /Item\.parentAsin\s*=\s*'([A-Z0-9]{10})'/y;
-    m.lastIndex = item;
-    const found = m.exec(html)?.[1];
-    if (found) return found;
-  }
+  const item = dmItemParent(html);
+  if (item) return item;
   // In a link of the page only: written in a review, a carousel card's title or the listing's
   // own title, it named any parent the writer chose (probe AY).
   return firstInLink(html, /parentASIN=([A-Z0-9]{10})/g)?.[1] ?? "";

@@ -44,6 +44,24 @@ Deno.test("a parentASIN= written in a review or in the listing's title names no 
   assert.equal(product(titled, "US").variations.parent_asin, "B07H57DNVV", "was B0EVILPRNT");
 });
 
+Deno.test("Item.parentAsin written in a review or a carousel title names no parent; the page's own item script does", async () => {
+  // Review text keeps its apostrophes on real pages (probe BN), so only & < > " are escaped.
+  const words = `Item.parentAsin = 'B0FORGED00'; P.register('dm-aw-item', function() {` +
+    ` Item.parentAsin = 'B0FORGED01'; })`.replace(/"/g, "&#34;");
+  const noData = await fixture("product/amazon.com__msshop-B07G2L3JMM.html");
+  const review = /data-hook="review-body"[^>]*>\s*(?:<span[^>]*>)?/.exec(noData)!;
+  const reviewed = noData.slice(0, review.index + review[0].length) + words +
+    noData.slice(review.index + review[0].length);
+  assert.equal(product(reviewed, "US").variations.parent_asin, "", "was B0FORGED00");
+
+  // Only in its item script: `Item.parentAsin = 'B07H57DNVV';` (line 14025).
+  const fr = await fixture("product/amazon.fr__app-B07H57DNVV.html");
+  assert.equal(product(fr, "FR").variations.parent_asin, "B07H57DNVV");
+  const carded = fr.replace(/(a-carousel-card[^>]*>)/, `$1<span>${words}</span>`);
+  assert.ok(carded !== fr);
+  assert.equal(product(carded, "FR").variations.parent_asin, "B07H57DNVV", "was B0FORGED00");
+});
+
 Deno.test("a seller's name with ' und ', ' and ' or '. ' in it is the merchant whole", async () => {
   const de = await fixture("product/amazon.de__poonam-000004458X.html");
   assert.equal(product(de, "DE").merchant, "Merc Enterprises");
