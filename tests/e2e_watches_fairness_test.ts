@@ -257,18 +257,25 @@ Deno.test("webhook fairness: accounts whose receivers hang cannot take the slots
 });
 
 /**
- * A receiver that answers 500 after 300 ms until `hang()`, then accepts and never answers; its
- * requests are counted.
+ * A receiver that answers 500 after 300 ms until `hang()`, then accepts and never answers (with
+ * `quickFirst`, answering the first request to each path 200 at once); the requests it holds are
+ * counted.
  */
-function failingThenHanging() {
+function failingThenHanging(quickFirst = false) {
   let hanging = false;
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let open = 0;
+  const answered = new Set<string>();
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.body?.cancel();
+    const path = new URL(req.url).pathname;
+    if (hanging && quickFirst && !answered.has(path)) {
+      answered.add(path);
+      return new Response(null, { status: 200 });
+    }
     open++;
     try {
-      await req.body?.cancel();
       if (hanging) await released;
       else await new Promise((r) => setTimeout(r, 300));
       return new Response(null, { status: 500 });
@@ -291,45 +298,49 @@ function failingThenHanging() {
   };
 }
 
-Deno.test("webhook fairness: accounts whose receivers fail slowly get one slot each, and none of the kept ones", async () => {
-  const source = new PriceSource();
-  source.moving = true; // every refresh is a change: the attackers' events keep coming
-  // A failed attempt of 200 ms or more marks its account slow.
-  await using s = await watchServer(source, { pollMs: 50 }, { ...EIGHT_SLOTS, slowMs: 200 });
-  await using hookB = receiver();
-  const target = failingThenHanging();
-  try {
-    // Eight accounts would take every slot, the two kept ones included (probe BJ).
-    const attackers: { key: string }[] = [];
-    for (let i = 0; i < 8; i++) attackers.push(await s.account("scale"));
-    for (const a of attackers) await create(s, a.key, target.url);
-    // Each attacker's receiver has failed slowly at least once: all are slow.
-    await until("a slow failure of every attacker", async () => {
-      for (const a of attackers) {
-        const ws = await watchesOf(s, a.key);
-        if (!ws.some((w) => w.deliveries.some((d) => d.result === "HTTP 500"))) return undefined;
-      }
-      return true;
-    });
-    target.hang();
-    await until(
-      "the attackers' hanging attempts",
-      () => Promise.resolve(target.open >= 6 || undefined),
-    );
-    const b = await s.account("scale");
-    const wb = await create(s, b.key, hookB.url);
-    await refreshed(s, b.key, 2); // its second refresh is a change: an event
-    const got = await until("B's event", () => Promise.resolve(hookB.got[0]));
-    assert.equal(JSON.parse(got.body).watch_id, wb.id);
-    assert.equal(
-      target.open,
-      6,
-      "one attempt of each of six slow accounts; none of the kept slots",
-    );
-  } finally {
-    await target.close();
-  }
-});
+for (const quickFirst of [false, true]) {
+  Deno.test(`webhook fairness: accounts whose receivers fail slowly get one slot each, and none of the kept ones${quickFirst ? ", even after one quick delivery" : ""}`, async () => {
+    const source = new PriceSource();
+    source.moving = true; // every refresh is a change: the attackers' events keep coming
+    // A failed attempt of 200 ms or more marks its account slow.
+    await using s = await watchServer(source, { pollMs: 50 }, { ...EIGHT_SLOTS, slowMs: 200 });
+    await using hookB = receiver();
+    const target = failingThenHanging(quickFirst);
+    try {
+      // Eight accounts would take every slot, the two kept ones included (probe BJ).
+      const attackers: { key: string }[] = [];
+      for (let i = 0; i < 8; i++) attackers.push(await s.account("scale"));
+      // A path each: with quickFirst, each attacker's receiver answers one event at once (probe BN:
+      // that delivery gave its account all its slots back).
+      for (const [i, a] of attackers.entries()) await create(s, a.key, `${target.url}/${i}`);
+      // Each attacker's receiver has failed slowly at least once: all are slow.
+      await until("a slow failure of every attacker", async () => {
+        for (const a of attackers) {
+          const ws = await watchesOf(s, a.key);
+          if (!ws.some((w) => w.deliveries.some((d) => d.result === "HTTP 500"))) return undefined;
+        }
+        return true;
+      });
+      target.hang();
+      await until(
+        "the attackers' hanging attempts",
+        () => Promise.resolve(target.open >= 6 || undefined),
+      );
+      const b = await s.account("scale");
+      const wb = await create(s, b.key, hookB.url);
+      await refreshed(s, b.key, 2); // its second refresh is a change: an event
+      const got = await until("B's event", () => Promise.resolve(hookB.got[0]));
+      assert.equal(JSON.parse(got.body).watch_id, wb.id);
+      assert.equal(
+        target.open,
+        6,
+        "one attempt of each of six slow accounts; none of the kept slots",
+      );
+    } finally {
+      await target.close();
+    }
+  });
+}
 
 Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots kept for accounts with nothing under way", async () => {
   const source = new PriceSource();

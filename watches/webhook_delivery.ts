@@ -10,9 +10,9 @@
  * allow (at most `perAccount` attempts of one account at once, `maxInFlight` in all). A pass
  * starts the attempts and returns; each finished attempt wakes the loop. So a receiver that
  * hangs holds its own account's few slots for the timeout, never another account's events; and
- * an account whose attempts fail slowly (`slowMs`) has one slot until one is delivered, and none
- * of those kept for accounts with nothing under way (InFlight), so that many accounts pointing at
- * a receiver that hangs cannot hold every slot.
+ * an account with an attempt under way for `slowMs`, or one that failed that slowly lately, has
+ * one slot and none of those kept for accounts with nothing under way (InFlight), so that many
+ * accounts pointing at a receiver that hangs cannot hold every slot.
  *
  * An account that is not active (set inactive, or gone) gets no delivery: its events are dropped
  * at their attempt, unsent, with a note on the watch. Its refreshes are refused by the meter
@@ -61,9 +61,9 @@ export interface WebhookTiming {
   /** Attempts of one account under way at once on this instance. */
   perAccount: number;
   /**
-   * A failed attempt that took this long marks its account slow (see InFlight: one slot, none of
-   * those kept for accounts with nothing under way) until one of its attempts is delivered, or
-   * for SLOW_FOR_MS.
+   * An account is slow (see InFlight: one slot, none of those kept for accounts with nothing
+   * under way) while one of its attempts has been under way this long, and for SLOW_FOR_MS after
+   * one failed that took this long.
    */
   slowMs: number;
 }
@@ -117,6 +117,8 @@ export class WebhookDelivery extends PollLoop {
   #cursor: string | null = null;
   /** Accounts whose receivers failed slowly, until when. */
   readonly #slow = new Map<string, number>();
+  /** Per account, when each of its attempts under way started. */
+  readonly #open = new Map<string, number[]>();
 
   constructor(kv: Deno.Kv, log: Log, opts: WebhookOptions) {
     const timing = { ...DEFAULT_WEBHOOK_TIMING, ...opts.timing };
@@ -201,11 +203,21 @@ export class WebhookDelivery extends PollLoop {
       return;
     }
     const started = Date.now();
-    const result = await this.#send(watch, d);
+    const open = this.#open.get(d.account_id) ?? [];
+    this.#open.set(d.account_id, open);
+    open.push(started);
+    let result: string;
+    try {
+      result = await this.#send(watch, d);
+    } finally {
+      open.splice(open.indexOf(started), 1);
+      if (open.length === 0) this.#open.delete(d.account_id);
+    }
     const delivered = result.startsWith("delivered");
     const now = Date.now();
-    if (delivered) this.#slow.delete(d.account_id);
-    else if (now - started >= this.timing.slowMs) {
+    // Not cleared by a delivery: a receiver answering one event at once and hanging on the others
+    // got all its slots back each time (probe BN).
+    if (!delivered && now - started >= this.timing.slowMs) {
       setBounded(this.#slow, d.account_id, now + SLOW_FOR_MS, MAX_SLOW);
     }
     const giveUp = !delivered && now - d.created_at >= this.timing.giveUpMs;
@@ -226,6 +238,7 @@ export class WebhookDelivery extends PollLoop {
   }
 
   #isSlow(accountId: string, now: number): boolean {
+    if ((this.#open.get(accountId) ?? []).some((at) => now - at >= this.timing.slowMs)) return true;
     const until = this.#slow.get(accountId);
     if (until === undefined) return false;
     if (until > now) return true;
