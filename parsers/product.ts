@@ -141,7 +141,13 @@ export interface TagFacts {
   dynamicImage: string;
 }
 
-export function parseProduct(html: string, opts: ProductOptions): ProductPage {
+/**
+ * A product page as read: the answer's fields, and whether the page says in words it has no
+ * reviews (the envelope then does not list reviews_count as missing; the answer never carries it).
+ */
+export type ProductReading = ProductPage & { no_reviews_stated?: true };
+
+export function parseProduct(html: string, opts: ProductOptions): ProductReading {
   const host = marketplace(opts.marketplace).host;
   if (typeof html !== "string" || !html.includes("<")) {
     throw new ParseError("empty", "The product page is empty or not HTML");
@@ -177,12 +183,13 @@ export function readSections(
   return { page, tags };
 }
 
-function readProduct(html: string, code: string, host: string): ProductPage {
+function readProduct(html: string, code: string, host: string): ProductReading {
   const { page, tags } = readSections(html);
   const asin = [tags.inputAsin, tags.namedAsin].find(isAsin) || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
   const availability = text(byId(page, "availability"));
+  const reviewsCount = reviewsCountOf(page);
   return {
     url: `https://${host}/dp/${asin}`,
     asin,
@@ -196,10 +203,11 @@ function readProduct(html: string, code: string, host: string): ProductPage {
     variations: { parent_asin: parentAsinOf(html) },
     availability,
     product_facts: facts,
-    reviews_count: reviewsCountOf(page),
+    reviews_count: reviewsCount,
     feature_bullets: bulletsOf(page),
     variants: variantsOf(html, asin),
     bestsellers_rank: ranksOf(facts),
+    ...(reviewsCount === 0 && statesNoReviews(html) ? { no_reviews_stated: true as const } : {}),
   };
 }
 
@@ -410,6 +418,21 @@ function ratingOf(page: Captured): number {
 function frenchRating(s: string): number | null {
   const m = /(\d(?:[.,]\d)?)\s*étoiles? sur 5/i.exec(s);
   return m ? parseFloat(m[1].replace(",", ".")) : null;
+}
+
+/**
+ * Whether the page says in words that the product has no reviews: the reviews widget's heading
+ * (`<h2 data-hook="total-review-count">No customer reviews`, "Keine Kundenrezensionen") holds
+ * text and no digit. Then reviews_count's 0 is read off the page, not missing (probe BM). Read
+ * from the raw page, as the widget is left untokenized; page text cannot write the attribute (its
+ * quotes are escaped there).
+ */
+function statesNoReviews(html: string): boolean {
+  const at = html.indexOf('data-hook="total-review-count"');
+  if (at < 0) return false;
+  const m = /^[^>]*>([^<]{0,200})</.exec(html.slice(at, at + 1_000));
+  const said = m?.[1].trim() ?? "";
+  return said !== "" && !/\d/.test(said);
 }
 
 function reviewsCountOf(page: Captured): number {

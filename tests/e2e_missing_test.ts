@@ -26,6 +26,19 @@ Deno.test("details: `missing` names exactly the fields the page did not show", a
   assert.deepEqual(jp.body.missing, ["variants"]);
 });
 
+Deno.test("details: a product the page says has no reviews has reviews_count 0, not missing", async () => {
+  await using rig = await startRig();
+  // amazon.ca (2019): the reviews widget's heading is "No customer reviews" (probe BM: listed as
+  // missing, as if it could not be read); no rating is shown, so rating stays missing.
+  rig.fake.page("https://www.amazon.ca/dp/B01GAWQSFW", "product/amazon.ca__app-B01GAWQSFW.html");
+  const none = await rig.call("/v1/products/details?asin=B01GAWQSFW&marketplace=CA");
+  assert.equal(none.status, 200, JSON.stringify(none.body));
+  assert.equal(none.body.reviews_count, 0);
+  assert.ok(!(none.body.missing as string[]).includes("reviews_count"));
+  assert.ok((none.body.missing as string[]).includes("rating"));
+  assert.ok(!("no_reviews_stated" in none.body), "the reading's flag is not in the answer");
+});
+
 Deno.test("the OpenAPI document describes `missing`", async () => {
   await using rig = await startRig();
   const doc = await (await fetch(`${rig.server.url}/openapi.json`)).json();

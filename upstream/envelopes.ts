@@ -63,8 +63,12 @@ const PRODUCT_FIELDS = [
 ] as const;
 
 export const envelope = {
-  details: (_p: Params, _mp: string, _a: Answered, product: Out<typeof parseProduct>) =>
-    withMissing(product, [...PRODUCT_FIELDS]),
+  details: (_p: Params, _mp: string, _a: Answered, reading: Out<typeof parseProduct>) => {
+    const { no_reviews_stated, ...product } = reading;
+    // A 0 the page states ("No customer reviews") is shown, not missing.
+    const fields = PRODUCT_FIELDS.filter((f) => !(no_reviews_stated && f === "reviews_count"));
+    return withMissing(product, [...fields]);
+  },
 
   offers: (p: Params, mp: string, _a: Answered, o: Out<typeof parseOffers>) => {
     const asin = o.asin || String(p.asin ?? "");
