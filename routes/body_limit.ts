@@ -75,6 +75,16 @@ export const MAX_READING = 512;
  */
 export const MAX_READING_PER_CLIENT = 16;
 
+/** Headers of a route's answer that describe its body or connection, not the call. */
+const NOT_KEPT = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+  "set-cookie",
+]);
+
 type Refusal = "too_large" | "timeout" | "cut_short" | "busy" | "busy_client" | "stopping";
 
 /** Why a body was not read; the route that tried to read it sees this as the read's error. */
@@ -142,10 +152,11 @@ export function bodyLimits(
     const raw = c.req.raw;
     if (!raw.body) return await next();
     const max = c.req.path.startsWith("/dashboard") ? FORM_BODY_LIMIT : JSON_BODY_LIMIT;
+    // A declared length over the limit is refused when a route reads the body, not before: a
+    // route's own checks (the key, the admin token, the path) answer first (probe BQ).
     const length = raw.headers.get("content-length");
-    if (length !== null && !raw.headers.has("transfer-encoding") && parseInt(length, 10) > max) {
-      return tooLarge(c);
-    }
+    const declaredOver = length !== null && !raw.headers.has("transfer-encoding") &&
+      parseInt(length, 10) > max;
     let refusal: Refusal | null = null;
     // Taken before the request is copied: copying it made the runtime drop the body's resource.
     // Taking a reader reads nothing.
@@ -184,6 +195,7 @@ export function bodyLimits(
       },
       async pull(ctl) {
         if (refusal) return;
+        if (declaredOver) return void refuse("too_large");
         if (!counted) {
           // An IPv6 client counts by its /48: a home delegation holds 65,536 /64s.
           const from = clientAddress(c, proxies);
@@ -230,9 +242,10 @@ export function bodyLimits(
     // Set by the stream's callbacks, which the type checker does not follow.
     const why = refusal as Refusal | null;
     if (why) {
-      // Whatever the route made of the failed read, the answer is the body's refusal.
-      c.res = undefined;
-      c.res = why === "too_large"
+      // Whatever the route made of the failed read, the answer is the body's refusal, with the
+      // route's own headers (a watch creation's X-Credits-* and RateLimit-*: probe BQ).
+      const own = c.res.headers;
+      const answer = why === "too_large"
         ? tooLarge(c)
         : why === "timeout"
         ? timedOut(c, seconds)
@@ -247,6 +260,11 @@ export function bodyLimits(
           }),
         )
         : busy(c, why === "busy_client");
+      for (const [name, value] of own) {
+        if (!answer.headers.has(name) && !NOT_KEPT.has(name)) answer.headers.set(name, value);
+      }
+      c.res = undefined;
+      c.res = answer;
     }
   };
 }

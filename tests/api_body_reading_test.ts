@@ -115,3 +115,47 @@ Deno.test("bodies read at once are bounded: past half, a few per client; the las
     for (const u of held) u.close();
   }
 });
+
+Deno.test("a body refused while a paid route reads it keeps the route's headers; a declared length over the limit is not answered before the route's checks", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("starter");
+  // Chunked, over 64 KiB: refused as it is read, after the key was taken (probe BQ: the 413 had
+  // none of the call's headers).
+  const big = new TextEncoder().encode(`{"asin":"${"x".repeat(70 * 1024)}"}`);
+  const refused = await fetch(`${s.url}/v1/watches`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json" },
+    body: new ReadableStream({
+      start(c) {
+        c.enqueue(big);
+        c.close();
+      },
+    }),
+    // @ts-ignore: Deno's fetch streams a request body with duplex "half"
+    duplex: "half",
+  });
+  await refused.body?.cancel();
+  assert.equal(refused.status, 413);
+  assert.ok(refused.headers.get("x-credits-remaining") !== null, "X-Credits-Remaining");
+  assert.ok(refused.headers.get("ratelimit") !== null, "RateLimit");
+  // A declared 100 MB body: without a key a 401, on no route a 404 (probe BQ: 413 first).
+  for (
+    const [path, headers, status] of [["/v1/watches", {}, 401], ["/nowhere", {}, 404]] as const
+  ) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(s.url).port) });
+    await conn.write(
+      new TextEncoder().encode(
+        `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n` +
+          `Content-Length: 100000000\r\n${Object.keys(headers).join("")}\r\n{"a":`,
+      ),
+    );
+    const buf = new Uint8Array(4096);
+    const n = await conn.read(buf);
+    conn.close();
+    assert.match(
+      new TextDecoder().decode(buf.subarray(0, n ?? 0)),
+      new RegExp(`^HTTP/1.1 ${status}`),
+      path,
+    );
+  }
+});
