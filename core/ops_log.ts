@@ -65,17 +65,29 @@ export function maskSecrets(pathAndQuery: string): string {
     const query = out.slice(q + 1, end).split("&").map((part) => {
       const eq = part.indexOf("=");
       if (eq < 0) return part;
-      return SECRET_PARAMS.has(decodedName(part.slice(0, eq))) ? `${part.slice(0, eq)}=***` : part;
+      const name = part.slice(0, eq);
+      // A key written percent-encoded (`shelf%5flive%5f…`) is one once decoded (probe BQ).
+      return SECRET_PARAMS.has(decodedName(name)) || hasKey(decoded(part.slice(eq + 1)))
+        ? `${name}=***`
+        : part;
     });
     out = out.slice(0, q + 1) + query.join("&") + out.slice(end);
   }
-  return out.replace(KEY_TEXT, "***");
+  const path = out.indexOf("?") < 0 ? out : out.slice(0, out.indexOf("?"));
+  const masked = path.split("/").map((seg) => hasKey(decoded(seg)) ? "***" : seg).join("/");
+  return (masked + out.slice(path.length)).replace(KEY_TEXT, "***");
+}
+
+const hasKey = (s: string) => s.search(KEY_TEXT) >= 0;
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s.replaceAll("+", " "));
+  } catch {
+    return s;
+  }
 }
 
 function decodedName(name: string): string {
-  try {
-    return decodeURIComponent(name.replaceAll("+", " ")).toLowerCase();
-  } catch {
-    return name.toLowerCase();
-  }
+  return decoded(name).toLowerCase();
 }
