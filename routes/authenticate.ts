@@ -21,7 +21,8 @@ export function presentedKey(req: Request, query: Query): string | null {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     if (m) return m[1];
   }
-  return query.get("api_key")?.[0] ?? null;
+  // The last value, as for every other parameter (probe BQ: the first was taken).
+  return query.get("api_key")?.at(-1) ?? null;
 }
 
 /** The caller, at once for a key seen before (see Accounts.lookupKey); throws the 401. */

@@ -28,6 +28,17 @@ Deno.test("the key is accepted as x-api-key, Bearer token and api_key query alik
   await viaQuery.body?.cancel();
 });
 
+Deno.test("a repeated api_key takes its last value, as every other parameter does", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("starter");
+  const last = await fetch(`${s.url}${OFFERS}&api_key=shelf_live_${"0".repeat(48)}&api_key=${key}`);
+  assert.equal(last.status, 200, "probe BQ: the first value was taken");
+  await last.body?.cancel();
+  const first = await fetch(`${s.url}${OFFERS}&api_key=${key}&api_key=nope`);
+  assert.equal(first.status, 401);
+  await first.body?.cancel();
+});
+
 Deno.test("unknown, malformed and revoked keys get the same 401 body", async () => {
   await using s = await startServer();
   const { key, keyId } = await s.account("starter");
