@@ -73,14 +73,18 @@ export function maskSecrets(pathAndQuery: string): string {
     });
     out = out.slice(0, q + 1) + query.join("&") + out.slice(end);
   }
-  const path = out.indexOf("?") < 0 ? out : out.slice(0, out.indexOf("?"));
-  const masked = path.split("/").map((seg) => hasKey(decoded(seg)) ? "***" : seg).join("/");
+  const path = q < 0 ? out : out.slice(0, out.indexOf("?"));
+  const masked = path.includes("%")
+    ? path.split("/").map((seg) => hasKey(decoded(seg)) ? "***" : seg).join("/")
+    : path;
   return (masked + out.slice(path.length)).replace(KEY_TEXT, "***");
 }
 
 const hasKey = (s: string) => s.search(KEY_TEXT) >= 0;
 
+/** `s` percent-decoded (+ as a space); itself when it holds neither or does not decode. */
 function decoded(s: string): string {
+  if (!s.includes("%") && !s.includes("+")) return s;
   try {
     return decodeURIComponent(s.replaceAll("+", " "));
   } catch {
