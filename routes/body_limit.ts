@@ -94,12 +94,22 @@ class BodyRefused extends Error {
   }
 }
 
+const SLOW_PAGE = (seconds: number) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too slow</title></head>
+<body><h1>The form took too long</h1><p>The form did not arrive within ${seconds} seconds. Go back
+and try again.</p></body></html>`;
+
+/**
+ * A body that did not arrive in time: 408, but 400 on the dashboard, since a browser sends a form
+ * answered 408 again by itself (Chromium: the user waited 30 s for the page instead of 10; probe
+ * BS).
+ */
 const timedOut = (c: Context, seconds: number) =>
   refused(
     c,
-    UNREADABLE_PAGE,
+    SLOW_PAGE(seconds),
     new ApiError(
-      408,
+      c.req.path.startsWith("/dashboard") ? 400 : 408,
       "request_timeout",
       `The request body did not arrive within ${seconds} seconds.`,
     ),

@@ -50,6 +50,22 @@ Deno.test("dashboard: security headers on every page, the CSP allows no inline s
   );
 });
 
+Deno.test("dashboard: a path under /dashboard that is no page is an HTML 404 with the dashboard's headers", async () => {
+  await using s = await startServer();
+  // Probe BS: these got the API's JSON 404.
+  for (const path of ["/dashboard/", "/dashboard/keys/", "/dashboard/Keys", "/dashboard/nope/x"]) {
+    const r = await fetch(`${s.url}${path}`);
+    const body = await r.text();
+    assert.equal(r.status, 404, path);
+    assert.match(r.headers.get("content-type") ?? "", /text\/html/, path);
+    assert.match(body, /No such page/, path);
+    assert.ok(r.headers.get("content-security-policy"), path);
+  }
+  const api = await fetch(`${s.url}/v1/nope`);
+  assert.match(api.headers.get("content-type") ?? "", /json/);
+  await api.body?.cancel();
+});
+
 Deno.test("dashboard: a form posted without or with a wrong CSRF token is refused with 403", async () => {
   await using s = await startServer();
   const b = browser(s.url);

@@ -124,6 +124,20 @@ export function CheckMailPage(props: { title: string; message: string }) {
   );
 }
 
+/** Any other path under /dashboard (a mistyped address, a trailing slash). */
+export function NotFoundPage() {
+  return (
+    <Layout title="Not found">
+      <div class="card narrow">
+        <h1>No such page</h1>
+        <p>
+          <a href="/dashboard">Go to the dashboard</a>
+        </p>
+      </div>
+    </Layout>
+  );
+}
+
 export function LinkInvalidPage() {
   return (
     <Layout title="Link expired">

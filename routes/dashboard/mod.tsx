@@ -15,7 +15,7 @@ import { deleteSession } from "../../metering/sessions.ts";
 import { listAlerts } from "../../metering/alerts.ts";
 import { clearSessionCookie, csrfCheck, currentSession } from "./guard.ts";
 import { ICON, STYLE, type Viewer } from "./layout.tsx";
-import { RefusedPage } from "./auth_pages.tsx";
+import { NotFoundPage, RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
 import { UsagePage } from "./usage_page.tsx";
 import { WatchesPage } from "./watches_page.tsx";
@@ -242,4 +242,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       return c.redirect("/dashboard/settings?saved=1", 303);
     }),
   );
+
+  // Registered last: any other path under /dashboard is a page, not the API's JSON 404 (probe BS).
+  app.all("/dashboard/*", (c) => c.html(<NotFoundPage />, 404));
 }
