@@ -186,6 +186,24 @@ Deno.test("a path of any length makes a bounded access-log line: cut at MAX_LOGG
   assert.equal(lines.at(-1)!.path_truncated, undefined);
 });
 
+Deno.test("the access-log cut never leaves part of a key, and Unicode line breaks are percent-encoded", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ accessLog: (l) => void lines.push(l) });
+  const { key } = await s.account("starter");
+  // Probe BT: a long secret-named value, then a key starting just past the cut: the key was cut
+  // partial (so not masked), and masking the value pulled 47 of its 48 digits inside the cut.
+  const pre = `/v1/usage?token=${"A".repeat(1_000)}&pad=`;
+  const pad = "B".repeat(2_054 - pre.length - "&z=".length);
+  await (await fetch(`${s.url}${pre}${pad}&z=${key}`)).body?.cancel();
+  const line = lines.at(-1)!;
+  assert.ok(!String(line.path).includes(key.slice(11, 31)), String(line.path).slice(-80));
+  // Masked whole first, the path fits: both values are masked and nothing is cut.
+  assert.ok(String(line.path).endsWith("&z=***"), String(line.path).slice(-80));
+  // NEL and U+2028 split a line for readers that split on Unicode line breaks.
+  await (await fetch(`${s.url}/nowhere/a%C2%85b%E2%80%A8c`)).body?.cancel();
+  assert.equal(lines.at(-1)!.path, "/nowhere/a%C2%85b%E2%80%A8c");
+});
+
 Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.md names counting real calls", async () => {
   await using rig = await startRig({ adminToken: TOKEN });
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
