@@ -51,6 +51,11 @@ const METER_HEADERS = {
     schema: { type: "string" },
   },
 };
+/** On 429 and 503 answers (SPEC.md); not one of the meter's headers on every answer. */
+const RETRY_AFTER = {
+  description: "Seconds to wait before trying again.",
+  schema: { type: "integer" },
+};
 const meterHeaderRefs = Object.fromEntries(
   Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)]),
 );
@@ -70,7 +75,7 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "This key's subscription is inactive or its plan does not include this endpoint group.",
   ],
   TooManyRequests: [
-    "rate_limited (with Retry-After: 1) or quota_exhausted",
+    "rate_limited, quota_exhausted, or too many of this client's request bodies being read at once; with Retry-After",
     "rate_limited",
     429,
     "Too many requests this second for this key; wait and retry.",
@@ -94,10 +99,28 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "The upstream page did not yield a complete answer.",
   ],
   UpstreamBlocked: [
-    "upstream_blocked: a robot check persisted after retries",
+    "upstream_blocked (a robot check persisted after retries, or the account's calls pause after blocked ones), upstream_busy (too many of the account's calls wait for the marketplace), busy (the account's store record is contended) or unavailable (the store cannot be written, too many request bodies being read, the service stopping); with Retry-After",
     "upstream_blocked",
     503,
     "The marketplace kept answering with a robot check.",
+  ],
+  PayloadTooLarge: [
+    "payload_too_large: the request body is over 64 KiB",
+    "payload_too_large",
+    413,
+    "The request body is larger than 64 KiB.",
+  ],
+  RequestTimeout: [
+    "request_timeout: the request body did not arrive within 10 seconds",
+    "request_timeout",
+    408,
+    "The request body did not arrive within 10 seconds.",
+  ],
+  BadRequest: [
+    "bad_request: the request body did not arrive whole (the client hung up mid-body)",
+    "bad_request",
+    400,
+    "The request body did not arrive whole.",
   ],
   UpstreamTimeout: [
     "upstream_timeout: the marketplace did not answer in time",
@@ -111,9 +134,13 @@ function errorResponse(
   [description, code, status, message]: [string, string, number, string],
   withMeter: boolean,
 ) {
+  const headers = {
+    ...(withMeter ? meterHeaderRefs : {}),
+    ...(status === 429 || status === 503 ? { "Retry-After": ref("headers", "Retry-After") } : {}),
+  };
   return {
     description,
-    ...(withMeter ? { headers: meterHeaderRefs } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
     content: {
       "application/json": {
         schema: ref("schemas", "Error"),
@@ -215,8 +242,16 @@ function watchPaths() {
         "x-credits-cost": 0,
         requestBody: { required: true, ...json("WatchCreateBody") },
         responses: {
-          "201": { description: "Created; `secret` is shown only here", ...json("WatchCreated") },
+          "201": {
+            description: "Created; `secret` is shown only here",
+            headers: meterHeaderRefs,
+            ...json("WatchCreated"),
+          },
           ...common,
+          "400": ref("responses", "BadRequest"),
+          "408": ref("responses", "RequestTimeout"),
+          "413": ref("responses", "PayloadTooLarge"),
+          "503": ref("responses", "UpstreamBlocked"),
           "409": {
             description: "watch_limit_reached: the account holds the most watches it may",
             ...json("Error"),
@@ -243,7 +278,10 @@ function watchPaths() {
         operationId: "watch_list",
         tags: ["products"],
         "x-credits-cost": 0,
-        responses: { "200": { description: "OK", ...json("WatchList") }, ...common },
+        responses: {
+          "200": { description: "OK", headers: meterHeaderRefs, ...json("WatchList") },
+          ...common,
+        },
       },
     },
     "/v1/watches/{id}": {
@@ -255,7 +293,7 @@ function watchPaths() {
         "x-credits-cost": 0,
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
         responses: {
-          "200": { description: "Deleted", ...json("WatchDeleted") },
+          "200": { description: "Deleted", headers: meterHeaderRefs, ...json("WatchDeleted") },
           ...common,
           "404": ref("responses", "NotFound"),
         },
@@ -300,7 +338,7 @@ export function openApiDocument(
             "Last resort for clients that cannot set headers; the key ends up in logs of proxies.",
         },
       },
-      headers: METER_HEADERS,
+      headers: { ...METER_HEADERS, "Retry-After": RETRY_AFTER },
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map((
           [name, e],

@@ -114,6 +114,18 @@ Deno.test("/openapi.json names the metering headers, the three ways to send a ke
     assert.ok(deref(body).type, `${ep.path} has a named response schema`);
   }
   assert.equal(doc.paths["/v1/"].get.security.length, 0, "the index needs no key");
+  // Probe BT: 429 and 503 listed no Retry-After, the watch routes no headers, and a watch
+  // creation none of the answers to its body being refused.
+  for (const status of ["429", "503"]) {
+    assert.ok(deref(details.responses[status]).headers["Retry-After"], status);
+    assert.ok(deref(details.responses[status]).headers["X-Credits-Remaining"], status);
+  }
+  const create = doc.paths["/v1/watches"].post.responses;
+  assert.ok(create["201"].headers["X-Credits-Remaining"]);
+  for (const status of ["400", "408", "413", "503"]) {
+    assert.ok(deref(create[status]).content, status);
+  }
+  assert.ok(doc.paths["/v1/watches"].get.responses["200"].headers.RateLimit);
 });
 
 Deno.test("/docs serves swagger-ui from the package itself, with no inline script and no CDN", async () => {
