@@ -6,7 +6,7 @@
  * passwords, session tokens and cookies never reach a line.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { maskSecrets } from "../core/ops_log.ts";
+import { maskSecrets, withoutPartialKey } from "../core/ops_log.ts";
 import { pacedText } from "../core/paced_body.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
@@ -95,15 +95,15 @@ export function requestLog(
       if (opts.log) {
         const url = c.req.url;
         const q = url.indexOf("?");
-        // Masked whole (a URL is at most 16 KiB: routes/request_target.ts), then cut: cut
-        // first, a key that the cut left partial went unmasked, and masking before it then
-        // pulled 47 of its 48 digits inside the cut (probe BT).
+        // Cut to twice what is shown before masking (this log wraps the 414: a URL here may be
+        // 64 KB, and masking one of `/%` held the thread 75-108 ms; probe BU), without a key the
+        // cut left partial (probe BT).
         // Control characters (decoded from `%01`) go back to their percent form: JSON writes each
         // as six bytes, and 2,100 of them in a 6 KB request made an 11.5 KB line (probe AN).
-        const path = maskSecrets(c.req.path + (q >= 0 ? url.slice(q) : "")).replace(
-          CONTROL,
-          encodeURIComponent,
-        );
+        const whole = c.req.path + (q >= 0 ? url.slice(q) : "");
+        const cut = whole.length > 2 * MAX_LOGGED_PATH;
+        const kept = cut ? withoutPartialKey(whole.slice(0, 2 * MAX_LOGGED_PATH)) : whole;
+        const path = maskSecrets(kept).replace(CONTROL, encodeURIComponent);
         const shown = secrets.reduce((p, v) => p.replaceAll(v, "***"), path);
         opts.log({
           ts: new Date().toISOString(),
@@ -111,7 +111,7 @@ export function requestLog(
           method: c.req.method.slice(0, MAX_LOGGED_METHOD),
           // Any client, without a key, chooses the path: 64 KB of `%01` made a 130 KB line.
           path: shown.length > MAX_LOGGED_PATH ? shown.slice(0, MAX_LOGGED_PATH) : shown,
-          ...(shown.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
+          ...(cut || shown.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
           status: res.status,
           ms: Math.round(seconds * 10_000) / 10,
           credits: (c.get("credits" as never) as number | undefined) ?? 0,

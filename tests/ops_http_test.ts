@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { startRig } from "./upstream_harness.ts";
 import { MAX_LOGGED_PATH } from "../routes/access_log.ts";
+import { maskSecrets } from "../core/ops_log.ts";
 
 const TOKEN = "ops-http-test-admin-token-0123456789";
 
@@ -202,6 +203,42 @@ Deno.test("the access-log cut never leaves part of a key, and Unicode line break
   // NEL and U+2028 split a line for readers that split on Unicode line breaks.
   await (await fetch(`${s.url}/nowhere/a%C2%85b%E2%80%A8c`)).body?.cancel();
   assert.equal(lines.at(-1)!.path, "/nowhere/a%C2%85b%E2%80%A8c");
+});
+
+Deno.test("maskSecrets masks a key however it is written: after #, without =, as a name, encoded twice", () => {
+  const key = `shelf_test_${"3fa9".repeat(12)}`;
+  const once = key.replaceAll("_", "%5f");
+  const twice = key.replaceAll("_", "%255f");
+  // Probe BU: each of these was logged with the key's digits in clear.
+  for (
+    const path of [
+      `/v1/usage?x=1#&api_key=${once}`,
+      `/v1/usage?${once}`,
+      `/v1/usage?${once}=1`,
+      `/v1/usage?z=${twice}`,
+      `/v1/${twice}/x`,
+    ]
+  ) {
+    const masked = maskSecrets(path);
+    assert.ok(!masked.includes("3fa93fa9"), `${path} -> ${masked}`);
+  }
+  assert.equal(maskSecrets("/v1/usage?asin=B07H57DNVV&x=%"), "/v1/usage?asin=B07H57DNVV&x=%");
+});
+
+Deno.test("a URL far over the logged length is cut before masking, without a key the cut split", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ accessLog: (l) => void lines.push(l) });
+  const { key } = await s.account("starter");
+  // A secret-named value long enough to pull a key split by the first cut into the line shown.
+  const pre = `/v1/usage?token=${"A".repeat(3_000)}&pad=`;
+  const pad = "B".repeat(2 * MAX_LOGGED_PATH - 20 - pre.length - "&z=".length);
+  await (await fetch(`${s.url}${pre}${pad}&z=${key}&more=1`)).body?.cancel();
+  const line = lines.at(-1)!;
+  assert.equal(line.path_truncated, true);
+  assert.ok(
+    !/[0-9a-f]{8}/.test(String(line.path).replace(/^[^&]*&pad=B*/, "")),
+    String(line.path).slice(-60),
+  );
 });
 
 Deno.test("/metrics: Prometheus text behind the admin token, with the INTERFACE.md names counting real calls", async () => {
