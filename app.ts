@@ -17,7 +17,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { StoreWriteFailed, TooMuchContention } from "./metering/transact.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits, type BodyReading } from "./routes/body_limit.ts";
-import { requestTarget } from "./routes/request_target.ts";
+import { requestPath, requestTarget } from "./routes/request_target.ts";
 import { requestLog } from "./routes/access_log.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { type Metrics, metrics as processMetrics } from "./core/metrics.ts";
@@ -94,7 +94,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     delivery.start();
   }
 
-  const app = new Hono();
+  const app = new Hono({ getPath: requestPath });
   app.use(
     "*",
     requestLog({
