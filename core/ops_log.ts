@@ -51,9 +51,6 @@ const SECRET_PARAMS = new Set([
 // The shape of an API key (metering/api_key.ts), wherever it appears in a logged line.
 const KEY_TEXT = /shelf_(?:live|test)_[0-9a-f]{48}/gi;
 
-/** The length of a key: `shelf_live_` and 48 hex digits; any encoded form is longer. */
-const KEY_LENGTH = 59;
-
 /**
  * A logged path or URL with the values of `api_key` and `token` masked, however the parameter's
  * name is written: the query parser decodes names, so `api%5Fkey=` authenticates like `api_key=`
@@ -61,7 +58,8 @@ const KEY_LENGTH = 59;
  * segment, a parameter's name or value, a parameter without "=", after a "#", written literally
  * or percent-encoded, once or more (probes BQ, BU).
  */
-export function maskSecrets(pathAndQuery: string): string {
+export function maskSecrets(pathAndQuery: string, secrets: string[] = []): string {
+  const holdsKey = (s: string) => holdsSecret(s, secrets);
   const q = pathAndQuery.indexOf("?");
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   const maskedPath = path.includes("%")
@@ -81,37 +79,27 @@ export function maskSecrets(pathAndQuery: string): string {
         : part;
     }).join("");
   }
-  return (maskedPath + rest).replace(KEY_TEXT, "***");
+  return secrets.reduce(
+    (out, v) => out.replaceAll(v, "***"),
+    (maskedPath + rest).replace(KEY_TEXT, "***").replace(HEX_RUN, "***"),
+  );
 }
-
-/** The end of a key cut short: "shelf_li", "shelf_test_3fa", "sh". */
-const PARTIAL_KEY =
-  /s(?:h(?:e(?:l(?:f(?:_(?:l(?:i(?:v(?:e(?:_[0-9a-f]*)?)?)?)?|t(?:e(?:s(?:t(?:_[0-9a-f]*)?)?)?)?)?)?)?)?)?)?$/i;
 
 /**
- * A path cut at some length, without its last part (after the last "/&#=?") when that part, as
- * decoded, ends in the start of a key: cut there, the key would be masked by no pattern, and
- * masking the text before it can pull it inside a later cut (probe BT).
+ * A key's 48 digits whatever is written before them: `%u005F`, an overlong or full-width
+ * underscore, or "+" kept the prefix from matching and all 48 were logged (probe BW).
  */
-export function withoutPartialKey(cut: string): string {
-  const last = /[^/&#=?]*$/.exec(cut)![0];
-  let t = last;
-  for (let i = 0; i < 3; i++) {
-    t = t.replace(/%[0-9a-f]?$/i, ""); // an escape the cut went through
-    if (!/%[0-7][0-9a-f]|\+/i.test(t)) break;
-    t = asciiDecoded(t);
-  }
-  return PARTIAL_KEY.test(t.replace(/%[0-9a-f]?$/i, ""))
-    ? cut.slice(0, cut.length - last.length)
-    : cut;
-}
+const HEX_RUN = /[0-9a-f]{48}/gi;
 
-/** Whether `s`, percent-decoded as often as it was encoded (up to three times), holds a key. */
-function holdsKey(s: string): boolean {
-  if (s.length < KEY_LENGTH) return false;
+/**
+ * Whether `s`, percent-decoded as often as it was encoded (up to three times), holds a key, its
+ * 48 digits, or one of `secrets` (the admin token).
+ */
+function holdsSecret(s: string, secrets: string[]): boolean {
+  if (s.length < Math.min(48, ...secrets.map((v) => v.length))) return false;
   let t = s;
   for (let i = 0; i < 3 && /%[0-7][0-9a-f]|\+/i.test(t); i++) t = asciiDecoded(t);
-  return t.search(KEY_TEXT) >= 0;
+  return t.search(HEX_RUN) >= 0 || secrets.some((v) => t.includes(v));
 }
 
 /**

@@ -6,7 +6,7 @@
  * passwords, session tokens and cookies never reach a line.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { maskSecrets, withoutPartialKey } from "../core/ops_log.ts";
+import { maskSecrets } from "../core/ops_log.ts";
 import { pacedText } from "../core/paced_body.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
@@ -16,6 +16,8 @@ const KNOWN = new Set(ALL_ENDPOINTS.map((e) => e.path));
 
 /** Characters of a request's path and query, and of its method, that its log line keeps. */
 export const MAX_LOGGED_PATH = 2_048;
+/** Longer than any key or admin token written percent-encoded three times. */
+const CUT_MARGIN = 512;
 const MAX_LOGGED_METHOD = 32;
 
 /** A route label of bounded cardinality for metrics: never an id, an ASIN or a query. */
@@ -94,24 +96,28 @@ export function requestLog(
       opts.metrics.httpDuration.observe({ route }, seconds);
       if (opts.log) {
         const url = c.req.url;
-        const q = url.indexOf("?");
+        // The URL is the Host header and the path: a Host holding "?" (a 400) would have its
+        // text logged as the query (probe BW), so such a request's query is not logged.
+        const q = /[/?#@\\]/.test(c.req.header("host") ?? "") ? -1 : url.indexOf("?");
         // Cut to twice what is shown before masking (this log wraps the 414: a URL here may be
-        // 64 KB, and masking one of `/%` held the thread 75-108 ms; probe BU), without a key the
-        // cut left partial (probe BT).
+        // 64 KB, and masking one of `/%` held the thread 75-108 ms; probe BU).
         // Control characters (decoded from `%01`) go back to their percent form: JSON writes each
         // as six bytes, and 2,100 of them in a 6 KB request made an 11.5 KB line (probe AN).
         const whole = c.req.path + (q >= 0 ? url.slice(q) : "");
         const cut = whole.length > 2 * MAX_LOGGED_PATH;
-        const kept = cut ? withoutPartialKey(whole.slice(0, 2 * MAX_LOGGED_PATH)) : whole;
-        const path = maskSecrets(kept).replace(CONTROL, encodeURIComponent);
-        const shown = secrets.reduce((p, v) => p.replaceAll(v, "***"), path);
+        const masked = maskSecrets(cut ? whole.slice(0, 2 * MAX_LOGGED_PATH) : whole, secrets)
+          .replace(CONTROL, encodeURIComponent);
+        // Nothing within CUT_MARGIN of the cut is shown: a key or token the cut split is masked
+        // by no pattern, and masking the text before it could pull it into view.
+        const room = cut ? Math.min(MAX_LOGGED_PATH, masked.length - CUT_MARGIN) : MAX_LOGGED_PATH;
+        const shown = masked.length > room ? masked.slice(0, Math.max(0, room)) : masked;
         opts.log({
           ts: new Date().toISOString(),
           request_id: id,
           method: c.req.method.slice(0, MAX_LOGGED_METHOD),
           // Any client, without a key, chooses the path: 64 KB of `%01` made a 130 KB line.
-          path: shown.length > MAX_LOGGED_PATH ? shown.slice(0, MAX_LOGGED_PATH) : shown,
-          ...(cut || shown.length > MAX_LOGGED_PATH ? { path_truncated: true } : {}),
+          path: shown,
+          ...(shown.length < masked.length ? { path_truncated: true } : {}),
           status: res.status,
           ms: Math.round(seconds * 10_000) / 10,
           credits: (c.get("credits" as never) as number | undefined) ?? 0,

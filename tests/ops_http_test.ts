@@ -223,6 +223,32 @@ Deno.test("maskSecrets masks a key however it is written: after #, without =, as
     assert.ok(!masked.includes("3fa93fa9"), `${path} -> ${masked}`);
   }
   assert.equal(maskSecrets("/v1/usage?asin=B07H57DNVV&x=%"), "/v1/usage?asin=B07H57DNVV&x=%");
+  // Probe BW: the 48 digits after a prefix no pattern knows, and an admin token percent-encoded.
+  const hex = "3fa9".repeat(12);
+  for (const garbled of [`shelf%u005Flive%u005F${hex}`, `shelf+live+${hex}`]) {
+    assert.ok(!maskSecrets(`/v1/usage?k=${garbled}`).includes("3fa93fa9"), garbled);
+  }
+  const token = "adm1n-token-for-the-log-test-0123";
+  const masked = maskSecrets(`/admin/x?y=%61${token.slice(1)}`, [token]);
+  assert.ok(!masked.includes(token.slice(1, 20)), masked);
+});
+
+Deno.test("a Host header holding ? does not put its text in the logged path", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using s = await startServer({ accessLog: (l) => void lines.push(l) });
+  const { key } = await s.account("starter");
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(s.url).port) });
+  await conn.write(
+    new TextEncoder().encode(
+      `GET /v1/usage HTTP/1.1\r\nHost: a?z=${key.replaceAll("_", "%5F")}\r\n\r\n`,
+    ),
+  );
+  const buf = new Uint8Array(4096);
+  await conn.read(buf);
+  conn.close();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(!JSON.stringify(lines).includes(key.slice(11, 27)), JSON.stringify(lines.at(-1)));
+  assert.equal(lines.at(-1)!.path, "/v1/usage", "none of the Host's text as a query");
 });
 
 Deno.test("a URL far over the logged length is cut before masking, without a key the cut split", async () => {
