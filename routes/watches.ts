@@ -11,7 +11,7 @@ import type { Context, Hono } from "hono";
 import type { z } from "zod";
 import type { Deps } from "./deps.ts";
 import { authenticate } from "./authenticate.ts";
-import { queryParams } from "./query_params.ts";
+import { pathSegment, queryParams } from "./query_params.ts";
 import { refusalError } from "./refusals.ts";
 import { validateQuery } from "./validate_query.ts";
 import { noteCall, textWithRequestId } from "./access_log.ts";
@@ -124,7 +124,7 @@ export function watchRoutes(app: Hono, deps: Deps): void {
 
   app.delete("/v1/watches/:id", async (c) => {
     const caller = await admitted(deps, c);
-    const id = c.req.param("id");
+    const id = pathSegment(c.req.path, 3);
     if (!/^wat_[0-9a-f]{16}$/.test(id) || !await deleteWatch(deps.kv, caller.accountId, id)) {
       throw new ApiError(404, "not_found", "This account has no such watch.", caller.headers);
     }

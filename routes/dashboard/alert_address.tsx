@@ -14,6 +14,7 @@ import type { AccountMails } from "./account_mails.ts";
 import { formToken } from "./guard.ts";
 import { CheckMailPage, LinkInvalidPage } from "./auth_pages.tsx";
 import { Csrf, Layout } from "./layout.tsx";
+import { queryValue } from "../query_params.ts";
 
 /**
  * A link is void once the account's alert settings moved on from the count it was asked under,
@@ -64,7 +65,7 @@ export function alertAddressRoutes(app: Hono, deps: Deps): void {
   };
   // Opening the link shows a button: mail scanners that fetch every link confirm nothing.
   app.get("/dashboard/alert-address", async (c) => {
-    const token = c.req.query("token") ?? "";
+    const token = queryValue(c.req.url, "token") ?? "";
     const pending = await readToken<PendingAlertAddress>(kv, "alert", token, clock.now());
     if (!pending || !(await stillAsked(pending.payload))) return c.html(<LinkInvalidPage />, 400);
     return c.html(

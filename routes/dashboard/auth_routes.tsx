@@ -52,6 +52,7 @@ import {
 } from "./auth_pages.tsx";
 import type { SignedInHandler } from "./signed_in.ts";
 import type { AccountMails } from "./account_mails.ts";
+import { queryValue } from "../query_params.ts";
 
 interface PendingSignup {
   email: string;
@@ -101,9 +102,9 @@ export function authRoutes(
 
   app.get("/dashboard/signin", async (c) => {
     if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
-    const notice = c.req.query("signed_out")
+    const notice = queryValue(c.req.url, "signed_out")
       ? "Signed out."
-      : c.req.query("reset")
+      : queryValue(c.req.url, "reset")
       ? "Password changed. Sign in with the new one."
       : undefined;
     return c.html(<SignInPage csrf={form(c)} notice={notice} />);
@@ -207,7 +208,7 @@ export function authRoutes(
   });
 
   app.get("/dashboard/verify", async (c) => {
-    const token = c.req.query("token") ?? "";
+    const token = queryValue(c.req.url, "token") ?? "";
     const pending = await readToken<PendingSignup>(kv, "signup", token, clock.now());
     if (!pending) return c.html(<LinkInvalidPage />, 400);
     return c.html(<VerifyPage csrf={form(c)} token={token} email={pending.payload.email} />);
@@ -262,7 +263,7 @@ export function authRoutes(
   });
 
   app.get("/dashboard/reset", async (c) => {
-    const token = c.req.query("token") ?? "";
+    const token = queryValue(c.req.url, "token") ?? "";
     if (!(await readToken<PendingReset>(kv, "reset", token, clock.now()))) {
       return c.html(<LinkInvalidPage />, 400);
     }

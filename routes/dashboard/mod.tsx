@@ -26,6 +26,7 @@ import { alertAddressRoutes, askAlertAddress } from "./alert_address.tsx";
 import { accountMails } from "./account_mails.ts";
 import type { SignedInHandler } from "./signed_in.ts";
 import { PerSecond } from "../../core/per_second.ts";
+import { pathSegment, queryValue } from "../query_params.ts";
 
 /**
  * Signed-in requests one account may make a second (in each process); past them a 429 page. Each
@@ -110,7 +111,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.get(
     "/dashboard/keys",
     signedIn(async (c, s) => {
-      const notice = c.req.query("revoked")
+      const notice = queryValue(c.req.url, "revoked")
         ? "The key is revoked. Calls with it now get 401."
         : undefined;
       return c.html(await keysPage(s.viewer, s.account, { notice }));
@@ -141,7 +142,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.get(
     "/dashboard/keys/:id/revoke",
     signedIn((c, s) => {
-      const id = c.req.param("id") ?? "";
+      const id = pathSegment(c.req.path, 3);
       const key = Object.hasOwn(s.account.keys, id) ? s.account.keys[id] : undefined;
       if (!key) return c.html(<RefusedPage message="No such key on this account." />, 404);
       if (key.status !== "active") return c.redirect("/dashboard/keys", 303);
@@ -152,7 +153,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
   app.post(
     "/dashboard/keys/:id/revoke",
     signedIn(async (c, s) => {
-      const id = c.req.param("id") ?? "";
+      const id = pathSegment(c.req.path, 3);
       if (!Object.hasOwn(s.account.keys, id)) {
         return c.html(<RefusedPage message="No such key on this account." />, 404);
       }
@@ -193,8 +194,8 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
         <SettingsPage
           viewer={s.viewer}
           account={s.account}
-          saved={!!c.req.query("saved")}
-          confirm={!!c.req.query("confirm")}
+          saved={!!queryValue(c.req.url, "saved")}
+          confirm={!!queryValue(c.req.url, "confirm")}
           mailConfigured={!!deps.delivery}
         />,
       )
