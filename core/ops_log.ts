@@ -99,7 +99,13 @@ function holdsSecret(s: string, secrets: string[]): boolean {
   if (s.length < Math.min(48, ...secrets.map((v) => v.length))) return false;
   let t = s;
   for (let i = 0; i < 3 && /%[0-7][0-9a-f]|\+/i.test(t); i++) t = asciiDecoded(t);
-  return t.search(HEX_RUN) >= 0 || secrets.some((v) => t.includes(v));
+  // Spaces, controls and zero-width characters inside a key's digits kept them from forming one
+  // run, and all 48 were logged (probe BY).
+  const joined = t.replace(
+    /[\s\u0000-\u001f\u007f\u200b-\u200d\u2060\ufeff]+|(?:%[89a-f][0-9a-f])+/gi,
+    "",
+  );
+  return joined.search(HEX_RUN) >= 0 || secrets.some((v) => t.includes(v));
 }
 
 /**

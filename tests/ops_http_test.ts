@@ -225,7 +225,16 @@ Deno.test("maskSecrets masks a key however it is written: after #, without =, as
   assert.equal(maskSecrets("/v1/usage?asin=B07H57DNVV&x=%"), "/v1/usage?asin=B07H57DNVV&x=%");
   // Probe BW: the 48 digits after a prefix no pattern knows, and an admin token percent-encoded.
   const hex = "3fa9".repeat(12);
-  for (const garbled of [`shelf%u005Flive%u005F${hex}`, `shelf+live+${hex}`]) {
+  const split = (sep: string) => `shelf_live_${hex.slice(0, 24)}${sep}${hex.slice(24)}`;
+  for (
+    const garbled of [
+      `shelf%u005Flive%u005F${hex}`,
+      `shelf+live+${hex}`,
+      split("%20"), // probe BY: a key split by a space, a control or a zero-width space
+      split("%00"),
+      split("%E2%80%8B"),
+    ]
+  ) {
     assert.ok(!maskSecrets(`/v1/usage?k=${garbled}`).includes("3fa93fa9"), garbled);
   }
   const token = "adm1n-token-for-the-log-test-0123";
