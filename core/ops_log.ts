@@ -102,6 +102,7 @@ function holdsSecret(s: string, secrets: string[]): boolean {
   // Spaces, controls and zero-width characters inside a key's digits kept them from forming one
   // run, and all 48 were logged (probe BY).
   const joined = t.replace(
+    // deno-lint-ignore no-control-regex
     /[\s\u0000-\u001f\u007f\u200b-\u200d\u2060\ufeff]+|(?:%[89a-f][0-9a-f])+/gi,
     "",
   );
