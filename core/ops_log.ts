@@ -59,7 +59,9 @@ const KEY_TEXT = /shelf_(?:live|test)_[0-9a-f]{48}/gi;
  * or percent-encoded, once or more (probes BQ, BU).
  */
 export function maskSecrets(pathAndQuery: string, secrets: string[] = []): string {
-  const holdsKey = (s: string) => holdsSecret(s, secrets);
+  // The shortest text that can hold a key's digits or a secret, found once for every part.
+  const least = Math.min(48, ...secrets.map((v) => v.length));
+  const holdsKey = (s: string) => s.length >= least && holdsSecret(s, secrets);
   const q = pathAndQuery.indexOf("?");
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
   const maskedPath = path.includes("%")
@@ -96,7 +98,6 @@ const HEX_RUN = /[0-9a-f]{48}/gi;
  * 48 digits, or one of `secrets` (the admin token).
  */
 function holdsSecret(s: string, secrets: string[]): boolean {
-  if (s.length < Math.min(48, ...secrets.map((v) => v.length))) return false;
   let t = s;
   for (let i = 0; i < 3 && /%[0-7][0-9a-f]|\+/i.test(t); i++) t = asciiDecoded(t);
   // Spaces, controls and zero-width characters inside a key's digits kept them from forming one

@@ -7,6 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { maskSecrets } from "../core/ops_log.ts";
+import { isHostName } from "./request_target.ts";
 import { pacedText } from "../core/paced_body.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
@@ -96,9 +97,11 @@ export function requestLog(
       opts.metrics.httpDuration.observe({ route }, seconds);
       if (opts.log) {
         const url = c.req.url;
-        // The URL is the Host header and the path: a Host holding "?" (a 400) would have its
-        // text logged as the query (probe BW), so such a request's query is not logged.
-        const q = /[/?#@\\]/.test(c.req.header("host") ?? "") ? -1 : url.indexOf("?");
+        // The URL is the Host header and the path: a Host that is no host name (a 400, see
+        // requestTarget) would have its text logged as the query (probe BW: a Host holding "?"),
+        // so such a request's query is not logged.
+        const host = c.req.header("host");
+        const q = host !== undefined && !isHostName(host) ? -1 : url.indexOf("?");
         // Cut to twice what is shown before masking (this log wraps the 414: a URL here may be
         // 64 KB, and masking one of `/%` held the thread 75-108 ms; probe BU).
         // Control characters (decoded from `%01`) go back to their percent form: JSON writes each

@@ -17,10 +17,15 @@ export const MAX_URL = 16 * 1024;
 // A DNS name or IPv4 address (underscores too: container names), or an IPv6 literal; a port.
 const HOST = /^(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
+/** Whether a Host header names a host (and port): nothing Deno would read as path or query. */
+export function isHostName(host: string): boolean {
+  return HOST.test(host);
+}
+
 export function requestTarget(): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header("host");
-    if (host !== undefined && !HOST.test(host)) {
+    if (host !== undefined && !isHostName(host)) {
       return errorResponse(
         new ApiError(
           400,
