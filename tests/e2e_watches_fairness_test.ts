@@ -144,6 +144,18 @@ function watchServer(
   });
 }
 
+/**
+ * An account turns slow (one webhook slot) only after this: the tests of slot shares count each
+ * account's two attempts, and on a loaded machine the second, started 2.5 s (the default) after
+ * the first, was never started (a full run once timed out waiting for them).
+ */
+const NEVER_SLOW = 60_000;
+
+/** A server whose refreshes run at test speed, `maxInFlight` at once and 2 of one account. */
+function refreshServer(source: PriceSource, maxInFlight: number) {
+  return watchServer(source, { pollMs: 50, maxInFlight, perAccount: 2 }, { pollMs: 50 });
+}
+
 Deno.test("webhook fairness: another account's event is delivered while one account's receiver hangs", async () => {
   const source = new PriceSource();
   await using s = await watchServer(source, { pollMs: 50 }, {
@@ -154,6 +166,7 @@ Deno.test("webhook fairness: another account's event is delivered while one acco
     timeoutMs: 30_000,
     maxInFlight: 6,
     perAccount: 2,
+    slowMs: NEVER_SLOW,
   });
   await using hookB = receiver();
   // Closed before the server stops: A's attempts end then rather than at their timeout.
@@ -186,11 +199,7 @@ Deno.test("webhook fairness: another account's event is delivered while one acco
 
 Deno.test("refresh fairness: another account's watch is refreshed while one account's refreshes hang", async () => {
   const source = new PriceSource();
-  await using s = await watchServer(
-    source,
-    { pollMs: 50, maxInFlight: 4, perAccount: 2 },
-    { pollMs: 50 },
-  );
+  await using s = await refreshServer(source, 4);
   await using hook = receiver();
   try {
     const a = await s.account("scale");
@@ -226,6 +235,7 @@ const EIGHT_SLOTS = {
   timeoutMs: 30_000,
   maxInFlight: 8,
   perAccount: 2,
+  slowMs: NEVER_SLOW,
 };
 
 Deno.test("webhook fairness: accounts whose receivers hang cannot take the slots kept for accounts with nothing under way", async () => {
@@ -344,11 +354,7 @@ for (const quickFirst of [false, true]) {
 
 Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots kept for accounts with nothing under way", async () => {
   const source = new PriceSource();
-  await using s = await watchServer(
-    source,
-    { pollMs: 50, maxInFlight: 8, perAccount: 2 },
-    { pollMs: 50 },
-  );
+  await using s = await refreshServer(source, 8);
   await using hook = receiver();
   try {
     const attackers = [];
@@ -374,11 +380,7 @@ Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots
 
 Deno.test("refresh fairness: a freed slot goes to the account with fewer refreshes under way, not to the watch due first", async () => {
   const source = new PriceSource();
-  await using s = await watchServer(
-    source,
-    { pollMs: 50, maxInFlight: 8, perAccount: 2 },
-    { pollMs: 50 },
-  );
+  await using s = await refreshServer(source, 8);
   await using hook = receiver();
   try {
     // Five accounts with four watches each hold all 8 slots (three 2 each, two one kept slot
