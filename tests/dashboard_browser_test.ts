@@ -201,3 +201,49 @@ Deno.test("dashboard in Chromium: sign up, create a key shown once, use it, see 
     await browser.close();
   }
 });
+
+Deno.test("dashboard in Chromium: reloading the page of a created key creates no second one", async () => {
+  await using s = await startServer();
+  const browser = await launch();
+  try {
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+    await page.goto(`${s.url}/dashboard/signup`);
+    const email = `reload${Date.now()}@example.com`;
+    await page.fill("#email", email);
+    await page.fill("#password", "correct horse battery");
+    await page.click("button[type=submit] >> text=Create account");
+    await page.waitForURL(/\/dashboard\/keys$/);
+    // A plan with room for more keys: on the free plan's one, a resend fails on the limit anyway.
+    const [me] = (await s.accounts.list({ email })).accounts;
+    await s.accounts.update(me.id, { plan: "starter" });
+    await page.reload();
+
+    await page.fill("#name", "once");
+    await page.click("text=Create key");
+    const value = await page.inputValue("#new-key-value");
+    assert.match(value, /^shelf_live_[0-9a-f]{48}$/);
+    // Chromium resends the form on reload without asking.
+    const resent = await page.reload();
+    assert.equal(resent?.request().method(), "POST", "the reload resent the form");
+    assert.equal(resent?.status(), 409);
+    assert.match(await page.textContent(".notice.error") ?? "", /this form was sent before/);
+    assert.equal(await page.locator("#new-key-value").count(), 0);
+    assert.equal(await page.locator("#keys tbody tr[data-key-id]").count(), 1);
+    assert.equal((await s.accounts.listKeys(me.id)).length, 1);
+
+    // The page it answered has a fresh form, which creates the second key.
+    await page.fill("#name", "twice");
+    await page.click("text=Create key");
+    assert.notEqual(await page.inputValue("#new-key-value"), value);
+    assert.equal((await s.accounts.listKeys(me.id)).length, 2);
+    assert.deepEqual(
+      problems,
+      ["Failed to load resource: the server responded with a status of 409 (Conflict)"],
+      "the resent form's 409 is the only console error",
+    );
+  } finally {
+    await browser.close();
+  }
+});

@@ -18,6 +18,8 @@ export function KeysPage(
     created?: CreatedKey;
     error?: string;
     notice?: string;
+    /** This rendering's create-key form id (key_forms.ts). */
+    formId: string;
   },
 ) {
   const keys = props.keys;
@@ -93,6 +95,7 @@ export function KeysPage(
           : null}
         <form method="post" action="/dashboard/keys" class="row">
           <Csrf token={props.viewer.csrf} />
+          <input type="hidden" name="form_id" value={props.formId} />
           <div>
             <label for="name">Name</label>
             <input
