@@ -10,6 +10,7 @@ import { accountView, keyView, usageRecord } from "../metering/account_state.ts"
 import { hashKey } from "../metering/api_key.ts";
 import { ApiError } from "../core/api_error.ts";
 import type { AdminGuard } from "./admin_guard.ts";
+import { pathSegment, queryValue } from "./query_params.ts";
 
 /**
  * Refuses (401) a request without `Authorization: Bearer <ADMIN_TOKEN>`. Both sides are hashed
@@ -56,20 +57,20 @@ export function adminRoutes(
 
   app.get("/admin/accounts", async (c) => {
     const page = await accounts.list({
-      email: c.req.query("email"),
-      cursor: c.req.query("cursor"),
+      email: queryValue(c.req.url, "email"),
+      cursor: queryValue(c.req.url, "cursor"),
     });
     return c.json({ accounts: page.accounts.map(accountView), next_cursor: page.next_cursor });
   });
 
   app.get("/admin/accounts/:id", async (c) => {
-    const a = await accounts.get(c.req.param("id"));
+    const a = await accounts.get(pathSegment(c.req.path, 3));
     return c.json({ ...accountView(a), usage: usageRecord(a, plans.get(a.plan)) });
   });
 
   app.patch("/admin/accounts/:id", async (c) => {
     const body = await jsonBody(c);
-    const a = await accounts.update(c.req.param("id"), {
+    const a = await accounts.update(pathSegment(c.req.path, 3), {
       plan: body.plan as string | undefined,
       status: body.status as string | undefined,
     });
@@ -82,7 +83,7 @@ export function adminRoutes(
 
   app.post("/admin/accounts/:id/keys", async (c) => {
     const body = await jsonBody(c);
-    const { key, value } = await accounts.createKey(c.req.param("id"), {
+    const { key, value } = await accounts.createKey(pathSegment(c.req.path, 3), {
       mode: body.mode as string | undefined,
       name: body.name as string | undefined,
     });
@@ -90,11 +91,11 @@ export function adminRoutes(
   });
 
   app.get("/admin/accounts/:id/keys", async (c) => {
-    return c.json({ keys: (await accounts.listKeys(c.req.param("id"))).map(keyView) });
+    return c.json({ keys: (await accounts.listKeys(pathSegment(c.req.path, 3))).map(keyView) });
   });
 
   app.delete("/admin/keys/:key_id", async (c) => {
-    return c.json(keyView(await accounts.revokeKey(c.req.param("key_id"))));
+    return c.json(keyView(await accounts.revokeKey(pathSegment(c.req.path, 3))));
   });
 }
 
