@@ -23,23 +23,26 @@ export function isHostName(host: string): boolean {
 }
 
 export function requestTarget(): MiddlewareHandler {
-  return async (c, next) => {
+  // Not async, and answers by setting c.res: it runs in one layer with others (one_layer.ts).
+  return (c, next) => {
     const host = c.req.header("host");
     if (host !== undefined && !isHostName(host)) {
-      return errorResponse(
+      c.res = errorResponse(
         new ApiError(
           400,
           "bad_request",
           "The Host header must be a host name, with a port or not.",
         ),
       );
+      return Promise.resolve();
     }
     if (c.req.url.length > MAX_URL) {
-      return errorResponse(
+      c.res = errorResponse(
         new ApiError(414, "uri_too_long", `The request URL is longer than ${MAX_URL} characters.`),
       );
+      return Promise.resolve();
     }
-    await next();
+    return next();
   };
 }
 
