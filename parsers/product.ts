@@ -142,10 +142,12 @@ export interface TagFacts {
 }
 
 /**
- * A product page as read: the answer's fields, and whether the page says in words it has no
- * reviews (the envelope then does not list reviews_count as missing; the answer never carries it).
+ * A product page as read: the answer's fields, whether the page says in words it has no reviews
+ * (the envelope then does not list reviews_count as missing), and whether it shows nothing that
+ * tells stock: no availability line, no buy button, no out-of-stock box (in_stock's false is then
+ * a default, and the envelope lists it as missing). The answer carries neither flag.
  */
-export type ProductReading = ProductPage & { no_reviews_stated?: true };
+export type ProductReading = ProductPage & { no_reviews_stated?: true; stock_unread?: true };
 
 export function parseProduct(html: string, opts: ProductOptions): ProductReading {
   const host = marketplace(opts.marketplace).host;
@@ -190,6 +192,7 @@ function readProduct(html: string, code: string, host: string): ProductReading {
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
   const availability = text(byId(page, "availability"));
   const reviewsCount = reviewsCountOf(page);
+  const buyButton = page.seen.size > 0;
   return {
     url: `https://${host}/dp/${asin}`,
     asin,
@@ -198,7 +201,7 @@ function readProduct(html: string, code: string, host: string): ProductReading {
     title: text(byId(page, "productTitle")) || text(byId(page, "title")),
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
-    in_stock: inStock(page, availability, page.seen.size > 0),
+    in_stock: inStock(page, availability, buyButton),
     merchant: merchantOf(page),
     variations: { parent_asin: parentAsinOf(html) },
     availability,
@@ -208,6 +211,7 @@ function readProduct(html: string, code: string, host: string): ProductReading {
     variants: variantsOf(html, asin),
     bestsellers_rank: ranksOf(facts),
     ...(reviewsCount === 0 && statesNoReviews(html) ? { no_reviews_stated: true as const } : {}),
+    ...(!stockShown(page, availability, buyButton) ? { stock_unread: true as const } : {}),
   };
 }
 
@@ -445,6 +449,11 @@ function reviewsCountOf(page: Captured): number {
 
 const OUT_OF_STOCK =
   /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|non disponibile|esaurito|niet beschikbaar/i;
+
+/** Whether the page shows anything in_stock is read from (else its false is only a default). */
+function stockShown(page: Captured, availability: string, buyButton: boolean): boolean {
+  return availability !== "" || buyButton || byId(page, "outOfStock") !== null;
+}
 
 function inStock(page: Captured, availability: string, buyButton: boolean): boolean {
   if (byId(page, "outOfStock") || OUT_OF_STOCK.test(availability)) return false;

@@ -39,6 +39,26 @@ Deno.test("details: a product the page says has no reviews has reviews_count 0, 
   assert.ok(!("no_reviews_stated" in none.body), "the reading's flag is not in the answer");
 });
 
+Deno.test("details: a page that shows nothing of its stock lists in_stock as missing", async () => {
+  await using rig = await startRig();
+  // amazon.es (metascraper's fixture): no buy box and no price; #availability holds only the all-offers script,
+  // and there is no out-of-stock box. in_stock's false is a default there, not read (probe BM).
+  rig.fake.page(
+    "https://www.amazon.es/dp/B01MUGXRT9",
+    "product/amazon.es__metascraper-B01MUGXRT9.html",
+  );
+  const es = await rig.call("/v1/products/details?asin=B01MUGXRT9&marketplace=ES");
+  assert.equal(es.status, 200, JSON.stringify(es.body));
+  assert.equal(es.body.in_stock, false);
+  assert.equal(es.body.availability, "");
+  assert.ok((es.body.missing as string[]).includes("in_stock"), JSON.stringify(es.body.missing));
+  assert.ok(!("stock_unread" in es.body), "the reading's flag is not in the answer");
+  // A page that states its stock keeps in_stock out of missing, whichever way it reads.
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const cd = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.ok(!(cd.body.missing as string[]).includes("in_stock"));
+});
+
 Deno.test("the OpenAPI document describes `missing`", async () => {
   await using rig = await startRig();
   const doc = await (await fetch(`${rig.server.url}/openapi.json`)).json();

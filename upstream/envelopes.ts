@@ -64,10 +64,14 @@ const PRODUCT_FIELDS = [
 
 export const envelope = {
   details: (_p: Params, _mp: string, _a: Answered, reading: Out<typeof parseProduct>) => {
-    const { no_reviews_stated, ...product } = reading;
+    const { no_reviews_stated, stock_unread, ...product } = reading;
     // A 0 the page states ("No customer reviews") is shown, not missing.
     const fields = PRODUCT_FIELDS.filter((f) => !(no_reviews_stated && f === "reviews_count"));
-    return withMissing(product, [...fields]);
+    const answer = withMissing(product, [...fields]);
+    // in_stock's false is not an empty value, but on a page that shows no stock at all it is
+    // only the default (probe BM).
+    if (stock_unread) answer.missing.push("in_stock");
+    return answer;
   },
 
   offers: (p: Params, mp: string, _a: Answered, o: Out<typeof parseOffers>) => {
