@@ -156,3 +156,34 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
     assert.equal((await accounts.get(a.id)).used, 1, "two charged, one given back, once");
   });
 });
+
+Deno.test("a stop names in the log a refund still on its first try, which may land before the exit or not", async () => {
+  await onStoreFile(async ({ path, accounts, meter }) => {
+    const lines: string[] = [];
+    const log = (m: string) => void lines.push(m);
+    const a = await accounts.create("first-try@example.com", "starter");
+    const { key } = await accounts.createKey(a.id);
+    await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+    await meter.settleRefunds();
+    assert.equal(lines.length, 0, "nothing to say when no refund is under way");
+    const period = (await accounts.get(a.id)).period_start;
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE");
+    let landed: Promise<boolean>;
+    try {
+      // Its commit backs off the lock (about 3 s in all before it is put off); the stop comes now.
+      landed = meter.refundSurely(a.id, period, 1, undefined, log);
+      await new Promise((r) => setTimeout(r, 200));
+      await meter.settleRefunds();
+      assert.ok(
+        lines.some((l) => l.includes(a.id) && l.includes("still being written at the stop")),
+        lines.join("\n"),
+      );
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
+    assert.equal(await landed, true, "it landed once the lock was gone");
+    assert.equal((await accounts.get(a.id)).used, 0);
+  });
+});
