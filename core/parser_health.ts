@@ -22,7 +22,7 @@ const LIST_FIELDS = ["results", "offers", "reviews", "categories"];
  * Fields of a parser's answer: its top-level fields, and the fields of the items of its list
  * (`results[].price`), where a layout change usually shows first.
  */
-export function fieldCounts(data: unknown): FieldCounts {
+export function fieldCounts(data: unknown, notFields: readonly string[] = []): FieldCounts {
   const out: FieldCounts = new Map();
   const add = (name: string, v: unknown) => {
     const c = out.get(name) ?? [0, 0];
@@ -31,6 +31,7 @@ export function fieldCounts(data: unknown): FieldCounts {
   };
   if (!data || typeof data !== "object") return out;
   for (const [k, v] of Object.entries(data)) {
+    if (notFields.includes(k)) continue;
     if (Array.isArray(v) && LIST_FIELDS.includes(k)) {
       add(k, v);
       for (const item of v) {

@@ -149,6 +149,9 @@ export interface TagFacts {
  */
 export type ProductReading = ProductPage & { no_reviews_stated?: true; stock_unread?: true };
 
+/** The reading's flags, which are no fields of the answer (parser health does not count them). */
+export const READING_FLAGS: readonly string[] = ["no_reviews_stated", "stock_unread"];
+
 export function parseProduct(html: string, opts: ProductOptions): ProductReading {
   const host = marketplace(opts.marketplace).host;
   if (typeof html !== "string" || !html.includes("<")) {

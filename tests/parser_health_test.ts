@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 
 import { fieldCounts, ParserHealth } from "../core/parser_health.ts";
 import { Metrics } from "../core/metrics.ts";
+import { readPage } from "../upstream/page_read.ts";
+import { fixtureBytes } from "./fixture.ts";
 
 const HOUR = 3_600_000;
 
@@ -86,4 +88,23 @@ Deno.test("Metrics renders the INTERFACE.md names in Prometheus text format", as
       'shelf_parse_fields_total{page_type="product",marketplace="US",field="price",filled="false"} 1',
     ),
   );
+});
+
+Deno.test("parser health counts the answer's fields, not a reading's flags", async () => {
+  // amazon.es (metascraper's fixture) shows nothing of its stock, so its reading carries the
+  // stock_unread flag, which is no field of the answer.
+  const read = readPage({
+    parser: "product",
+    url: "https://www.amazon.es/dp/B01MUGXRT9",
+    marketplace: "ES",
+    status: 200,
+    contentType: "text/html",
+    wantLocation: false,
+  }, await fixtureBytes("product/amazon.es__metascraper-B01MUGXRT9.html"));
+  const parsed = read.parsed;
+  if (!parsed?.ok) throw new Error(`not read: ${JSON.stringify(parsed)}`);
+  assert.equal((parsed.value as Record<string, unknown>).stock_unread, true);
+  assert(parsed.fields.has("in_stock"));
+  assert(parsed.fields.has("title"));
+  assert(!parsed.fields.has("stock_unread"), [...parsed.fields.keys()].join(", "));
 });

@@ -8,6 +8,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
+import { READING_FLAGS } from "../parsers/product.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
 import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
@@ -136,7 +137,7 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
     // Bounded here, before the answer is copied to the serving thread: the route's own check of
     // its JSON comes only after that copy (and the stringifying) has been made.
     withoutControlChars(value, MAX_ANSWER_CHARS);
-    return { ok: true, value, type, fields: fieldCounts(value) };
+    return { ok: true, value, type, fields: fieldCounts(value, READING_FLAGS) };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
     // A parser bug, or an answer over MAX_ANSWER_CHARS, is the page's failure, not the process's:
