@@ -141,7 +141,8 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
           await keysPage(s.viewer, account, { created: { apiKey: key, value } }),
         );
       } catch (e) {
-        await releaseKeyForm(kv, s.account.id, formId);
+        // Not in the way of the error that brought it here (a store refusing writes, say).
+        await releaseKeyForm(kv, s.account.id, formId).catch(() => {});
         if (!(e instanceof AccountError)) throw e;
         const error = `Key not created: ${e.message}.`;
         return c.html(await keysPage(s.viewer, s.account, { error }), e.status as 409);
