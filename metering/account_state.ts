@@ -49,6 +49,11 @@ export interface AccountState {
   alerted?: number[];
   /** Alert settings; absent means both alerts on, sent to the account's email. */
   alerts?: AlertSettings;
+  /**
+   * Tokens of the last key creations that carried one (the dashboard's form id, cut short),
+   * newest first, KEPT_ONCE_TOKENS at most: a create sent again with one of them is refused.
+   */
+  key_once?: string[];
 }
 
 export interface AlertSettings {

@@ -21,6 +21,11 @@ import { readAccount, transact } from "./transact.ts";
 
 /** Revoked keys an account keeps for its audit trail; older ones are forgotten (see #pruneRevoked). */
 export const KEPT_REVOKED_KEYS = 100;
+/**
+ * Once-tokens of key creations kept per account (createKey): enough for the few forms a person
+ * may have open and resend; each token is 12 characters of a record every commit serializes.
+ */
+export const KEPT_ONCE_TOKENS = 4;
 
 /** What KV.keyById holds: the account, and the key's digest so the key can be forgotten whole. */
 interface KeyIdEntry {
@@ -334,9 +339,14 @@ export class Accounts {
   }
 
   /** Creates a key; its value is in the answer and nowhere else, ever. */
+  /**
+   * `once`: a token this creation may be made with only once (the dashboard's form id, so that a
+   * resent form creates no second key). The last KEPT_ONCE_TOKENS are kept in the account record,
+   * written in the key's own commit: nothing else grows however many keys come and go.
+   */
   async createKey(
     accountId: string,
-    opts: { mode?: string; name?: string } = {},
+    opts: { mode?: string; name?: string; once?: string } = {},
   ): Promise<{ key: KeyState; value: string }> {
     const { mode, name } = keyOptions(opts);
     const value = generateKey(mode);
@@ -345,6 +355,13 @@ export class Accounts {
     if (accountId.length > MAX_ID) throw notFound("account", accountId);
     const { result } = await transact(this.#kv, accountId, null, (s) => {
       if (!s) throw notFound("account", accountId);
+      if (opts.once !== undefined && s.key_once?.includes(opts.once)) {
+        throw new AccountError(
+          409,
+          "already_created",
+          "this form was sent before, and its key was created then",
+        );
+      }
       const plan = this.#plans.get(s.plan);
       const max = plan?.max_keys ?? 0;
       if (activeKeyCount(s) >= max) {
@@ -367,6 +384,9 @@ export class Accounts {
         win_count: 0,
       };
       s.keys[keyId] = key;
+      if (opts.once !== undefined) {
+        s.key_once = [opts.once, ...(s.key_once ?? [])].slice(0, KEPT_ONCE_TOKENS);
+      }
       const lookup: KeyLookup = { account_id: accountId, key_id: keyId };
       return {
         next: s,

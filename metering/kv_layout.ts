@@ -113,12 +113,6 @@ export const KV = {
    * their indexes.
    */
   revokedKey: (accountId: string, keyId: string): Deno.KvKey => ["revoked_key", accountId, keyId],
-  /**
-   * Account id + the id of one rendering of the dashboard's create-key form → true, written with
-   * check(versionstamp null) and expireIn when that form is sent: a browser that sends it again
-   * (reload, back) creates no second key (routes/dashboard/key_forms.ts).
-   */
-  keyForm: (accountId: string, formId: string): Deno.KvKey => ["key_form", accountId, formId],
   /** Prefix of an account's revoked keys. */
   revokedKeys: (accountId: string): Deno.KvKey => ["revoked_key", accountId],
   /**

@@ -17,7 +17,7 @@ import { clearSessionCookie, csrfCheck, currentSession } from "./guard.ts";
 import { ICON, STYLE, type Viewer } from "./layout.tsx";
 import { NotFoundPage, RefusedPage } from "./auth_pages.tsx";
 import { KeysPage, RevokePage } from "./keys_page.tsx";
-import { claimKeyForm, newKeyFormId, releaseKeyForm } from "./key_forms.ts";
+import { keyFormToken, newKeyFormId } from "./key_forms.ts";
 import { UsagePage } from "./usage_page.tsx";
 import { WatchesPage } from "./watches_page.tsx";
 import { listWatches } from "../../watches/store.ts";
@@ -124,27 +124,22 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     "/dashboard/keys",
     signedIn(async (c, s) => {
       const form = await c.req.parseBody();
-      const formId = String(form.form_id ?? "");
-      if (!(await claimKeyForm(kv, s.account.id, formId))) {
-        const error = "Key not created: this form was sent before, and its key was created then. " +
-          "A key's value is shown only once; if it was not copied, revoke that key and create " +
-          "another with the form below.";
-        return c.html(await keysPage(s.viewer, s.account, { error }), 409);
-      }
       try {
         const { key, value } = await accounts.createKey(s.account.id, {
           mode: String(form.mode ?? "live"),
           name: String(form.name ?? ""),
+          once: keyFormToken(String(form.form_id ?? "")),
         });
         const account = await accounts.get(s.account.id);
         return c.html(
           await keysPage(s.viewer, account, { created: { apiKey: key, value } }),
         );
       } catch (e) {
-        // Not in the way of the error that brought it here (a store refusing writes, say).
-        await releaseKeyForm(kv, s.account.id, formId).catch(() => {});
         if (!(e instanceof AccountError)) throw e;
-        const error = `Key not created: ${e.message}.`;
+        const error = e.code === "already_created"
+          ? `Key not created: ${e.message}. A key's value is shown only once; if it was not ` +
+            "copied, revoke that key and create another with the form below."
+          : `Key not created: ${e.message}.`;
         return c.html(await keysPage(s.viewer, s.account, { error }), e.status as 409);
       }
     }),
