@@ -193,7 +193,10 @@ function readProduct(html: string, code: string, host: string): ProductReading {
   const asin = [tags.inputAsin, tags.namedAsin].find(isAsin) || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
-  const availability = text(byId(page, "availability"));
+  // An availability line of no letter or digit (a control or zero-width character alone, which
+  // the answer's cleaning then drops) shows nothing: it made in_stock true (probe CA).
+  const availabilityText = text(byId(page, "availability"));
+  const availability = /[\p{L}\p{N}]/u.test(availabilityText) ? availabilityText : "";
   const reviewsCount = reviewsCountOf(page);
   const buyButton = page.seen.size > 0;
   return {

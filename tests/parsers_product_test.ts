@@ -714,3 +714,24 @@ Deno.test("a product sold used only is priced by its used buy box, not by the fo
   assert.equal(cheaper.price?.amount, 57.99);
   assert.equal(cheaper.merchant, "DivertissementVotre");
 });
+
+Deno.test("product: an availability line of no letter or digit shows no stock (probe CA)", async () => {
+  // amazon.es (metascraper's fixture): no buy button, no out-of-stock box, and a #availability
+  // that holds only the all-offers script. A hostile copy puts one invisible character in it.
+  const page = await fixture("product/amazon.es__metascraper-B01MUGXRT9.html");
+  const open = '<div id="availability" class="a-section a-spacing-base a-spacing-top-micro }">';
+  assert.equal(page.split(open).length, 2, "the page has its availability box once");
+  const withLine = (line: string) =>
+    parseProduct(page.replace(open, open + `<span>${line}</span>`), { marketplace: "ES" });
+  for (const line of ["&#1;", "\u0085", "&#x200C;", " &#x200B; "]) {
+    const r = withLine(line);
+    assert.equal(r.in_stock, false, JSON.stringify(line));
+    assert.equal(r.availability, "", JSON.stringify(line));
+    assert.equal(r.stock_unread, true, JSON.stringify(line));
+  }
+  // A line in words is read as before: the page's own "En stock".
+  const inStock = withLine("En stock");
+  assert.equal(inStock.in_stock, true);
+  assert.equal(inStock.availability, "En stock");
+  assert.equal(inStock.stock_unread, undefined);
+});
