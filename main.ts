@@ -149,9 +149,10 @@ async function main(): Promise<void> {
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
     // A call that ignores the abort, or a mail server that does not answer the alert being sent,
     // must not keep the process past the drain time and 5 s (each send may wait 15 s for it).
+    const hardStopAt = Date.now() + config.drainSeconds * 1000 + 5_000 - LAST_LINES_MS;
     const hardStop = setTimeout(
       () => void exit({ event: "stopped", forced: true }),
-      config.drainSeconds * 1000 + 5_000 - LAST_LINES_MS,
+      hardStopAt - Date.now(),
     );
     // Watch refreshes under way finish within the same drain time (or are aborted and refunded),
     // and so do webhook attempts (or are cut, noted and retried after a restart).
@@ -172,7 +173,9 @@ async function main(): Promise<void> {
     clearTimeout(late);
     clearTimeout(giveUp);
     await deps.delivery?.stop();
-    await deps.meter.settleRefunds();
+    // Refunds still being written (calls cut at the drain's end) get what is left before the
+    // forced stop, less time for the lines naming those that did not land.
+    await deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS));
     clearTimeout(hardStop);
     if (done) {
       pages.close();

@@ -157,33 +157,54 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
   });
 });
 
-Deno.test("a stop names in the log a refund still on its first try, which may land before the exit or not", async () => {
+Deno.test("a stop waits a while for refunds on their first try, and names each that has not landed", async () => {
   await onStoreFile(async ({ path, accounts, meter }) => {
     const lines: string[] = [];
     const log = (m: string) => void lines.push(m);
     const a = await accounts.create("first-try@example.com", "starter");
     const { key } = await accounts.createKey(a.id);
-    await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+    for (let i = 0; i < 2; i++) {
+      await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+    }
     await meter.settleRefunds();
     assert.equal(lines.length, 0, "nothing to say when no refund is under way");
     const period = (await accounts.get(a.id)).period_start;
     const lock = new DatabaseSync(path);
+
+    // The store is held past the stop's wait: the refund is named, and lands once it is let go.
     lock.exec("BEGIN EXCLUSIVE");
     let landed: Promise<boolean>;
     try {
       // Its commit backs off the lock (about 3 s in all before it is put off); the stop comes now.
       landed = meter.refundSurely(a.id, period, 1, undefined, log);
-      await new Promise((r) => setTimeout(r, 200));
-      await meter.settleRefunds();
+      await meter.settleRefunds(300);
       assert.ok(
-        lines.some((l) => l.includes(a.id) && l.includes("still being written at the stop")),
+        lines.some((l) =>
+          l.includes(a.id) &&
+          l.includes("not applied before the stop (its write was still under way")
+        ),
         lines.join("\n"),
       );
     } finally {
       lock.exec("ROLLBACK");
-      lock.close();
     }
     assert.equal(await landed, true, "it landed once the lock was gone");
-    assert.equal((await accounts.get(a.id)).used, 0);
+    assert.equal((await accounts.get(a.id)).used, 1);
+
+    // The store is let go during the stop's wait: the stop waits for the refund, which lands.
+    lines.length = 0;
+    lock.exec("BEGIN EXCLUSIVE");
+    try {
+      landed = meter.refundSurely(a.id, period, 1, undefined, log);
+      const settled = meter.settleRefunds(3_000);
+      await new Promise((r) => setTimeout(r, 300));
+      lock.exec("ROLLBACK");
+      await settled;
+      assert.equal((await accounts.get(a.id)).used, 0, "landed before the stop's wait ended");
+      assert.equal(lines.length, 0, lines.join("\n"));
+    } finally {
+      lock.close();
+    }
+    assert.equal(await landed, true);
   });
 });
