@@ -28,7 +28,9 @@ import { isMarketplaceUrl } from "./marketplace_url.ts";
 export const HistoryPoint = z.object({
   observed_at: z.string().describe("When the page was fetched (UTC, ISO 8601)"),
   price: PriceWithList.nullable(),
-  in_stock: z.boolean(),
+  in_stock: z.boolean().nullable().describe(
+    "null where the page showed nothing of its stock (the details answer listed in_stock in missing)",
+  ),
   rating: z.number(),
   reviews_count: z.int(),
   bestsellers_rank: z.array(BestsellersRank),

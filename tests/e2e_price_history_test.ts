@@ -171,3 +171,28 @@ Deno.test("history: a call for a postcode records nothing, since a point carries
   const points = (await rig.call("/v1/products/history?asin=B07H57DNVV")).body.points as unknown[];
   assert.equal(points.length, 1, "the call without a postcode is recorded");
 });
+
+Deno.test("history: a page that shows nothing of its stock records in_stock as null, not false", async () => {
+  const history = recorded();
+  await using rig = await startRig({ wrap: history.wrap });
+  // amazon.es (metascraper's fixture) shows no stock; a copy with its own "En stock" put in the
+  // availability box shows it.
+  const ES = "https://www.amazon.es/dp/B01MUGXRT9";
+  const page = await fixture("product/amazon.es__metascraper-B01MUGXRT9.html");
+  const open = '<div id="availability" class="a-section a-spacing-base a-spacing-top-micro }">';
+  rig.fake.page(ES, { html: page.replace(open, open + "<span>En stock</span>") });
+  const shown = await rig.call("/v1/products/details?asin=B01MUGXRT9&marketplace=ES");
+  assert.equal(shown.body.in_stock, true);
+  await history.settled();
+  rig.fake.page(ES, "product/amazon.es__metascraper-B01MUGXRT9.html");
+  const unread = await rig.call("/v1/products/details?asin=B01MUGXRT9&marketplace=ES");
+  assert.ok((unread.body.missing as string[]).includes("in_stock"));
+  await history.settled();
+
+  const r = await rig.call("/v1/products/history?asin=B01MUGXRT9&marketplace=ES");
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const schema = DATA_ENDPOINTS.find((e) => e.name === "history")!.response;
+  assert.ok(schema.safeParse(r.body).success);
+  const points = r.body.points as { in_stock: boolean | null }[];
+  assert.deepEqual(points.map((p) => p.in_stock), [null, true], "newest first");
+});

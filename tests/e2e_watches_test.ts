@@ -248,3 +248,50 @@ Deno.test("watches: two instances over one KV file refresh each due watch once",
   assert.equal(usage.requests_used, calls.length);
   await removeKvFiles(kvPath);
 });
+
+Deno.test("watches: a page that shows nothing of its stock sends no in_stock event; a stated change does", async () => {
+  await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
+  await using hook = receiver();
+  // amazon.es (metascraper's fixture) shows nothing of its stock; copies with a line in its
+  // availability box show it in stock ("En stock", the page's own words) or not.
+  const ES = "https://www.amazon.es/dp/B01MUGXRT9";
+  const page = await fixture("product/amazon.es__metascraper-B01MUGXRT9.html");
+  const open = '<div id="availability" class="a-section a-spacing-base a-spacing-top-micro }">';
+  const withLine = (line: string) => ({ html: page.replace(open, open + `<span>${line}</span>`) });
+  rig.fake.page(ES, withLine("En stock"));
+  const base = rig.server.url;
+  const created = await send(`${base}/v1/watches`, rig.key, "POST", {
+    asin: "B01MUGXRT9",
+    marketplace: "ES",
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["in_stock"],
+  });
+  assert.equal(created.status, 201);
+  const watch = WatchCreated.parse(await created.json());
+  const refreshes = async () =>
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
+      .find((w) => w.id === watch.id)!;
+  const after = (n: number) =>
+    until(`${n} refreshes`, async () => {
+      const w = await refreshes();
+      return w.refreshes >= n ? w : undefined;
+    });
+  assert.equal((await after(1)).last?.in_stock, true);
+
+  // The page without its line: in_stock is only a default there, so nothing changed.
+  rig.fake.page(ES, "product/amazon.es__metascraper-B01MUGXRT9.html");
+  const seen = (await refreshes()).refreshes;
+  const unread = await after(seen + 2);
+  assert.equal(unread.last?.in_stock, true, "kept as last read");
+  assert.equal(hook.got.length, 0, "no event for a page that shows no stock");
+
+  // A page that says it is unavailable: one event, true to false.
+  rig.fake.page(ES, withLine("No disponible."));
+  const event = await until("the event", () => Promise.resolve(hook.got[0]));
+  const body = JSON.parse(event.body);
+  assert.deepEqual(body.changed, ["in_stock"]);
+  assert.equal(body.before.in_stock, true);
+  assert.equal(body.after.in_stock, false);
+  await send(`${base}/v1/watches/${watch.id}`, rig.key, "DELETE");
+});

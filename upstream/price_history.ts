@@ -74,13 +74,15 @@ export class HistorySource implements DataSource {
     await Promise.all([...this.#pending]);
   }
 
-  async #append(mp: string, p: ProductPage): Promise<void> {
+  async #append(mp: string, p: ProductPage & { missing?: string[] }): Promise<void> {
     const now = Math.max(this.#clock.now(), this.#lastAt + 1);
     this.#lastAt = now;
     const point: Observation = {
       observed_at: new Date(now).toISOString(),
       price: p.price,
-      in_stock: p.in_stock,
+      // A page that showed nothing of its stock: its false is a default, no point of the product's
+      // history (probe CA: it wrote "out of stock" into the history every account reads).
+      in_stock: p.missing?.includes("in_stock") ? null : p.in_stock,
       rating: p.rating,
       reviews_count: p.reviews_count,
       bestsellers_rank: p.bestsellers_rank,

@@ -213,13 +213,14 @@ export class WatchScheduler extends PollLoop {
       return;
     }
     const now = Date.now();
-    const after = watchedValues(page);
+    const read = watchedValues(page);
     // Decided inside the commit's retry loop, on the record as it then is.
     const queued: { event: Delivery | null; dropped: PendingEvent[] } = {
       event: null,
       dropped: [],
     };
     const recorded = this.#finish(w, (c) => {
+      const after = seenSince(c.last, read, page);
       const changed = c.last ? changedFields(c.last, after, c.on) : [];
       queued.event = changed.length ? newEvent(c, c.last!, after, changed, now) : null;
       queued.dropped = [];
@@ -315,6 +316,21 @@ export function watchedValues(page: ProductPage): WatchedValues {
     in_stock: page.in_stock,
     rank: page.bestsellers_rank ?? [],
   };
+}
+
+/**
+ * What a refresh saw, with in_stock kept as before when the page showed nothing of its stock (the
+ * answer lists it in `missing`): its false there is only a default, and taken as read it sent a
+ * paid in_stock event each time such a page came and went (probe CA).
+ */
+export function seenSince(
+  before: WatchedValues | null | undefined,
+  read: WatchedValues,
+  page: ProductPage & { missing?: string[] },
+): WatchedValues {
+  return before && page.missing?.includes("in_stock")
+    ? { ...read, in_stock: before.in_stock }
+    : read;
 }
 
 const FIELD_OF: Record<WatchField, (v: WatchedValues) => unknown> = {
