@@ -453,8 +453,10 @@ function reviewsCountOf(page: Captured): number {
 
 // ---- availability and merchant ----
 
+// The Japanese, Portuguese, Dutch, Swedish, Polish, Turkish and Arabic wordings follow each
+// marketplace's "Currently unavailable" line; no corpus page shows them (probe CA).
 const OUT_OF_STOCK =
-  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|non disponibile|esaurito|niet beschikbaar/i;
+  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|non disponibile|esaurito|niet beschikbaar|niet verkrijgbaar|在庫切れ|não disponível|indisponível|inte tillgänglig|niedostępn|mevcut değil|غير متوفر/i;
 
 /** Whether the page shows anything in_stock is read from (else its false is only a default). */
 function stockShown(page: Captured, availability: string, buyButton: boolean): boolean {

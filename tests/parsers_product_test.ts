@@ -735,3 +735,31 @@ Deno.test("product: an availability line of no letter or digit shows no stock (p
   assert.equal(inStock.availability, "En stock");
   assert.equal(inStock.stock_unread, undefined);
 });
+
+Deno.test('product: the marketplaces\' "currently unavailable" lines read as out of stock', async () => {
+  // The amazon.es page (no stock shown) with one line put in its availability box; the lines
+  // follow each marketplace's wording, as no corpus page shows them.
+  const page = await fixture("product/amazon.es__metascraper-B01MUGXRT9.html");
+  const open = '<div id="availability" class="a-section a-spacing-base a-spacing-top-micro }">';
+  const lines = [
+    "現在在庫切れです。この商品の再入荷予定は立っておりません。",
+    "Não disponível. Não sabemos quando ou se este item voltará a estar disponível.",
+    "Momenteel niet verkrijgbaar.",
+    "Inte tillgänglig för närvarande.",
+    "Obecnie niedostępny.",
+    "Şu anda mevcut değil.",
+    "غير متوفر حاليًا.",
+    "Currently unavailable.",
+  ];
+  for (const line of lines) {
+    const r = parseProduct(page.replace(open, open + `<span>${line}</span>`), {
+      marketplace: "ES",
+    });
+    assert.equal(r.in_stock, false, line);
+    assert.equal(r.availability, line);
+  }
+  const shown = parseProduct(page.replace(open, open + "<span>Auf Lager.</span>"), {
+    marketplace: "ES",
+  });
+  assert.equal(shown.in_stock, true, "a line that says nothing of absence reads as in stock");
+});
