@@ -104,7 +104,19 @@ Deno.test("parser health counts the answer's fields, not a reading's flags", asy
   const parsed = read.parsed;
   if (!parsed?.ok) throw new Error(`not read: ${JSON.stringify(parsed)}`);
   assert.equal((parsed.value as Record<string, unknown>).stock_unread, true);
-  assert(parsed.fields.has("in_stock"));
+  assert.deepEqual(parsed.fields.get("in_stock"), [0, 1], "empty, as `missing` lists it");
   assert(parsed.fields.has("title"));
   assert(!parsed.fields.has("stock_unread"), [...parsed.fields.keys()].join(", "));
+  // amazon.ca (2019) says "No customer reviews": its 0 is read off the page, so filled.
+  const none = readPage({
+    parser: "product",
+    url: "https://www.amazon.ca/dp/B01GAWQSFW",
+    marketplace: "CA",
+    status: 200,
+    contentType: "text/html",
+    wantLocation: false,
+  }, await fixtureBytes("product/amazon.ca__app-B01GAWQSFW.html")).parsed;
+  if (!none?.ok) throw new Error(`not read: ${JSON.stringify(none)}`);
+  assert.deepEqual(none.fields.get("reviews_count"), [1, 0]);
+  assert(!none.fields.has("no_reviews_stated"));
 });

@@ -8,7 +8,7 @@ import { decodeHtml } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
-import { READING_FLAGS } from "../parsers/product.ts";
+import { type ProductReading, READING_FLAGS } from "../parsers/product.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
 import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
@@ -137,11 +137,24 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
     // Bounded here, before the answer is copied to the serving thread: the route's own check of
     // its JSON comes only after that copy (and the stringifying) has been made.
     withoutControlChars(value, MAX_ANSWER_CHARS);
-    return { ok: true, value, type, fields: fieldCounts(value, READING_FLAGS) };
+    return { ok: true, value, type, fields: readingFields(value) };
   } catch (e) {
     if (e instanceof ParseError) return { ok: false, reason: e.reason, message: e.message };
     // A parser bug, or an answer over MAX_ANSWER_CHARS, is the page's failure, not the process's:
     // it becomes an uncharged 502.
     return { ok: false, reason: "unrecognised", message: (e as Error)?.message ?? String(e) };
   }
+}
+
+/**
+ * A reading's fields for parser health, by the rule the answer's `missing` uses: a product
+ * reading's flags are no fields, an in_stock the page did not show is empty, and a 0 reviews_count
+ * the page states is filled (upstream/envelopes.ts).
+ */
+function readingFields(value: unknown): FieldCounts {
+  const fields = fieldCounts(value, READING_FLAGS);
+  const product = value as Partial<ProductReading>;
+  if (product.stock_unread) fields.set("in_stock", [0, 1]);
+  if (product.no_reviews_stated) fields.set("reviews_count", [1, 0]);
+  return fields;
 }
