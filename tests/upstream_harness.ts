@@ -12,6 +12,7 @@ import { UpstreamSource } from "../upstream/source.ts";
 import type { Transport } from "../upstream/transport.ts";
 import type { PageReader } from "../upstream/page_pool.ts";
 import type { Plans } from "../metering/plans.ts";
+import type { Clock } from "../metering/clock.ts";
 
 /** Hands every call to another data source; test_server.ts takes a ControlledSource. */
 export class PassThroughSource extends ControlledSource {
@@ -49,6 +50,8 @@ export async function startRig(opts: {
   reader?: PageReader;
   watches?: NonNullable<Parameters<typeof startServer>[0]>["watches"];
   accessLog?: (line: Record<string, unknown>) => void;
+  /** The meter's clock (default the system's). */
+  clock?: Clock;
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
@@ -64,6 +67,7 @@ export async function startRig(opts: {
     adminToken: opts.adminToken,
     watches: opts.watches,
     accessLog: opts.accessLog,
+    clock: opts.clock,
   });
   if (opts.wrap) (passThrough as { inner: DataSource }).inner = opts.wrap(upstream, server.kv);
   const { key, id } = await server.account(opts.plan ?? "growth");
