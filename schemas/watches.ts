@@ -40,7 +40,9 @@ export function watchCreateBody(minSeconds: number, allowPrivate = false) {
 /** What a refresh compares: the watched fields of a details answer. */
 export const WatchedValues = z.object({
   price: Price.nullable(),
-  in_stock: z.boolean(),
+  in_stock: z.boolean().nullable().describe(
+    "null while no refresh has read a page that shows its stock (a change from or to null sends no event)",
+  ),
   rank: z.array(BestsellersRank),
 });
 export type WatchedValues = z.infer<typeof WatchedValues>;

@@ -255,10 +255,11 @@ Deno.test("watches: a page that shows nothing of its stock sends no in_stock eve
   // amazon.es (metascraper's fixture) shows nothing of its stock; copies with a line in its
   // availability box show it in stock ("En stock", the page's own words) or not.
   const ES = "https://www.amazon.es/dp/B01MUGXRT9";
-  const page = await fixture("product/amazon.es__metascraper-B01MUGXRT9.html");
+  const UNREAD = "product/amazon.es__metascraper-B01MUGXRT9.html";
+  const page = await fixture(UNREAD);
   const open = '<div id="availability" class="a-section a-spacing-base a-spacing-top-micro }">';
   const withLine = (line: string) => ({ html: page.replace(open, open + `<span>${line}</span>`) });
-  rig.fake.page(ES, withLine("En stock"));
+  rig.fake.page(ES, UNREAD);
   const base = rig.server.url;
   const created = await send(`${base}/v1/watches`, rig.key, "POST", {
     asin: "B01MUGXRT9",
@@ -272,18 +273,22 @@ Deno.test("watches: a page that shows nothing of its stock sends no in_stock eve
   const refreshes = async () =>
     WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
       .find((w) => w.id === watch.id)!;
-  const after = (n: number) =>
-    until(`${n} refreshes`, async () => {
+  const more = async (n: number) => {
+    const from = (await refreshes()).refreshes;
+    return await until(`${n} more refreshes`, async () => {
       const w = await refreshes();
-      return w.refreshes >= n ? w : undefined;
+      return w.refreshes >= from + n ? w : undefined;
     });
-  assert.equal((await after(1)).last?.in_stock, true);
+  };
+  // Nothing read yet: null, not a false that a later page would seem to change.
+  assert.equal((await more(1)).last?.in_stock, null);
+  rig.fake.page(ES, withLine("En stock"));
+  assert.equal((await more(2)).last?.in_stock, true);
+  assert.equal(hook.got.length, 0, "stock first read is no change");
 
-  // The page without its line: in_stock is only a default there, so nothing changed.
-  rig.fake.page(ES, "product/amazon.es__metascraper-B01MUGXRT9.html");
-  const seen = (await refreshes()).refreshes;
-  const unread = await after(seen + 2);
-  assert.equal(unread.last?.in_stock, true, "kept as last read");
+  // The page without its line again: in_stock is only a default there, so nothing changed.
+  rig.fake.page(ES, UNREAD);
+  assert.equal((await more(2)).last?.in_stock, true, "kept as last read");
   assert.equal(hook.got.length, 0, "no event for a page that shows no stock");
 
   // A page that says it is unavailable: one event, true to false.

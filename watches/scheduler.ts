@@ -220,7 +220,7 @@ export class WatchScheduler extends PollLoop {
       dropped: [],
     };
     const recorded = this.#finish(w, (c) => {
-      const after = seenSince(c.last, read, page);
+      const after = seenSince(c.last, read);
       const changed = c.last ? changedFields(c.last, after, c.on) : [];
       queued.event = changed.length ? newEvent(c, c.last!, after, changed, now) : null;
       queued.dropped = [];
@@ -309,28 +309,27 @@ const PAUSED: Record<string, string> = {
   forbidden: "the account is inactive or its plan lacks the products group",
 };
 
-export function watchedValues(page: ProductPage): WatchedValues {
+/**
+ * The watched values of a details answer. An in_stock the answer lists in `missing` (the page
+ * showed nothing of its stock) is only a default: it is null, and a watch keeps the one it last
+ * read instead (seenSince). Taken as read, it sent a paid in_stock event each time such a page
+ * came and went (probe CA).
+ */
+export function watchedValues(page: ProductPage & { missing?: string[] }): WatchedValues {
   const p = page.price;
   return {
     price: p ? { amount: p.amount, display: p.display, currency: p.currency } : null,
-    in_stock: page.in_stock,
+    in_stock: page.missing?.includes("in_stock") ? null : page.in_stock,
     rank: page.bestsellers_rank ?? [],
   };
 }
 
-/**
- * What a refresh saw, with in_stock kept as before when the page showed nothing of its stock (the
- * answer lists it in `missing`): its false there is only a default, and taken as read it sent a
- * paid in_stock event each time such a page came and went (probe CA).
- */
+/** What a refresh saw, with an in_stock it could not read kept as last read. */
 export function seenSince(
   before: WatchedValues | null | undefined,
   read: WatchedValues,
-  page: ProductPage & { missing?: string[] },
 ): WatchedValues {
-  return before && page.missing?.includes("in_stock")
-    ? { ...read, in_stock: before.in_stock }
-    : read;
+  return before && read.in_stock === null ? { ...read, in_stock: before.in_stock } : read;
 }
 
 const FIELD_OF: Record<WatchField, (v: WatchedValues) => unknown> = {
@@ -346,6 +345,8 @@ export function changedFields(
   on: WatchField[],
 ): WatchField[] {
   return on.filter((f) =>
+    // Stock first read (null before) is no change: nothing was known to change from.
+    !(f === "in_stock" && (before.in_stock === null || after.in_stock === null)) &&
     JSON.stringify(FIELD_OF[f](before)) !== JSON.stringify(FIELD_OF[f](after))
   );
 }
