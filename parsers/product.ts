@@ -193,10 +193,12 @@ function readProduct(html: string, code: string, host: string): ProductReading {
   const asin = [tags.inputAsin, tags.namedAsin].find(isAsin) || asinFromUrl(tags.canonical);
   if (!asin) throw noAsin(html);
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
-  // An availability line of no letter or digit (a control or zero-width character alone, which
-  // the answer's cleaning then drops) shows nothing: it made in_stock true (probe CA).
+  // An availability line of no visible letter or digit (a control, zero-width or blank filler
+  // character alone) shows nothing: it made in_stock true (probes CA, CB).
   const availabilityText = text(byId(page, "availability"));
-  const availability = /[\p{L}\p{N}]/u.test(availabilityText) ? availabilityText : "";
+  const availability = SHOWS_TEXT.test(availabilityText.replace(INVISIBLE, ""))
+    ? availabilityText
+    : "";
   const reviewsCount = reviewsCountOf(page);
   const buyButton = page.seen.size > 0;
   return {
@@ -454,9 +456,14 @@ function reviewsCountOf(page: Captured): number {
 // ---- availability and merchant ----
 
 // The Japanese, Portuguese, Dutch, Swedish, Polish, Turkish and Arabic wordings follow each
-// marketplace's "Currently unavailable" line; no corpus page shows them (probe CA).
+// marketplace's "Currently unavailable" and "Temporarily out of stock" lines; no corpus page shows
+// them (probes CA, CB).
 const OUT_OF_STOCK =
-  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|non disponibile|esaurito|niet beschikbaar|niet verkrijgbaar|在庫切れ|não disponível|indisponível|inte tillgänglig|niedostępn|mevcut değil|غير متوفر/i;
+  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|sin stock|non disponibile|esaurito|niet beschikbaar|niet verkrijgbaar|niet op voorraad|在庫切れ|お取り扱いできません|não disponível|indisponível|fora de estoque|inte tillgänglig|slut i lager|niedostępn|mevcut değil|غير متوفر/i;
+// Letters and digits, once the characters that show nothing (Hangul fillers, zero-width and
+// other default-ignorable ones) are taken out: U+3164 alone counts as a letter.
+const SHOWS_TEXT = /[\p{L}\p{N}]/u;
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 /** Whether the page shows anything in_stock is read from (else its false is only a default). */
 function stockShown(page: Captured, availability: string, buyButton: boolean): boolean {

@@ -723,7 +723,7 @@ Deno.test("product: an availability line of no letter or digit shows no stock (p
   assert.equal(page.split(open).length, 2, "the page has its availability box once");
   const withLine = (line: string) =>
     parseProduct(page.replace(open, open + `<span>${line}</span>`), { marketplace: "ES" });
-  for (const line of ["&#1;", "\u0085", "&#x200C;", " &#x200B; "]) {
+  for (const line of ["&#1;", "\u0085", "&#x200C;", " &#x200B; ", "\u3164", "&#x115F;&#xFFA0;"]) {
     const r = withLine(line);
     assert.equal(r.in_stock, false, JSON.stringify(line));
     assert.equal(r.availability, "", JSON.stringify(line));
@@ -750,6 +750,12 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     "Şu anda mevcut değil.",
     "غير متوفر حاليًا.",
     "Currently unavailable.",
+    "Temporalmente sin stock.",
+    "Tijdelijk niet op voorraad.",
+    "Tillfälligt slut i lager.",
+    "Temporariamente fora de estoque.",
+    "この商品は現在お取り扱いできません。",
+    "Temporarily out of stock.",
   ];
   for (const line of lines) {
     const r = parseProduct(page.replace(open, open + `<span>${line}</span>`), {
