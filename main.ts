@@ -172,10 +172,14 @@ async function main(): Promise<void> {
     ]);
     clearTimeout(late);
     clearTimeout(giveUp);
-    await deps.delivery?.stop();
     // Refunds still being written (calls cut at the drain's end) get what is left before the
-    // forced stop, less time for the lines naming those that did not land.
-    await deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS));
+    // forced stop, less time for the lines naming those that did not land; beside the mail loop's
+    // stop, not after it: a send waiting on a mail server that does not answer held the settling
+    // past the forced stop, which skips it (probe CB).
+    await Promise.all([
+      deps.delivery?.stop(),
+      deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS)),
+    ]);
     clearTimeout(hardStop);
     if (done) {
       pages.close();
