@@ -246,20 +246,36 @@ export class Meter {
   /**
    * At a stop: waits up to `waitMs` for refunds on their first try (a call cut at the end of the
    * drain is refunding, its commit perhaps backing off a store another process holds), then tries
-   * every refund put off once more within what is left of `waitMs`, and names in the log each that
-   * has not landed, so that the operator can give it back by hand. A stop used to drop them unsaid
+   * every refund put off again and again within what is left of `waitMs`, and names in the log
+   * each that has not landed, so that the operator can give it back by hand. A stop used to drop them unsaid
    * (probes BN, CA: 12 calls cut at a drain stayed charged, with no line).
    */
   async settleRefunds(waitMs = 2_000): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const out = new Promise<false>((r) => (timer = setTimeout(() => r(false), waitMs)));
+    let over = false;
+    const out = new Promise<false>((r) =>
+      timer = setTimeout(() => {
+        over = true;
+        r(false);
+      }, waitMs)
+    );
+    const pause = async (ms: number) => {
+      let t: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([new Promise((r) => (t = setTimeout(r, ms))), out]);
+      clearTimeout(t);
+    };
     try {
       // A first try that fails now is put off (refundSurely), and so tried again just below.
       await Promise.race([Promise.allSettled([...this.#firstTries].map((f) => f.done)), out]);
       for (const { what, log } of this.#firstTries) log(`${what()} ${NOT_APPLIED}${UNDER_WAY}`);
+      // Tried until the time is out, not once: a try under way when the stop came may fail just
+      // before the store takes writes again (probe CB: all 16 lost, 6 s of the stop unused).
       await Promise.all([...this.#deferred].map(async (entry) => {
         clearTimeout(entry.timer);
-        if (await Promise.race([this.#tryDeferred(entry), out])) return;
+        while (!over) {
+          if (await Promise.race([this.#tryDeferred(entry), out])) return;
+          await pause(100);
+        }
         const underWay = entry.trying !== null;
         entry.done = true; // no further background try
         this.#deferred.delete(entry);

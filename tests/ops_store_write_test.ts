@@ -208,3 +208,30 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
     assert.equal(await landed, true);
   });
 });
+
+Deno.test("a stop tries a put-off refund again and again while its time lasts, not once", async () => {
+  await onStoreFile(async ({ path, accounts, meter }) => {
+    const lines: string[] = [];
+    const log = (m: string) => void lines.push(m);
+    const a = await accounts.create("again@example.com", "starter");
+    const { key } = await accounts.createKey(a.id);
+    await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+    const period = (await accounts.get(a.id)).period_start;
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE");
+    try {
+      // Put off: its first commit backed off the lock for 1.3-2.5 s and gave up.
+      assert.equal(await meter.refundSurely(a.id, period, 1, undefined, log), false);
+      // The stop's first try gives up the same way, while the lock is still held; the store
+      // takes writes again after 3.5 s, with time left in the stop's 6 s.
+      const settled = meter.settleRefunds(6_000);
+      await new Promise((r) => setTimeout(r, 3_500));
+      lock.exec("ROLLBACK");
+      await settled;
+    } finally {
+      lock.close();
+    }
+    assert.equal((await accounts.get(a.id)).used, 0, "landed within the stop's time");
+    assert.ok(!lines.some((l) => l.includes("not applied before the stop")), lines.join("\n"));
+  });
+});
