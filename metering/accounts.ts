@@ -338,10 +338,10 @@ export class Accounts {
     return result;
   }
 
-  /** Creates a key; its value is in the answer and nowhere else, ever. */
   /**
-   * `once`: a token this creation may be made with only once (the dashboard's form id, so that a
-   * resent form creates no second key). The last KEPT_ONCE_TOKENS are kept in the account record,
+   * Creates a key; its value is in the answer and nowhere else, ever. `once`: a token this
+   * creation may be made with only once (the dashboard's form id, so that a resent form creates no
+   * second key). The last KEPT_ONCE_TOKENS are kept in the account record,
    * written in the key's own commit: nothing else grows however many keys come and go.
    */
   async createKey(
