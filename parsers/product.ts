@@ -201,6 +201,7 @@ function readProduct(html: string, code: string, host: string): ProductReading {
     : "";
   const reviewsCount = reviewsCountOf(page);
   const buyButton = page.seen.size > 0;
+  const outOfStockBox = byId(page, "outOfStock") !== null;
   return {
     url: `https://${host}/dp/${asin}`,
     asin,
@@ -209,7 +210,7 @@ function readProduct(html: string, code: string, host: string): ProductReading {
     title: text(byId(page, "productTitle")) || text(byId(page, "title")),
     images: imagesOf(html, tags.dynamicImage),
     rating: ratingOf(page),
-    in_stock: inStock(page, availability, buyButton),
+    in_stock: inStock(outOfStockBox, availability, buyButton),
     merchant: merchantOf(page),
     variations: { parent_asin: parentAsinOf(html) },
     availability,
@@ -219,7 +220,8 @@ function readProduct(html: string, code: string, host: string): ProductReading {
     variants: variantsOf(html, asin),
     bestsellers_rank: ranksOf(facts),
     ...(reviewsCount === 0 && statesNoReviews(html) ? { no_reviews_stated: true as const } : {}),
-    ...(!stockShown(page, availability, buyButton) ? { stock_unread: true as const } : {}),
+    // Nothing on the page tells stock: in_stock's false is then only a default.
+    ...(availability === "" && !buyButton && !outOfStockBox ? { stock_unread: true as const } : {}),
   };
 }
 
@@ -465,13 +467,8 @@ const OUT_OF_STOCK =
 const SHOWS_TEXT = /[\p{L}\p{N}]/u;
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
 
-/** Whether the page shows anything in_stock is read from (else its false is only a default). */
-function stockShown(page: Captured, availability: string, buyButton: boolean): boolean {
-  return availability !== "" || buyButton || byId(page, "outOfStock") !== null;
-}
-
-function inStock(page: Captured, availability: string, buyButton: boolean): boolean {
-  if (byId(page, "outOfStock") || OUT_OF_STOCK.test(availability)) return false;
+function inStock(outOfStockBox: boolean, availability: string, buyButton: boolean): boolean {
+  if (outOfStockBox || OUT_OF_STOCK.test(availability)) return false;
   return availability !== "" || buyButton;
 }
 

@@ -62,6 +62,15 @@ const PRODUCT_FIELDS = [
   "bestsellers_rank",
 ] as const;
 
+/**
+ * A details answer's in_stock, or null where the page showed nothing of its stock (the answer
+ * lists it in `missing`, and its false is only a default): what the price history and watches
+ * take as an observation.
+ */
+export function inStockRead(answer: { in_stock: boolean; missing?: string[] }): boolean | null {
+  return answer.missing?.includes("in_stock") ? null : answer.in_stock;
+}
+
 export const envelope = {
   details: (_p: Params, _mp: string, _a: Answered, reading: Out<typeof parseProduct>) => {
     const { no_reviews_stated, stock_unread, ...product } = reading;

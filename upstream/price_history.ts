@@ -17,6 +17,7 @@ import { KV } from "../metering/kv_layout.ts";
 import { ApiError } from "../core/api_error.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import { HistoryPoint } from "../schemas/endpoints.ts";
+import { inStockRead } from "./envelopes.ts";
 import type { z } from "zod";
 
 export const HISTORY_POINTS = 1_000;
@@ -80,9 +81,9 @@ export class HistorySource implements DataSource {
     const point: Observation = {
       observed_at: new Date(now).toISOString(),
       price: p.price,
-      // A page that showed nothing of its stock: its false is a default, no point of the product's
-      // history (probe CA: it wrote "out of stock" into the history every account reads).
-      in_stock: p.missing?.includes("in_stock") ? null : p.in_stock,
+      // Not read off the page, no point of the product's history (probe CA: its default false
+      // wrote "out of stock" into the history every account reads).
+      in_stock: inStockRead(p),
       rating: p.rating,
       reviews_count: p.reviews_count,
       bestsellers_rank: p.bestsellers_rank,

@@ -21,6 +21,7 @@ import { PollLoop } from "../core/poll_loop.ts";
 import type { Log } from "../core/log.ts";
 import type { Meter, Snapshot } from "../metering/meter.ts";
 import type { DataSource } from "../upstream/data_source.ts";
+import { inStockRead } from "../upstream/envelopes.ts";
 import { ApiError } from "../core/api_error.ts";
 import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
 import type { ProductPage } from "../schemas/pages.ts";
@@ -319,7 +320,7 @@ export function watchedValues(page: ProductPage & { missing?: string[] }): Watch
   const p = page.price;
   return {
     price: p ? { amount: p.amount, display: p.display, currency: p.currency } : null,
-    in_stock: page.missing?.includes("in_stock") ? null : page.in_stock,
+    in_stock: inStockRead(page),
     rank: page.bestsellers_rank ?? [],
   };
 }
