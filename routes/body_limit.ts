@@ -4,9 +4,9 @@
  * cut short a 400; dashboard forms get an HTML page, the rest the spec's error body. A body is
  * read only when a route reads it, after whatever the route checks first (the admin token, the
  * API key), and at most MAX_READING bodies are read at once, the second half of them shared
- * out by client (MAX_READING_PER_CLIENT). Hono's bodyLimit is not used: it reads a body sent without Content-Length whole before
- * any route runs, so POST streams that never ended, on any path and without a token, each held
- * 80-100 KB for as long as the client kept them open (probe BG: 50 HTTP/2 connections of 200
+ * out by client (MAX_READING_PER_CLIENT). Hono's bodyLimit is not used: it reads a body sent
+ * without Content-Length whole before any route runs, so POST streams that never ended, on any
+ * path and without a token, each held 80-100 KB for as long as the client kept them open (probe BG: 50 HTTP/2 connections of 200
  * such streams took the process from 173 MB to 1,026 MB, kept after they closed).
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -160,10 +160,12 @@ export function bodyLimits(
   const byClient = new Map<string, number>();
   // Not async for a request without a body (every metered call): it runs in one layer with others
   // (one_layer.ts), and answers only by setting c.res.
-  return (c, next) => c.req.raw.body ? limited(c, next) : next();
-  async function limited(c: Context, next: Next): Promise<void> {
+  return (c, next) => {
+    const stream = c.req.raw.body;
+    return stream ? limited(c, next, stream) : next();
+  };
+  async function limited(c: Context, next: Next, stream: ReadableStream<Uint8Array>) {
     const raw = c.req.raw;
-    if (!raw.body) return await next();
     const max = c.req.path.startsWith("/dashboard") ? FORM_BODY_LIMIT : JSON_BODY_LIMIT;
     // A declared length over the limit is refused when a route reads the body, not before: a
     // route's own checks (the key, the admin token, the path) answer first (probe BQ).
@@ -173,7 +175,7 @@ export function bodyLimits(
     let refusal: Refusal | null = null;
     // Taken before the request is copied: copying it made the runtime drop the body's resource.
     // Taking a reader reads nothing.
-    const reader = raw.body.getReader();
+    const reader = stream.getReader();
     let counted = false;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let client: string | null = null;
@@ -220,7 +222,7 @@ export function bodyLimits(
             (reading >= maxReading / 2 && held >= perClient)
           ) return void refuse("busy_client");
           reading++;
-          byClient.set(who, (byClient.get(who) ?? 0) + 1);
+          byClient.set(who, held + 1);
           client = who;
           counted = true;
         }

@@ -36,7 +36,7 @@ export class InFlight {
 
   /** How many more items of `accountId` may start now. */
   free(accountId: string, limited = false): number {
-    const held = this.#byAccount.get(accountId) ?? 0;
+    const held = this.held(accountId);
     const own = (limited ? Math.min(1, this.perAccount) : this.perAccount) - held;
     const open = this.max - this.reserve - this.#running.size;
     if (open > 0) return Math.max(0, Math.min(own, open));
