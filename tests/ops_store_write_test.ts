@@ -15,18 +15,34 @@ import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
+interface StoreFile {
+  path: string;
+  accounts: Accounts;
+  meter: Meter;
+  /** A starter account with one key that `calls` calls of 1 credit were charged to. */
+  charged(email: string, calls: number): Promise<{ id: string; period: number }>;
+}
+
 /** A meter and accounts on a KV file of their own, as `work` needs them; the file removed after. */
-async function onStoreFile(
-  work: (s: { path: string; accounts: Accounts; meter: Meter }) => Promise<void>,
-): Promise<void> {
+async function onStoreFile(work: (s: StoreFile) => Promise<void>): Promise<void> {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(path);
   try {
     const plans = builtinPlans();
+    const accounts = new Accounts(kv, plans, systemClock);
+    const meter = new Meter(kv, plans, systemClock);
     await work({
       path,
-      accounts: new Accounts(kv, plans, systemClock),
-      meter: new Meter(kv, plans, systemClock),
+      accounts,
+      meter,
+      async charged(email, calls) {
+        const a = await accounts.create(email, "starter");
+        const { key } = await accounts.createKey(a.id);
+        for (let i = 0; i < calls; i++) {
+          await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
+        }
+        return { id: a.id, period: (await accounts.get(a.id)).period_start };
+      },
     });
   } finally {
     kv.close();
@@ -85,7 +101,7 @@ Deno.test("the refund of a failed call that the store would not take lands once 
 });
 
 Deno.test("a stop tries every refund still put off once more, and names in the log each that does not land", async () => {
-  await onStoreFile(async ({ path, accounts, meter }) => {
+  await onStoreFile(async ({ path, accounts, meter, charged }) => {
     const lines: string[] = [];
     const log = (m: string) => void lines.push(m);
     const refuse = async (ids: string[]) => {
@@ -103,13 +119,8 @@ Deno.test("a stop tries every refund still put off once more, and names in the l
         lock.close();
       }
     };
-    const a = await accounts.create("settle-a@example.com", "starter");
-    const b = await accounts.create("settle-b@example.com", "starter");
-    const { key: ka } = await accounts.createKey(a.id);
-    const { key: kb } = await accounts.createKey(b.id);
-    for (const [id, k] of [[a.id, ka.id], [b.id, kb.id]]) {
-      await meter.call(id, k, { group: "products", cost: 1, valid: true });
-    }
+    const a = await charged("settle-a@example.com", 1);
+    const b = await charged("settle-b@example.com", 1);
     await refuse([a.id]); // put off; the store takes writes again before the stop
     await meter.settleRefunds();
     assert.equal((await accounts.get(a.id)).used, 0, "landed at the stop, not an hour later");
@@ -131,18 +142,13 @@ Deno.test("a stop tries every refund still put off once more, and names in the l
 });
 
 Deno.test("a stop's try of a put-off refund while its background try is under way gives it back once", async () => {
-  await onStoreFile(async ({ path, accounts, meter }) => {
-    const a = await accounts.create("once@example.com", "starter");
-    const { key } = await accounts.createKey(a.id);
-    for (let i = 0; i < 2; i++) {
-      await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
-    }
+  await onStoreFile(async ({ path, accounts, meter, charged }) => {
+    const a = await charged("once@example.com", 2);
     const lock = new DatabaseSync(path);
     lock.exec("BEGIN EXCLUSIVE");
     let held = true;
     try {
-      const period = (await accounts.get(a.id)).period_start;
-      assert.equal(await meter.refundSurely(a.id, period, 1, undefined, () => {}), false);
+      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, () => {}), false);
       // The background try starts after 1 s and waits on the lock; the stop comes meanwhile.
       await new Promise((r) => setTimeout(r, 1_300));
       lock.exec("ROLLBACK");
@@ -158,17 +164,12 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
 });
 
 Deno.test("a stop waits a while for refunds on their first try, and names each that has not landed", async () => {
-  await onStoreFile(async ({ path, accounts, meter }) => {
+  await onStoreFile(async ({ path, accounts, meter, charged }) => {
     const lines: string[] = [];
     const log = (m: string) => void lines.push(m);
-    const a = await accounts.create("first-try@example.com", "starter");
-    const { key } = await accounts.createKey(a.id);
-    for (let i = 0; i < 2; i++) {
-      await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
-    }
+    const a = await charged("first-try@example.com", 2);
     await meter.settleRefunds();
     assert.equal(lines.length, 0, "nothing to say when no refund is under way");
-    const period = (await accounts.get(a.id)).period_start;
     const lock = new DatabaseSync(path);
 
     // The store is held past the stop's wait: the refund is named, and lands once it is let go.
@@ -176,7 +177,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
     let landed: Promise<boolean>;
     try {
       // Its commit backs off the lock (about 3 s in all before it is put off); the stop comes now.
-      landed = meter.refundSurely(a.id, period, 1, undefined, log);
+      landed = meter.refundSurely(a.id, a.period, 1, undefined, log);
       await meter.settleRefunds(300);
       assert.ok(
         lines.some((l) =>
@@ -195,7 +196,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
     lines.length = 0;
     lock.exec("BEGIN EXCLUSIVE");
     try {
-      landed = meter.refundSurely(a.id, period, 1, undefined, log);
+      landed = meter.refundSurely(a.id, a.period, 1, undefined, log);
       const settled = meter.settleRefunds(3_000);
       await new Promise((r) => setTimeout(r, 300));
       lock.exec("ROLLBACK");
@@ -210,18 +211,15 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
 });
 
 Deno.test("a stop tries a put-off refund again and again while its time lasts, not once", async () => {
-  await onStoreFile(async ({ path, accounts, meter }) => {
+  await onStoreFile(async ({ path, accounts, meter, charged }) => {
     const lines: string[] = [];
     const log = (m: string) => void lines.push(m);
-    const a = await accounts.create("again@example.com", "starter");
-    const { key } = await accounts.createKey(a.id);
-    await meter.call(a.id, key.id, { group: "products", cost: 1, valid: true });
-    const period = (await accounts.get(a.id)).period_start;
+    const a = await charged("again@example.com", 1);
     const lock = new DatabaseSync(path);
     lock.exec("BEGIN EXCLUSIVE");
     try {
       // Put off: its first commit backed off the lock for 1.3-2.5 s and gave up.
-      assert.equal(await meter.refundSurely(a.id, period, 1, undefined, log), false);
+      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, log), false);
       // The stop's first try gives up the same way, while the lock is still held; the store
       // takes writes again after 3.5 s, with time left in the stop's 6 s.
       const settled = meter.settleRefunds(6_000);
