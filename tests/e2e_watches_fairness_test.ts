@@ -152,6 +152,24 @@ function watchServer(
 const NEVER_SLOW = 60_000;
 
 /** A server whose refreshes run at test speed, `maxInFlight` at once and 2 of one account. */
+/** `count` accounts with `watches` watches each, whose refreshes all hang upstream. */
+async function hangingAccounts(
+  s: TestServer,
+  source: PriceSource,
+  webhook: string,
+  count: number,
+  watches: number,
+) {
+  const hanging = [];
+  for (let i = 0; i < count; i++) {
+    const a = await s.account("scale");
+    source.hang.add(a.id);
+    for (let j = 0; j < watches; j++) await create(s, a.key, webhook);
+    hanging.push(a);
+  }
+  return hanging;
+}
+
 function refreshServer(source: PriceSource, maxInFlight: number) {
   return watchServer(source, { pollMs: 50, maxInFlight, perAccount: 2 }, { pollMs: 50 });
 }
@@ -357,13 +375,7 @@ Deno.test("refresh fairness: accounts whose refreshes hang cannot take the slots
   await using s = await refreshServer(source, 8);
   await using hook = receiver();
   try {
-    const attackers = [];
-    for (let i = 0; i < 4; i++) {
-      const a = await s.account("scale");
-      source.hang.add(a.id);
-      for (let j = 0; j < 3; j++) await create(s, a.key, hook.url);
-      attackers.push(a);
-    }
+    await hangingAccounts(s, source, hook.url, 4, 3);
     await until("the hanging refreshes", () => Promise.resolve(source.hanging >= 7 || undefined));
     const b = await s.account("scale");
     const wb = await create(s, b.key, hook.url);
@@ -385,13 +397,7 @@ Deno.test("refresh fairness: a freed slot goes to the account with fewer refresh
   try {
     // Five accounts with four watches each hold all 8 slots (three 2 each, two one kept slot
     // each); their other watches are due before B's.
-    const attackers: { id: string }[] = [];
-    for (let i = 0; i < 5; i++) {
-      const a = await s.account("scale");
-      source.hang.add(a.id);
-      for (let j = 0; j < 4; j++) await create(s, a.key, hook.url);
-      attackers.push(a);
-    }
+    const attackers = await hangingAccounts(s, source, hook.url, 5, 4);
     await until("every slot hanging", () => Promise.resolve(source.hanging >= 8 || undefined));
     const b = await s.account("scale");
     const wb = await create(s, b.key, hook.url);
