@@ -12,11 +12,7 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ApiError, errorResponse } from "../core/api_error.ts";
 import { clientAddress } from "./client_address.ts";
-
-/** Dashboard forms: an e-mail, a password, a key name, a CSRF token. */
-export const FORM_BODY_LIMIT = 16 * 1024;
-/** Admin JSON and any other body. */
-export const JSON_BODY_LIMIT = 64 * 1024;
+import { BODY_SECONDS, FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../schemas/request_limits.ts";
 
 const TOO_LARGE_PAGE =
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too large</title></head>
@@ -63,8 +59,6 @@ const unreadable = (c: Context) =>
     new ApiError(400, "bad_request", "The request body did not arrive whole."),
   );
 
-/** How long a request body may take to arrive whole. */
-export const BODY_SECONDS = 10;
 /** Bodies read at once in this process: a stalled one holds about 100 KB until BODY_SECONDS. */
 export const MAX_READING = 512;
 /**

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ALL_ENDPOINTS, type Endpoint } from "./endpoints.ts";
 import { BodyValidationErrorBody, ErrorBody, ValidationErrorBody } from "./resources.ts";
 import examples from "./examples.json" with { type: "json" };
+import { BODY_SECONDS, JSON_BODY_LIMIT } from "./request_limits.ts";
 import { watchCreateBody, WatchCreated, WatchDeleted, WatchEvent, WatchList } from "./watches.ts";
 
 /** Real answers to real corpus pages (demo/examples.ts builds them), keyed by endpoint name. */
@@ -105,16 +106,16 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "The marketplace kept answering with a robot check.",
   ],
   PayloadTooLarge: [
-    "payload_too_large: the request body is over 64 KiB",
+    `payload_too_large: the request body is over ${JSON_BODY_LIMIT / 1024} KiB`,
     "payload_too_large",
     413,
-    "The request body is larger than 64 KiB.",
+    `The request body is larger than ${JSON_BODY_LIMIT / 1024} KiB.`,
   ],
   RequestTimeout: [
-    "request_timeout: the request body did not arrive within 10 seconds",
+    `request_timeout: the request body did not arrive within ${BODY_SECONDS} seconds`,
     "request_timeout",
     408,
-    "The request body did not arrive within 10 seconds.",
+    `The request body did not arrive within ${BODY_SECONDS} seconds.`,
   ],
   BadRequest: [
     "bad_request: the request body did not arrive whole (the client hung up mid-body)",

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { ControlledSource, ManualClock, startServer } from "./test_server.ts";
 import { parsePlans } from "../metering/plans.ts";
-import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../routes/body_limit.ts";
+import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../schemas/request_limits.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
 
