@@ -247,8 +247,9 @@ export class Meter {
    * At a stop: waits up to `waitMs` for refunds on their first try (a call cut at the end of the
    * drain is refunding, its commit perhaps backing off a store another process holds), then tries
    * every refund put off again and again within what is left of `waitMs`, and names in the log
-   * each that has not landed, so that the operator can give it back by hand. A stop used to drop them unsaid
-   * (probes BN, CA: 12 calls cut at a drain stayed charged, with no line).
+   * each that has not landed, so that the operator can give it back by hand. A stop used to drop
+   * them unsaid (probes BN, CA: 12 calls cut at a drain stayed charged, with no line). Refunds
+   * begun while it settles (a request still open when the settling started) are taken up too.
    */
   async settleRefunds(waitMs = 2_000): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -264,26 +265,41 @@ export class Meter {
       await Promise.race([new Promise((r) => (t = setTimeout(r, ms))), out]);
       clearTimeout(t);
     };
+    // Tried until the time is out, not once: a try under way when the stop came may fail just
+    // before the store takes writes again (probe CB: all 16 lost, 6 s of the stop unused).
+    const settle = async (entry: DeferredRefund) => {
+      clearTimeout(entry.timer);
+      while (!over) {
+        if (await Promise.race([this.#tryDeferred(entry), out])) return;
+        await pause(100);
+      }
+      this.#giveUp(entry);
+    };
+    const taken = new Set<DeferredRefund>();
+    const untaken = () => [...this.#deferred].filter((e) => !taken.has(e));
     try {
-      // A first try that fails now is put off (refundSurely), and so tried again just below.
-      await Promise.race([Promise.allSettled([...this.#firstTries].map((f) => f.done)), out]);
+      while (!over) {
+        // A first try that fails now is put off (refundSurely), and so taken up just below.
+        await Promise.race([Promise.allSettled([...this.#firstTries].map((f) => f.done)), out]);
+        const fresh = untaken();
+        if (!fresh.length && !this.#firstTries.size) break;
+        fresh.forEach((e) => taken.add(e));
+        await Promise.all(fresh.map(settle));
+      }
       for (const { what, log } of this.#firstTries) log(`${what()} ${NOT_APPLIED}${UNDER_WAY}`);
-      // Tried until the time is out, not once: a try under way when the stop came may fail just
-      // before the store takes writes again (probe CB: all 16 lost, 6 s of the stop unused).
-      await Promise.all([...this.#deferred].map(async (entry) => {
-        clearTimeout(entry.timer);
-        while (!over) {
-          if (await Promise.race([this.#tryDeferred(entry), out])) return;
-          await pause(100);
-        }
-        const underWay = entry.trying !== null;
-        entry.done = true; // no further background try
-        this.#deferred.delete(entry);
-        entry.log(`${entry.what} ${NOT_APPLIED}${underWay ? UNDER_WAY : ""}`, entry.lastError);
-      }));
+      untaken().forEach((e) => this.#giveUp(e));
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A put-off refund the stop could not land: no further try, and its line for the operator. */
+  #giveUp(entry: DeferredRefund): void {
+    clearTimeout(entry.timer);
+    const underWay = entry.trying !== null;
+    entry.done = true;
+    this.#deferred.delete(entry);
+    entry.log(`${entry.what} ${NOT_APPLIED}${underWay ? UNDER_WAY : ""}`, entry.lastError);
   }
 
   /** Drops the cached record (the admin API changed it in this process). */

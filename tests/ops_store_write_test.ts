@@ -233,3 +233,63 @@ Deno.test("a stop tries a put-off refund again and again while its time lasts, n
     assert.ok(!lines.some((l) => l.includes("not applied before the stop")), lines.join("\n"));
   });
 });
+
+Deno.test("a refund begun while a stop is settling is waited for, tried again, and named if it does not land", async () => {
+  await onStoreFile(async ({ path, accounts, meter, charged }) => {
+    const lines: string[] = [];
+    const log = (m: string) => void lines.push(m);
+    const a = await charged("early@example.com", 1);
+    const b = await charged("late@example.com", 1);
+    const lock = new DatabaseSync(path);
+
+    // The store lets go 4.5 s into a 9 s stop: a refund begun 3.5 s in (a request still open
+    // when the settling began) lands before the stop ends, as the one begun before it does.
+    lock.exec("BEGIN EXCLUSIVE");
+    let held = true;
+    try {
+      const early = meter.refundSurely(a.id, a.period, 1, undefined, log);
+      const settled = meter.settleRefunds(9_000);
+      await new Promise((r) => setTimeout(r, 3_500));
+      const late = meter.refundSurely(b.id, b.period, 1, undefined, log);
+      await new Promise((r) => setTimeout(r, 1_000));
+      lock.exec("ROLLBACK");
+      held = false;
+      await settled;
+      assert.equal((await accounts.get(a.id)).used, 0);
+      assert.equal(
+        (await accounts.get(b.id)).used,
+        0,
+        "the late refund landed before the stop ended",
+      );
+      assert.ok(!lines.some((l) => l.includes("not applied before the stop")), lines.join("\n"));
+      await Promise.all([early, late]);
+    } finally {
+      if (held) lock.exec("ROLLBACK");
+    }
+
+    // The store is held past the stop: a refund put off before it keeps the stop trying, and a
+    // refund begun meanwhile, put off in its turn, is named as well.
+    const c = await charged("put-off@example.com", 1);
+    const d = await charged("late-named@example.com", 1);
+    lines.length = 0;
+    lock.exec("BEGIN EXCLUSIVE");
+    let late: Promise<boolean> | undefined;
+    try {
+      assert.equal(await meter.refundSurely(c.id, c.period, 1, undefined, log), false);
+      const settled = meter.settleRefunds(5_000);
+      await new Promise((r) => setTimeout(r, 700));
+      late = meter.refundSurely(d.id, d.period, 1, undefined, log);
+      await settled;
+      for (const id of [c.id, d.id]) {
+        assert.ok(
+          lines.some((l) => l.includes(id) && l.includes("not applied before the stop")),
+          lines.join("\n"),
+        );
+      }
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
+    await late;
+  });
+});
