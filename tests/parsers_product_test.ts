@@ -756,6 +756,17 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     "Temporariamente fora de estoque.",
     "この商品は現在お取り扱いできません。",
     "Temporarily out of stock.",
+    "Derzeit nicht vorrätig. Bestellen Sie jetzt und wir liefern, sobald der Artikel verfügbar ist.",
+    "Nicht vorrätig",
+    "Ausverkauft.",
+    "Dieser Artikel ist nicht mehr erhältlich.",
+    "Vergriffen.",
+    "Uitverkocht.",
+    "Chwilowo brak w magazynie.",
+    "Geçici olarak stokta yok.",
+    "نفد من المخزون.",
+    "Épuisé.",
+    "Esgotado.",
   ];
   for (const line of lines) {
     const r = parseProduct(page.replace(open, open + `<span>${line}</span>`), {
