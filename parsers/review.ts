@@ -42,6 +42,13 @@ export function parseReview(html: string, opts: SingleReviewOptions): SingleRevi
       .filter((r): r is { el: Element; review: Review } => r.review !== null);
     if (reviews.length === 0) {
       const legacy = legacyReview(html);
+      // Another review than the one asked for is no answer to the call (probe CF), as below.
+      if (legacy && opts.reviewId && legacy.review.id !== opts.reviewId) {
+        throw new ParseError(
+          "not_found",
+          `Cannot find review '${opts.reviewId}' on the review page`,
+        );
+      }
       if (legacy) return legacy;
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the review page: it shows no review");

@@ -358,3 +358,23 @@ Deno.test("scrape reads a product page through the parser registry", async () =>
   assert.equal(body.data.asin, "B07H57DNVV");
   assert.equal(body.data.title, "Anthem Of The Peaceful Army");
 });
+
+Deno.test("review details: the corpus's 2016 review page answers its own review, and is an uncharged 404 for another", async () => {
+  await using rig = await startRig();
+  for (const id of ["R12J0UJC4DRYLC", "RWANTED0001"]) {
+    rig.fake.page(
+      `https://www.amazon.com/gp/customer-reviews/${id}`,
+      "reviews/amazon.com__weih-B003EM8008-p3837.html",
+    );
+  }
+  const own = await expectValid(
+    rig,
+    "/v1/products/reviews/details?asin=B003EM8008&review_id=R12J0UJC4DRYLC",
+  );
+  assert.equal(own.review.id, "R12J0UJC4DRYLC");
+  const other = await rig.call(
+    "/v1/products/reviews/details?asin=B003EM8008&review_id=RWANTED0001",
+  );
+  assert.equal(other.status, 404, JSON.stringify(other.body));
+  assert.equal(other.headers.get("x-credits-cost"), "0");
+});

@@ -131,3 +131,11 @@ Deno.test("parseReview() reads the 2016 single-review page of the corpus", async
     "https://images-na.ssl-images-amazon.com/images/I/71SDJ9M3TtL.jpg",
   ]);
 });
+
+Deno.test("parseReview() refuses the 2016 page when it shows another review than the one asked for", async () => {
+  const html = await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html");
+  assert.throws(
+    () => parseReview(html, { marketplace: "US", reviewId: "R000000000000" }),
+    (e) => e instanceof ParseError && e.reason === "not_found",
+  );
+});
