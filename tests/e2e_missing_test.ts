@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { fixtureBytes } from "./fixture.ts";
+import { shiftJis } from "./shift_jis.ts";
 
 Deno.test("details: `missing` names exactly the fields the page did not show", async () => {
   await using rig = await startRig();
@@ -65,4 +67,22 @@ Deno.test("the OpenAPI document describes `missing`", async () => {
   const details = doc.components.schemas.DetailsResponse;
   assert.ok(details.required.includes("missing"));
   assert.match(details.properties.missing.description, /did not show/);
+});
+
+Deno.test("details: a page whose bytes are not in the charset it names is an uncharged 502, not U+FFFD", async () => {
+  await using rig = await startRig();
+  // The Japanese page in Shift_JIS under a UTF-8 header (a mirror that misstates it; probe CF):
+  // read as UTF-8, its title, brand and facts were U+FFFD, answered and charged.
+  const page = new TextDecoder().decode(
+    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
+  );
+  rig.fake.page("https://www.amazon.co.jp/dp/B002XA6AU4", {
+    html: shiftJis(page),
+    headers: [["content-type", "text/html; charset=UTF-8"]],
+  });
+  const r = await rig.call("/v1/products/details?asin=B002XA6AU4&marketplace=JP");
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
 });

@@ -19,6 +19,8 @@ interface Route {
   status: number;
   fixture?: string;
   html?: string;
+  /** A body sent as these bytes (a page in another charset). */
+  bytes?: Uint8Array;
   /** Where the page redirects to instead (absolute or path). */
   location?: string;
   /** Extra response headers (Set-Cookie lines among them). */
@@ -96,11 +98,15 @@ export class FakeMarketplace {
   /** Serves a corpus page (or inline HTML) at a marketplace URL. */
   page(
     url: string,
-    page: string | { html: string; status?: number; headers?: [string, string][] },
+    page:
+      | string
+      | { html: string | Uint8Array; status?: number; headers?: [string, string][] },
   ): this {
     const route = typeof page === "string"
       ? { status: 200, fixture: page }
-      : { status: page.status ?? 200, html: page.html, headers: page.headers };
+      : typeof page.html === "string"
+      ? { status: page.status ?? 200, html: page.html, headers: page.headers }
+      : { status: page.status ?? 200, bytes: page.html, headers: page.headers };
     this.routes.set(canonicalUrl(url), route);
     return this;
   }
@@ -199,9 +205,10 @@ export class FakeMarketplace {
       headers.set("location", route.location);
       return new Response(null, { status: route.status, headers });
     }
-    const raw = route.html !== undefined
-      ? new TextEncoder().encode(route.html)
-      : await this.fixture(route.fixture!);
+    const raw = route.bytes ??
+      (route.html !== undefined
+        ? new TextEncoder().encode(route.html)
+        : await this.fixture(route.fixture!));
     const body = this.withLocation(raw, session);
     if (body !== raw) headers.set("content-type", "text/html; charset=utf-8");
     return new Response(body as BodyInit, { status: route.status, headers });

@@ -4,7 +4,7 @@
  * synchronous, so the same function runs inline and in the page workers (page_pool.ts); what it
  * answers is plain data that a worker can post back.
  */
-import { decodeHtml } from "../parsers/decode.ts";
+import { decodePage, garbled } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
@@ -78,10 +78,10 @@ const MIN_TEXT_BUDGET = 1024 * 1024;
 const READ_MS = 8_000;
 
 export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
-  const html = decodeHtml(body, job.contentType);
+  const { text: html, lossy } = decodePage(body, job.contentType);
   const chars = Math.max(MIN_TEXT_BUDGET, TEXT_PER_CHAR * html.length);
   try {
-    return withinBudget({ chars, ms: READ_MS }, () => readHtml(job, html));
+    return withinBudget({ chars, ms: READ_MS }, () => readHtml(job, html, lossy));
   } catch (e) {
     if (!(e instanceof PageTooCostly)) throw e;
     // Spent before the parser ran (detection, the delivery line): the page is still unread.
@@ -93,7 +93,7 @@ export function readPage(job: PageJob, body: Uint8Array): PageOutcome {
   }
 }
 
-function readHtml(job: PageJob, html: string): PageOutcome {
+function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
   const detection = detectPage(html);
   const location = job.wantLocation ? displayedLocation(html) : null;
   if (detection.kind === "blocked" && detection.reason === "soft_interstitial") {
@@ -102,6 +102,11 @@ function readHtml(job: PageJob, html: string): PageOutcome {
   const parseable = job.status >= 200 && job.status < 300 && detection.kind !== "blocked" &&
     detection.kind !== "not_found" && job.parser !== "none";
   if (!parseable) return { detection, location };
+  // Text in the wrong charset reads as a page whose every title and name is U+FFFD: no answer.
+  if (lossy && garbled(html)) {
+    const message = "the page's bytes are not in the character set it names";
+    return { detection, location, parsed: { ok: false, reason: "unrecognised", message } };
+  }
   return { detection, location, parsed: parse(job, html, detection) };
 }
 

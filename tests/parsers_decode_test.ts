@@ -1,0 +1,49 @@
+/**
+ * Bytes to text (parsers/decode.ts) for pages whose charset is named late or wrongly, and the
+ * page reading's refusal of a page read in the wrong charset (probe CF).
+ */
+import assert from "node:assert/strict";
+import { decodeHtml } from "../parsers/decode.ts";
+import { readPage } from "../upstream/page_read.ts";
+import { shiftJis } from "./shift_jis.ts";
+import { fixtureBytes } from "./fixture.ts";
+
+const TITLE = "防虫香 バラの香り 日本製";
+
+function page(meta: string, padding = 0): string {
+  return `<!doctype html><html><head><!-- ${"x".repeat(padding)} -->${meta}` +
+    `<title>${TITLE}</title></head><body><span id="productTitle">${TITLE}</span></body></html>`;
+}
+
+Deno.test("decodeHtml() reads a Shift_JIS page whose meta charset comes after the first 4 KiB", () => {
+  const bytes = shiftJis(page('<meta charset="shift_jis">', 5_000));
+  assert.ok(decodeHtml(bytes).includes(TITLE));
+  assert.ok(decodeHtml(bytes, "text/html").includes(TITLE));
+  // Named early, as before.
+  assert.ok(decodeHtml(shiftJis(page('<meta charset="shift_jis">'))).includes(TITLE));
+  // Valid UTF-8 keeps its own reading, whatever a later tag says.
+  const utf8 = new TextEncoder().encode(page('<meta charset="shift_jis">', 5_000));
+  assert.ok(decodeHtml(utf8, "text/html; charset=utf-8").includes(TITLE));
+});
+
+Deno.test("a page whose bytes are not in the charset it names is unread, not an answer of U+FFFD", async () => {
+  const corpus = new TextDecoder().decode(
+    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
+  );
+  const job = {
+    parser: "product" as const,
+    url: "https://www.amazon.co.jp/dp/B002XA6AU4",
+    marketplace: "JP",
+    status: 200,
+    contentType: "text/html; charset=UTF-8",
+    wantLocation: false,
+  };
+  const right = readPage(job, new TextEncoder().encode(corpus)).parsed;
+  assert.ok(right?.ok, JSON.stringify(right));
+  // The same page in Shift_JIS under a UTF-8 header, with no tag naming Shift_JIS.
+  const wrong = readPage(job, shiftJis(corpus.replace(/charset=["']?utf-8/gi, "charset=utf-8")))
+    .parsed;
+  assert.ok(wrong && !wrong.ok, JSON.stringify(wrong).slice(0, 300));
+  assert.equal(wrong.reason, "unrecognised");
+  assert.match(wrong.message, /not in the character set/);
+});
