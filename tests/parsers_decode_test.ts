@@ -47,3 +47,22 @@ Deno.test("a page whose bytes are not in the charset it names is unread, not an 
   assert.equal(wrong.reason, "unrecognised");
   assert.match(wrong.message, /not in the character set/);
 });
+
+Deno.test("a page that shows U+FFFD itself (a seller's or reviewer's text) is read, however many", async () => {
+  const corpus = new TextDecoder().decode(
+    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
+  );
+  const title = "香源 松栄堂の防虫香 上品 防虫香 10袋入 #520138";
+  assert.ok(corpus.includes(title));
+  const shown = "\uFFFD".repeat(500);
+  const read = readPage({
+    parser: "product",
+    url: "https://www.amazon.co.jp/dp/B002XA6AU4",
+    marketplace: "JP",
+    status: 200,
+    contentType: "text/html; charset=UTF-8",
+    wantLocation: false,
+  }, new TextEncoder().encode(corpus.replaceAll(title, shown))).parsed;
+  assert.ok(read?.ok, JSON.stringify(read));
+  assert.equal((read.value as { title: string }).title, shown);
+});
