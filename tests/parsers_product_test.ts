@@ -765,6 +765,7 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     "Chwilowo brak w magazynie.",
     "Geçici olarak stokta yok.",
     "نفد من المخزون.",
+    "نفدت الكمية.",
     "Épuisé.",
     "Esgotado.",
   ];
@@ -779,4 +780,9 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     marketplace: "ES",
   });
   assert.equal(shown.in_stock, true, "a line that says nothing of absence reads as in stock");
+  // Lines that say few are left are in stock, in the wordings the list above shares words with.
+  for (const few of ["Nur noch 3 auf Lager.", "Stokta sadece 3 adet kaldı.", "سينفد قريباً"]) {
+    const r = parseProduct(page.replace(open, open + `<span>${few}</span>`), { marketplace: "ES" });
+    assert.equal(r.in_stock, true, few);
+  }
 });
