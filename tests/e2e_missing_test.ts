@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { fixtureBytes } from "./fixture.ts";
-import { shiftJis } from "./shift_jis.ts";
+import { shiftJis } from "./legacy_charsets.ts";
 
 Deno.test("details: `missing` names exactly the fields the page did not show", async () => {
   await using rig = await startRig();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { decodeHtml } from "../parsers/decode.ts";
 import { readPage } from "../upstream/page_read.ts";
-import { shiftJis } from "./shift_jis.ts";
+import { shiftJis, windows1252 } from "./legacy_charsets.ts";
 import { fixtureBytes } from "./fixture.ts";
 
 const TITLE = "防虫香 バラの香り 日本製";
@@ -13,6 +13,23 @@ const TITLE = "防虫香 バラの香り 日本製";
 function page(meta: string, padding = 0): string {
   return `<!doctype html><html><head><!-- ${"x".repeat(padding)} -->${meta}` +
     `<title>${TITLE}</title></head><body><span id="productTitle">${TITLE}</span></body></html>`;
+}
+
+/** A product page job under a UTF-8 header, as the browser transport hands one over. */
+function productJob(url: string, marketplace: string) {
+  return {
+    parser: "product" as const,
+    url,
+    marketplace,
+    status: 200,
+    contentType: "text/html; charset=UTF-8",
+    wantLocation: false,
+  };
+}
+
+/** A corpus page's text. */
+async function corpusText(name: string): Promise<string> {
+  return new TextDecoder().decode(await fixtureBytes(name));
 }
 
 Deno.test("decodeHtml() reads a Shift_JIS page whose meta charset comes after the first 4 KiB", () => {
@@ -27,17 +44,8 @@ Deno.test("decodeHtml() reads a Shift_JIS page whose meta charset comes after th
 });
 
 Deno.test("a page whose bytes are not in the charset it names is unread, not an answer of U+FFFD", async () => {
-  const corpus = new TextDecoder().decode(
-    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
-  );
-  const job = {
-    parser: "product" as const,
-    url: "https://www.amazon.co.jp/dp/B002XA6AU4",
-    marketplace: "JP",
-    status: 200,
-    contentType: "text/html; charset=UTF-8",
-    wantLocation: false,
-  };
+  const corpus = await corpusText("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html");
+  const job = productJob("https://www.amazon.co.jp/dp/B002XA6AU4", "JP");
   const right = readPage(job, new TextEncoder().encode(corpus)).parsed;
   assert.ok(right?.ok, JSON.stringify(right));
   // The same page in Shift_JIS under a UTF-8 header, with no tag naming Shift_JIS.
@@ -49,20 +57,30 @@ Deno.test("a page whose bytes are not in the charset it names is unread, not an 
 });
 
 Deno.test("a page that shows U+FFFD itself (a seller's or reviewer's text) is read, however many", async () => {
-  const corpus = new TextDecoder().decode(
-    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
-  );
+  const corpus = await corpusText("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html");
   const title = "香源 松栄堂の防虫香 上品 防虫香 10袋入 #520138";
   assert.ok(corpus.includes(title));
   const shown = "\uFFFD".repeat(500);
-  const read = readPage({
-    parser: "product",
-    url: "https://www.amazon.co.jp/dp/B002XA6AU4",
-    marketplace: "JP",
-    status: 200,
-    contentType: "text/html; charset=UTF-8",
-    wantLocation: false,
-  }, new TextEncoder().encode(corpus.replaceAll(title, shown))).parsed;
+  const read = readPage(
+    productJob("https://www.amazon.co.jp/dp/B002XA6AU4", "JP"),
+    new TextEncoder().encode(corpus.replaceAll(title, shown)),
+  ).parsed;
   assert.ok(read?.ok, JSON.stringify(read));
   assert.equal((read.value as { title: string }).title, shown);
+});
+
+Deno.test("a windows-1252 page under a UTF-8 header is unread, however few its accented letters", async () => {
+  const corpus = await corpusText("product/amazon.de__epic-B0BG6843GX.html");
+  const job = productJob("https://www.amazon.de/dp/B0BG6843GX", "DE");
+  assert.ok(readPage(job, new TextEncoder().encode(corpus)).parsed?.ok);
+  const wrong = readPage(job, windows1252(corpus)).parsed;
+  assert.ok(wrong && !wrong.ok, JSON.stringify(wrong).slice(0, 300));
+  assert.match(wrong.message, /not in the character set/);
+});
+
+Deno.test("a head of 52,000 unclosed '<meta' is read as UTF-8 (was: 4 s for the late charset's search)", () => {
+  const head = "<meta".repeat(52_000);
+  const bytes = new Uint8Array([...new TextEncoder().encode(head), 0xff]);
+  assert.equal(decodeHtml(bytes, "text/html; charset=utf-8"), head + "\uFFFD");
+  assert.equal(decodeHtml(bytes), head + "\uFFFD");
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { detectPage } from "../parsers/detect.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
+import { parseHtml } from "../parsers/dom.ts";
 import * as handbuilt from "./handbuilt_pages.ts";
 
 const FOLDERS = [
@@ -93,14 +94,20 @@ Deno.test("detectPage() takes 'Something went wrong' in a script for no block: o
   assert.deepEqual(detectPage(page), { kind: "unknown" });
 });
 
-Deno.test("detectPage() stays cheap on the largest corpus pages", async () => {
+Deno.test("detectPage() stays cheap on the largest corpus pages: a small share of one DOM parse", async () => {
   const html = await fixture("product/amazon.com__wk-B0BN72FYFG-renewed.html");
   const search = await fixture("search/amazon.fr__imen-headphones.html");
-  const start = performance.now();
-  for (let i = 0; i < 20; i++) detectPage(html), detectPage(search);
-  // Far below one DOM parse of either page (tens of milliseconds).
-  assert.ok(
-    (performance.now() - start) / 40 < 5,
-    "detection should take a few milliseconds at most",
-  );
+  // Against a DOM parse of the same pages, interleaved in the same run, so that a loaded machine
+  // slows both alike (an absolute bound of 5 ms failed under load). Measured: 0.05.
+  let detecting = 0;
+  let parsing = 0;
+  for (let i = 0; i < 10; i++) {
+    let start = performance.now();
+    detectPage(html), detectPage(search);
+    detecting += performance.now() - start;
+    start = performance.now();
+    parseHtml(html), parseHtml(search);
+    parsing += performance.now() - start;
+  }
+  assert.ok(detecting / parsing < 0.25, `detection took ${detecting / parsing} of a DOM parse`);
 });

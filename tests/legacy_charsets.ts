@@ -1,6 +1,6 @@
 /**
- * Text to Shift_JIS bytes, for tests of pages in the wrong charset: the runtime decodes
- * Shift_JIS but has no encoder, so the table is read off its decoder (every two-byte code).
+ * Text to Shift_JIS and windows-1252 bytes, for tests of pages in the wrong charset: the runtime
+ * decodes them but has no encoder, so the tables are read off its decoders.
  */
 let table: Map<string, number[]> | undefined;
 
@@ -26,6 +26,19 @@ export function shiftJis(text: string): Uint8Array {
     const c = ch.codePointAt(0)!;
     if (c < 0x80) out.push(c);
     else out.push(...(codes().get(ch) ?? [0x3f]));
+  }
+  return new Uint8Array(out);
+}
+
+/** windows-1252 bytes of `text`; a character it cannot encode becomes "?". */
+export function windows1252(text: string): Uint8Array {
+  const high = new Map<string, number>();
+  const decoder = new TextDecoder("windows-1252");
+  for (let b = 0x80; b <= 0xff; b++) high.set(decoder.decode(new Uint8Array([b])), b);
+  const out: number[] = [];
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    out.push(c < 0x80 ? c : high.get(ch) ?? 0x3f);
   }
   return new Uint8Array(out);
 }
