@@ -461,7 +461,7 @@ function reviewsCountOf(page: Captured): number {
 // marketplace's "Currently unavailable" and "Temporarily out of stock" lines; no corpus page shows
 // them (probes CA, CB).
 const OUT_OF_STOCK =
-  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|sin stock|non disponibile|esaurito|niet beschikbaar|niet verkrijgbaar|niet op voorraad|在庫切れ|お取り扱いできません|não disponível|indisponível|fora de estoque|inte tillgänglig|slut i lager|niedostępn|brak w magazynie|mevcut değil|stokta yok|غير متوفر|نفد من المخزون|نفدت الكمية|nicht vorrätig|ausverkauft|nicht mehr erhältlich|vergriffen|uitverkocht|épuisé|esgotado/i;
+  /unavailable|out of stock|nicht verfügbar|nicht auf lager|indisponible|rupture de stock|no disponible|agotado|sin stock|non disponibile|esaurito|niet beschikbaar|niet verkrijgbaar|niet op voorraad|在庫切れ|在庫なし|販売終了|お取り扱いできません|não disponível|indisponível|fora de estoque|inte tillgänglig|slut i lager|niedostępn|brak w magazynie|mevcut değil|stokta yok|غير متوفر|نفد من المخزون|نفدت الكمية|nicht vorrätig|ausverkauft|nicht mehr erhältlich|vergriffen|uitverkocht|épuisé|esgotado/i;
 // Letters and digits, once the characters that show nothing (Hangul fillers, zero-width and
 // other default-ignorable ones) are taken out: U+3164 alone counts as a letter.
 const SHOWS_TEXT = /[\p{L}\p{N}]/u;

@@ -768,6 +768,8 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     "نفدت الكمية.",
     "Épuisé.",
     "Esgotado.",
+    "在庫なし",
+    "この商品は販売終了しました。",
   ];
   for (const line of lines) {
     const r = parseProduct(page.replace(open, open + `<span>${line}</span>`), {
@@ -781,7 +783,14 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
   });
   assert.equal(shown.in_stock, true, "a line that says nothing of absence reads as in stock");
   // Lines that say few are left are in stock, in the wordings the list above shares words with.
-  for (const few of ["Nur noch 3 auf Lager.", "Stokta sadece 3 adet kaldı.", "سينفد قريباً"]) {
+  for (
+    const few of [
+      "Nur noch 3 auf Lager.",
+      "Stokta sadece 3 adet kaldı.",
+      "سينفد قريباً",
+      "在庫あり。",
+    ]
+  ) {
     const r = parseProduct(page.replace(open, open + `<span>${few}</span>`), { marketplace: "ES" });
     assert.equal(r.in_stock, true, few);
   }
