@@ -25,6 +25,7 @@ import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
 import { flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
+import { allHeld } from "./routes/credits_in_flight.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -156,10 +157,14 @@ async function main(): Promise<void> {
     );
     // Watch refreshes under way finish within the same drain time (or are aborted and refunded),
     // and so do webhook attempts (or are cut, noted and retried after a restart).
+    let serving = true;
+    let refreshing = true;
     const shutdown = Promise.all([
-      server.shutdown(),
-      deps.watches.stop(config.drainSeconds * 1000),
+      server.shutdown().finally(() => (serving = false)),
+      deps.watches.stop(config.drainSeconds * 1000).finally(() => (refreshing = false)),
     ]).then(() => true);
+    // Work that may still give credits back: watch refreshes, and calls holding credits.
+    const mayRefund = () => refreshing || (serving && allHeld().length > 0);
     // A second past the drain time (for the answers cut at its end to go out), the refunds put
     // off are settled whatever is still open: a request that never ended had kept the stop
     // waiting until it was forced, which skips them (probe BL).
@@ -178,9 +183,16 @@ async function main(): Promise<void> {
     // past the forced stop, which skips it (probe CB).
     await Promise.all([
       deps.delivery?.stop(),
-      deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS)),
+      deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS), mayRefund),
     ]);
     clearTimeout(hardStop);
+    // Calls still open now are never answered: what they were charged stays so unless the
+    // operator gives it back, so each account's share is named (probe CH).
+    for (const [account, credits] of allHeld()) {
+      deps.log.error(
+        `${credits} credit(s) charged to ${account} by calls still open at the stop: not given back`,
+      );
+    }
     if (done) {
       pages.close();
       kv.close();

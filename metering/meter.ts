@@ -249,9 +249,10 @@ export class Meter {
    * every refund put off again and again within what is left of `waitMs`, and names in the log
    * each that has not landed, so that the operator can give it back by hand. A stop used to drop
    * them unsaid (probes BN, CA: 12 calls cut at a drain stayed charged, with no line). Refunds
-   * begun while it settles (a request still open when the settling started) are taken up too.
+   * begun while it settles are taken up too, and it goes on while `open()` says work that may
+   * still refund is running, or until the time is out.
    */
-  async settleRefunds(waitMs = 2_000): Promise<void> {
+  async settleRefunds(waitMs = 2_000, open: () => boolean = () => false): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let over = false;
     const out = new Promise<false>((r) =>
@@ -282,7 +283,15 @@ export class Meter {
         // A first try that fails now is put off (refundSurely), and so taken up just below.
         await Promise.race([Promise.allSettled([...this.#firstTries].map((f) => f.done)), out]);
         const fresh = untaken();
-        if (!fresh.length && !this.#firstTries.size) break;
+        if (!fresh.length && !this.#firstTries.size) {
+          // While calls that hold credits are still open their refunds may begin yet (a call cut
+          // late, its charge or refund waiting on a store another process holds): the settling
+          // used to end here, and the stop left such calls charged, unnamed, with seconds unused
+          // (probe CH).
+          if (!open()) break;
+          await pause(50);
+          continue;
+        }
         fresh.forEach((e) => taken.add(e));
         await Promise.all(fresh.map(settle));
       }

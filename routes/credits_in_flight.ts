@@ -22,3 +22,8 @@ export function release(accountId: string, credits: number): void {
 export function heldCredits(accountId: string): number {
   return held.get(accountId) ?? 0;
 }
+
+/** Every account's credits held by calls running in this process, for a stop to name. */
+export function allHeld(): [accountId: string, credits: number][] {
+  return [...held];
+}

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { failingCallUnderWay, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
-import { Meter } from "../metering/meter.ts";
+import { Meter, type Snapshot } from "../metering/meter.ts";
+import { CallCharges } from "../routes/call_charges.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
@@ -291,5 +292,46 @@ Deno.test("a refund begun while a stop is settling is waited for, tried again, a
       lock.close();
     }
     await late;
+  });
+});
+
+Deno.test("a stop still open settles refunds that begin late, and a call's parts are refunded at once", async () => {
+  await onStoreFile(async ({ path, meter, charged }) => {
+    const lines: string[] = [];
+    const log = (m: string) => void lines.push(m);
+    const a = await charged("open-call@example.com", 1);
+    const b = await charged("parts@example.com", 5);
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE");
+    try {
+      // Nothing is being refunded when the settling starts, but the server's stop is still open:
+      // a call cut later refunds then, and that refund, kept from the store, is named.
+      let open = true;
+      const settled = meter.settleRefunds(3_000, () => open);
+      await new Promise((r) => setTimeout(r, 500));
+      const late = meter.refundSurely(a.id, a.period, 1, undefined, log);
+      // A search's five parts (its own credit, four further pages): every one begins at once, so
+      // the stop names them all; one after another, each waited out the lock first.
+      const charges = new CallCharges(meter, b.id, { keyId: "k", endpoint: "search" }, log);
+      for (let i = 0; i < 5; i++) {
+        charges.add({ periodStart: b.period, at: Date.now() } as Snapshot, 1);
+      }
+      const parts = charges.refundAll();
+      setTimeout(() => (open = false), 1_000);
+      await settled;
+      assert.ok(
+        lines.some((l) => l.includes(a.id) && l.includes("not applied before the stop")),
+        lines.join("\n"),
+      );
+      const named = lines.filter((l) =>
+        l.includes(b.id) && l.includes("not applied before the stop")
+      );
+      assert.equal(named.length, 5, lines.join("\n"));
+      lock.exec("ROLLBACK");
+      await Promise.all([late, parts]);
+    } finally {
+      if (lock.isTransaction) lock.exec("ROLLBACK");
+      lock.close();
+    }
   });
 });
