@@ -25,7 +25,7 @@ import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog } from "./core/ops_log.ts";
 import { flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
-import { allHeld } from "./routes/credits_in_flight.ts";
+import { allHeld } from "./metering/credits_in_flight.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -186,11 +186,12 @@ async function main(): Promise<void> {
       deps.meter.settleRefunds(Math.max(0, hardStopAt - Date.now() - LAST_LINES_MS), mayRefund),
     ]);
     clearTimeout(hardStop);
-    // Calls still open now are never answered: what they were charged stays so unless the
-    // operator gives it back, so each account's share is named (probe CH).
+    // Calls and watch refreshes still open now never end: what they were charged stays so
+    // unless the operator gives it back, so each account's share is named (probe CH).
     for (const [account, credits] of allHeld()) {
       deps.log.error(
-        `${credits} credit(s) charged to ${account} by calls still open at the stop: not given back`,
+        `${credits} credit(s) charged to ${account} by calls or watch refreshes still open at ` +
+          "the stop: not given back",
       );
     }
     if (done) {

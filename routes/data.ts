@@ -15,7 +15,7 @@ import { ApiError } from "../core/api_error.ts";
 import { authenticate } from "./authenticate.ts";
 import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
-import { heldCredits } from "./credits_in_flight.ts";
+import { heldCredits } from "../metering/credits_in_flight.ts";
 import { CallCharges } from "./call_charges.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";

@@ -6,7 +6,7 @@ import type { Refusal } from "../metering/meter.ts";
 export function refusalError(
   refusal: Exclude<Refusal, "invalid">,
   headers: Record<string, string>,
-  /** Credits the account's calls running in this process hold (credits_in_flight.ts). */
+  /** Credits the account's calls running in this process hold (metering/credits_in_flight.ts). */
   held = 0,
 ): ApiError {
   switch (refusal) {

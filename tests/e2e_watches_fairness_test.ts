@@ -13,6 +13,7 @@ import { ControlledSource, startServer, type TestServer } from "./test_server.ts
 import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { heldCredits } from "../metering/credits_in_flight.ts";
 import type { Delivery, Watch } from "../watches/store.ts";
 
 /** MAX_PENDING_EVENTS in watches/store.ts: undelivered events one watch may have. */
@@ -510,4 +511,18 @@ Deno.test("inactive account: its events are not sent and its watches not refresh
   const resumed = (await watchesOf(s, a.key)).find((v) => v.id === w.id)!;
   assert.equal(resumed.status, "active");
   assert.ok(resumed.deliveries[0].delivered);
+});
+
+Deno.test("a refresh under way holds its credit, as a call does, until it ends (a stop names what is held)", async () => {
+  const source = new PriceSource();
+  await using s = await refreshServer(source, 8);
+  await using hook = receiver();
+  const [a] = await hangingAccounts(s, source, hook.url, 1, 1);
+  try {
+    await until("the hanging refresh", () => Promise.resolve(source.hanging >= 1 || undefined));
+    assert.equal(heldCredits(a.id), 1);
+  } finally {
+    source.release();
+  }
+  await until("the refresh's end", () => Promise.resolve(heldCredits(a.id) === 0 || undefined));
 });

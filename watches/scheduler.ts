@@ -38,6 +38,7 @@ import {
 } from "./store.ts";
 import { randomHex } from "../metering/api_key.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { hold, release } from "../metering/credits_in_flight.ts";
 import { setBounded } from "../core/bounded_map.ts";
 import { InFlight } from "./in_flight.ts";
 
@@ -188,6 +189,30 @@ export class WatchScheduler extends PollLoop {
       }));
       return;
     }
+    // Held while the refresh runs, as a call's credits are: a stop names what is still held
+    // (probe CH: a refresh whose result met a held store stayed charged, unnamed).
+    let holding = admitted.charged;
+    hold(w.account_id, holding);
+    const letGo = () => {
+      release(w.account_id, holding);
+      holding = 0;
+    };
+    try {
+      await this.#refreshAdmitted(w, admitted.snapshot!, admitted.charged, every, letGo);
+    } finally {
+      letGo();
+    }
+  }
+
+  /** The refresh of a watch whose credits are charged; `letGo` ends their hold. */
+  async #refreshAdmitted(
+    w: Watch,
+    snapshot: Snapshot,
+    charged: number,
+    every: number,
+    letGo: () => void,
+  ): Promise<void> {
+    const details = DETAILS_ENDPOINT;
     let page: ProductPage;
     try {
       const params: Record<string, unknown> = { asin: w.asin, marketplace: w.marketplace };
@@ -201,7 +226,8 @@ export class WatchScheduler extends PollLoop {
         chargePage: () => Promise.resolve(false),
       }) as ProductPage;
     } catch (e) {
-      await this.#refund(w, admitted.snapshot!, admitted.charged);
+      letGo();
+      await this.#refund(w, snapshot, charged);
       const message = e instanceof ApiError ? `${e.code}: ${e.message}` : "the refresh failed";
       await this.#finish(w, (c) => ({
         ...c,
@@ -265,7 +291,8 @@ export class WatchScheduler extends PollLoop {
     } catch (e) {
       // The store would not take the result: the refresh did not happen as far as the watch
       // knows, so it is not paid for either; the lease brings it back.
-      await this.#refund(w, admitted.snapshot!, admitted.charged);
+      letGo();
+      await this.#refund(w, snapshot, charged);
       throw e;
     }
     // A watch deleted while its page was fetched stays charged for it, as a call whose client
