@@ -136,3 +136,56 @@ Deno.test("the last quarter of the budget is kept for accounts holding at most o
   assert.ok(budget.take(60, "e"));
   assert.equal(budget.take(200, "f"), false, "over the bound");
 });
+
+Deno.test("readCapped() reads a byte stream (a fetch body) into its own buffer, asking for no chunk to be made", async () => {
+  const total = 300_000;
+  let sent = 0;
+  let ownBuffers = 0;
+  let made = 0;
+  const body = new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      if (sent === total) {
+        c.close();
+        c.byobRequest?.respond(0);
+        return;
+      }
+      const request = c.byobRequest;
+      const view = request?.view;
+      const n = Math.min(view?.byteLength ?? 20_000, total - sent);
+      const target = view ? new Uint8Array(view.buffer, view.byteOffset, n) : new Uint8Array(n);
+      for (let k = 0; k < n; k++) target[k] = (sent + k) & 0xff;
+      sent += n;
+      if (request) {
+        ownBuffers++;
+        request.respond(n);
+      } else {
+        made++;
+        c.enqueue(target);
+      }
+    },
+  });
+  const bytes = await readCapped(body as ReadableStream<Uint8Array>);
+  assert.equal(bytes.length, total);
+  assert.ok(bytes.every((b, i) => b === (i & 0xff)));
+  // Each read hands the stream the reader's buffer: a default reader would make the stream
+  // allocate a chunk for every read (Deno's fetch bodies: 64 KiB each, collected later).
+  assert.equal(made, 0);
+  assert.ok(ownBuffers >= Math.ceil(total / (64 * 1024)), `${ownBuffers} reads`);
+});
+
+Deno.test("readCapped() refuses a byte stream past the cap, and cancels it", async () => {
+  let cancelled = false;
+  const body = new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      const request = c.byobRequest!;
+      request.respond(request.view!.byteLength);
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  await assert.rejects(readCapped(body as ReadableStream<Uint8Array>, 200_000), BodyTooLarge);
+  assert.ok(cancelled);
+});

@@ -119,7 +119,7 @@ export async function readCapped(
   // the workers bench on a 1.5 MB page: 249-259 MiB against 257-282 with a list of chunks joined.
   const buffer = new ArrayBuffer(0, { maxByteLength: cap });
   const bytes = new Uint8Array(buffer); // tracks the buffer's length as it grows
-  const reader = body.getReader();
+  const reader = chunks(body);
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -138,4 +138,37 @@ export async function readCapped(
     budget.give(buffer.byteLength, owner);
   }
   return bytes;
+}
+
+/** What a body is read by: a chunk at a time, into one buffer used again where it can be. */
+interface ChunkReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(): Promise<void>;
+}
+
+/** The size of the buffer a byte stream is read into. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * A fetch body is a byte stream: read into one buffer that each read hands back, it allocates
+ * nothing per chunk, where its default reader allocates a new 64 KiB buffer for each, freed only
+ * when the serving isolate next collects (1.5 MB pages at 90 calls/s made 130 MB/s of them).
+ * Other streams are read as they come.
+ */
+function chunks(body: ReadableStream<Uint8Array>): ChunkReader {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    return body.getReader();
+  }
+  let scratch = new ArrayBuffer(CHUNK_BYTES);
+  return {
+    async read() {
+      const result = await byob.read(new Uint8Array(scratch));
+      if (result.value) scratch = result.value.buffer as ArrayBuffer;
+      return result as ReadableStreamReadResult<Uint8Array>;
+    },
+    cancel: () => byob.cancel(),
+  };
 }
