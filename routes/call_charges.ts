@@ -4,7 +4,8 @@
  * credits came from. Addressed to the admission's period, the refund of pages charged after a
  * period rollover was dropped (they stayed charged to the new period), and a refund after
  * midnight came off the new day's tally while the old day kept the charge. While the call runs its
- * credits count as held (metering/credits_in_flight.ts), from each charge to its refund or the call's end.
+ * credits count as held (metering/credits_in_flight.ts), from each charge to its refund or the
+ * call's end.
  */
 import type { Meter, Snapshot } from "../metering/meter.ts";
 import type { UsageTag } from "../metering/account_state.ts";
