@@ -61,8 +61,8 @@ function charsetOf(contentType: string): string | undefined {
 /**
  * The charset a <meta> tag names within the first `within` bytes, read tag by tag: each "<meta"
  * found, then the ">" that ends it, each character looked at once or twice. One pattern over the
- * whole head was
- * retried from every "<meta" to the end, quadratic: 256 KiB of "<meta" took 3-6 s (probe CG).
+ * whole head was retried from every "<meta" to the end, quadratic: 256 KiB of "<meta" took 3-6 s
+ * (probe CG).
  */
 function sniffMetaCharset(bytes: Uint8Array, within: number): string | undefined {
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, within));
