@@ -14,7 +14,7 @@ import { dataRoutes } from "./routes/data.ts";
 import { usageRoute } from "./routes/usage.ts";
 import { metaRoutes } from "./routes/meta.ts";
 import { adminRoutes } from "./routes/admin.ts";
-import { StoreWriteFailed, TooMuchContention } from "./metering/transact.ts";
+import { storeRefusal } from "./routes/store_refusal.ts";
 import { dashboardRoutes } from "./routes/dashboard/mod.tsx";
 import { bodyLimits, type BodyReading } from "./routes/body_limit.ts";
 import { requestPath, requestTarget } from "./routes/request_target.ts";
@@ -137,22 +137,8 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     if (err instanceof AccountError) {
       return errorResponse(new ApiError(err.status, err.code, err.message));
     }
-    if (err instanceof TooMuchContention) {
-      return errorResponse(
-        new ApiError(503, "busy", "The account is busy; retry in a moment.", {
-          "Retry-After": "1",
-        }),
-      );
-    }
-    if (err instanceof StoreWriteFailed) {
-      deps.log.error("store write failed", err.message);
-      deps.metrics.storeWriteRefusals.inc();
-      return errorResponse(
-        new ApiError(503, "unavailable", "The store cannot be written; retry shortly.", {
-          "Retry-After": "1",
-        }),
-      );
-    }
+    const refused = storeRefusal(err, deps);
+    if (refused) return errorResponse(refused);
     deps.log.error("unhandled error", err);
     return errorResponse(
       new ApiError(

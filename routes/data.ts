@@ -17,6 +17,7 @@ import { meterHeaders } from "./meter_headers.ts";
 import { refusalError } from "./refusals.ts";
 import { heldCredits } from "../metering/credits_in_flight.ts";
 import { CallCharges } from "./call_charges.ts";
+import { storeRefusal } from "./store_refusal.ts";
 import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
@@ -126,7 +127,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         })
         : e instanceof ApiError
         ? e
-        : unexpected(deps, e);
+        : storeRefusal(e, deps) ?? unexpected(deps, e);
       err.headers = { ...err.headers, ...meterHeaders(refunded, 0, deps.clock.now()) };
       throw err;
     }

@@ -335,3 +335,31 @@ Deno.test("a stop still open settles refunds that begin late, and a call's parts
     }
   });
 });
+
+Deno.test("a search whose further page meets a store that refuses writes is a 503 unavailable, not an upstream failure", async () => {
+  await using s = await startServer();
+  const { id, key } = await s.account("scale");
+  s.source.searchPages = 3;
+  s.source.delayMs = 600;
+  const answer = s.get("/v1/products/search?query=lamp&limit=60", key);
+  await new Promise((r) => setTimeout(r, 200)); // admitted and charged; its pages come next
+  const lock = new DatabaseSync(s.kvPath);
+  let r: Response;
+  try {
+    lock.exec("BEGIN EXCLUSIVE");
+    r = await answer;
+  } finally {
+    lock.exec("ROLLBACK");
+    lock.close();
+  }
+  const body = await r.json();
+  assert.equal(r.status, 503, JSON.stringify(body));
+  assert.equal(body.error.code, "unavailable");
+  assert.equal(r.headers.get("retry-after"), "1");
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  assert.ok(s.errors.some((e) => e.startsWith("store write failed")), s.errors.join("\n"));
+  for (let i = 0; i < 50 && (await s.accounts.get(id)).used !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal((await s.accounts.get(id)).used, 0, "its own credit given back");
+});
