@@ -19,6 +19,8 @@ interface Part {
 
 export class CallCharges {
   readonly #parts: Part[] = [];
+  /** The call failed (refundAll) or ended: a charge that lands now is given back at once. */
+  #closed = false;
 
   constructor(
     private readonly meter: Meter,
@@ -30,12 +32,22 @@ export class CallCharges {
   /** Notes `credits` charged by the decision `snapshot` describes. */
   add(snapshot: Snapshot, credits: number): void {
     if (credits <= 0) return;
-    this.#parts.push({ periodStart: snapshot.periodStart, at: snapshot.at, credits });
+    const part = { periodStart: snapshot.periodStart, at: snapshot.at, credits };
+    // A page charge that lands after the call failed or was answered (charges sent together that
+    // the meter split between two commits, the first refused) is no part of it (probe CJ): kept,
+    // it stayed charged to a call that cost nothing, and held for the rest of the process's life.
+    if (this.#closed) {
+      hold(this.accountId, credits);
+      void this.#refund(part);
+      return;
+    }
+    this.#parts.push(part);
     hold(this.accountId, credits);
   }
 
   /** The call has ended: the credits it still holds are spent (or given back already). */
   end(): void {
+    this.#closed = true;
     release(this.accountId, this.total);
     this.#parts.length = 0;
   }
@@ -64,6 +76,7 @@ export class CallCharges {
 
   /** Gives back every credit charged (the call failed); how many landed now. */
   async refundAll(): Promise<number> {
+    this.#closed = true;
     return await this.#refundEach(this.#parts.splice(0));
   }
 

@@ -12,6 +12,7 @@ import { failingCallUnderWay, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { Meter, type Snapshot } from "../metering/meter.ts";
 import { CallCharges } from "../routes/call_charges.ts";
+import { heldCredits } from "../metering/credits_in_flight.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
@@ -362,4 +363,26 @@ Deno.test("a search whose further page meets a store that refuses writes is a 50
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal((await s.accounts.get(id)).used, 0, "its own credit given back");
+});
+
+Deno.test("a page charge that lands after its call failed or ended is given back at once, and not left held", async () => {
+  await onStoreFile(async ({ accounts, meter, charged }) => {
+    const a = await charged("late-charge@example.com", 4);
+    const snapshot = { periodStart: a.period, at: Date.now() } as Snapshot;
+    const tag = { keyId: "k", endpoint: "search" };
+    const failed = new CallCharges(meter, a.id, tag, () => {});
+    failed.add(snapshot, 1);
+    await failed.refundAll(); // the call failed: its own credit given back
+    failed.add(snapshot, 1); // a page charge of the same call, landing only now
+    failed.end();
+    const ended = new CallCharges(meter, a.id, tag, () => {});
+    ended.add(snapshot, 1);
+    ended.end(); // answered and paid
+    ended.add(snapshot, 1); // a charge that lands after the answer
+    for (let i = 0; i < 50 && (await accounts.get(a.id)).used !== 1; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal((await accounts.get(a.id)).used, 1, "only the answered call's credit stays");
+    assert.equal(heldCredits(a.id), 0);
+  });
 });
