@@ -483,9 +483,11 @@ function decideOne(
       return { result: { ok: true, snapshot: snap() }, changed: true };
     }
     case "refund": {
-      // Into the period the credits were taken from, or one whose usage a plan change carried
-      // into this one; never into a later period, which did not pay them.
-      if (state.period_start !== op.periodStart && !state.carried_from?.includes(op.periodStart)) {
+      // Into the period the credits were taken from, or one whose usage plan changes carried
+      // into this one: any from the oldest they carried on, since a rollover ends the chain;
+      // never into a later period, which did not pay them.
+      const carried = state.carried_from?.length ? Math.min(...state.carried_from) : Infinity;
+      if (op.periodStart !== state.period_start && !(op.periodStart >= carried)) {
         return { result: null, changed: false };
       }
       state.used = Math.max(0, state.used - op.amount);

@@ -102,3 +102,34 @@ Deno.test("a further page is not charged once the call would be refused: key rev
     assert.equal((await s.accounts.get(s.id)).used, 2, `nothing more charged: ${refuse}`);
   }
 });
+
+Deno.test("a call's refund lands after any number of plan changes during it, and not after a rollover", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+  await using s = await store(clock);
+  const tag = { ...TAG, keyId: s.keyId };
+  const charges = new CallCharges(s.meter, s.id, tag, () => {});
+  const admitted = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
+  charges.add(admitted.snapshot!, admitted.charged);
+  // Six plan changes while the call runs, each a new period carrying the usage on (probe CK: the
+  // fifth dropped the call's refund, as only the last four periods were known).
+  for (const plan of ["scale", "growth", "scale", "growth", "scale", "growth"]) {
+    clock.advance(1_000);
+    await s.accounts.update(s.id, { plan });
+  }
+  assert.equal((await s.accounts.get(s.id)).used, 1);
+  assert.equal(await charges.refundAll(), 1);
+  assert.equal(
+    (await s.accounts.get(s.id)).used,
+    0,
+    "the failed call was free, as its answer says",
+  );
+
+  // A refund addressed to the period before a rollover does not come off the new one.
+  const again = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
+  const late = new CallCharges(s.meter, s.id, tag, () => {});
+  late.add(again.snapshot!, again.charged);
+  clock.advance(PERIOD_MS);
+  await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
+  await late.refundAll();
+  assert.equal((await s.accounts.get(s.id)).used, 1, "the new period keeps its own call's credit");
+});
