@@ -6,8 +6,9 @@
  * API key), and at most MAX_READING bodies are read at once, the second half of them shared
  * out by client (MAX_READING_PER_CLIENT). Hono's bodyLimit is not used: it reads a body sent
  * without Content-Length whole before any route runs, so POST streams that never ended, on any
- * path and without a token, each held 80-100 KB for as long as the client kept them open (probe BG: 50 HTTP/2 connections of 200
- * such streams took the process from 173 MB to 1,026 MB, kept after they closed).
+ * path and without a token, each held 80-100 KB for as long as the client kept them open (probe
+ * BG: 50 HTTP/2 connections of 200 such streams took the process from 173 MB to 1,026 MB, kept
+ * after they closed).
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ApiError, errorResponse } from "../core/api_error.ts";
