@@ -33,16 +33,12 @@ export class CallCharges {
   add(snapshot: Snapshot, credits: number): void {
     if (credits <= 0) return;
     const part = { periodStart: snapshot.periodStart, at: snapshot.at, credits };
+    hold(this.accountId, credits);
     // A page charge that lands after the call failed or was answered (charges sent together that
     // the meter split between two commits, the first refused) is no part of it (probe CJ): kept,
     // it stayed charged to a call that cost nothing, and held for the rest of the process's life.
-    if (this.#closed) {
-      hold(this.accountId, credits);
-      void this.#refund(part);
-      return;
-    }
-    this.#parts.push(part);
-    hold(this.accountId, credits);
+    if (this.#closed) void this.#refund(part);
+    else this.#parts.push(part);
   }
 
   /** The call has ended: the credits it still holds are spent (or given back already). */
