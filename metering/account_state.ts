@@ -41,8 +41,9 @@ export interface AccountState {
   by_key?: Record<string, number>;
   by_endpoint?: Record<string, number>;
   /**
-   * Starts of earlier periods whose usage a plan change carried into this one (newest first, a
-   * few): refunds of calls charged in them still land here.
+   * The start of the oldest earlier period whose usage plan changes carried into this one (one
+   * entry; records written before kept up to four, the oldest among them): refunds of calls
+   * charged in it or any period since still land here.
    */
   carried_from?: number[];
   /** Usage-alert thresholds (percent) already crossed in the current period: one alert each. */

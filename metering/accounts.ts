@@ -228,7 +228,9 @@ export class Accounts {
         s.plan_started_at = now;
         // Usage carries over (INTERFACE.md), so a call charged before and refunded after gives
         // its credit back here: addressed to the old period, its refund was dropped.
-        s.carried_from = carriedFrom(s.period_start, s.carried_from);
+        // Only the oldest period carried from bounds which refunds still land (meter.ts): with
+        // the last four kept, a sixth plan change during a call dropped its refunds (probe CK).
+        s.carried_from = [Math.min(s.period_start, ...(s.carried_from ?? []))];
         s.period_start = now;
         s.alerted = []; // a new period: each alert may be sent once more, against the new allowance
       }
@@ -460,14 +462,4 @@ export class Accounts {
 function notFound(what: string, id: string): AccountError {
   const shown = id.length > MAX_ID ? `${id.slice(0, MAX_ID)}…` : id;
   return new AccountError(404, "not_found", `no ${what} with id ${shown}`);
-}
-
-/**
- * The periods a plan change carries usage from: the one it ends, and those before it, a few, the
- * oldest always kept. Only it bounds which refunds still land (meter.ts): with the last four
- * kept, a sixth plan change during a call dropped its refunds, unsaid (probe CK).
- */
-function carriedFrom(ended: number, before: number[] = []): number[] {
-  const chain = [ended, ...before];
-  return chain.length <= 4 ? chain : [...chain.slice(0, 3), chain.at(-1)!];
 }
