@@ -23,6 +23,9 @@ interface StoreFile {
   meter: Meter;
   /** A starter account with one key that `calls` calls of 1 credit were charged to. */
   charged(email: string, calls: number): Promise<{ id: string; period: number }>;
+  /** The lines written to `log`, the refunds' log in these tests. */
+  lines: string[];
+  log: (message: string) => void;
 }
 
 /** A meter and accounts on a KV file of their own, as `work` needs them; the file removed after. */
@@ -33,10 +36,13 @@ async function onStoreFile(work: (s: StoreFile) => Promise<void>): Promise<void>
     const plans = builtinPlans();
     const accounts = new Accounts(kv, plans, systemClock);
     const meter = new Meter(kv, plans, systemClock);
+    const lines: string[] = [];
     await work({
       path,
       accounts,
       meter,
+      lines,
+      log: (m) => void lines.push(m),
       async charged(email, calls) {
         const a = await accounts.create(email, "starter");
         const { key } = await accounts.createKey(a.id);
@@ -103,9 +109,7 @@ Deno.test("the refund of a failed call that the store would not take lands once 
 });
 
 Deno.test("a stop tries every refund still put off once more, and names in the log each that does not land", async () => {
-  await onStoreFile(async ({ path, accounts, meter, charged }) => {
-    const lines: string[] = [];
-    const log = (m: string) => void lines.push(m);
+  await onStoreFile(async ({ path, accounts, meter, charged, lines, log }) => {
     const refuse = async (ids: string[]) => {
       const lock = new DatabaseSync(path);
       lock.exec("BEGIN EXCLUSIVE");
@@ -166,9 +170,7 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
 });
 
 Deno.test("a stop waits a while for refunds on their first try, and names each that has not landed", async () => {
-  await onStoreFile(async ({ path, accounts, meter, charged }) => {
-    const lines: string[] = [];
-    const log = (m: string) => void lines.push(m);
+  await onStoreFile(async ({ path, accounts, meter, charged, lines, log }) => {
     const a = await charged("first-try@example.com", 2);
     await meter.settleRefunds();
     assert.equal(lines.length, 0, "nothing to say when no refund is under way");
@@ -213,9 +215,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
 });
 
 Deno.test("a stop tries a put-off refund again and again while its time lasts, not once", async () => {
-  await onStoreFile(async ({ path, accounts, meter, charged }) => {
-    const lines: string[] = [];
-    const log = (m: string) => void lines.push(m);
+  await onStoreFile(async ({ path, accounts, meter, charged, lines, log }) => {
     const a = await charged("again@example.com", 1);
     const lock = new DatabaseSync(path);
     lock.exec("BEGIN EXCLUSIVE");
@@ -237,9 +237,7 @@ Deno.test("a stop tries a put-off refund again and again while its time lasts, n
 });
 
 Deno.test("a refund begun while a stop is settling is waited for, tried again, and named if it does not land", async () => {
-  await onStoreFile(async ({ path, accounts, meter, charged }) => {
-    const lines: string[] = [];
-    const log = (m: string) => void lines.push(m);
+  await onStoreFile(async ({ path, accounts, meter, charged, lines, log }) => {
     const a = await charged("early@example.com", 1);
     const b = await charged("late@example.com", 1);
     const lock = new DatabaseSync(path);
@@ -297,9 +295,7 @@ Deno.test("a refund begun while a stop is settling is waited for, tried again, a
 });
 
 Deno.test("a stop still open settles refunds that begin late, and a call's parts are refunded at once", async () => {
-  await onStoreFile(async ({ path, meter, charged }) => {
-    const lines: string[] = [];
-    const log = (m: string) => void lines.push(m);
+  await onStoreFile(async ({ path, meter, charged, lines, log }) => {
     const a = await charged("open-call@example.com", 1);
     const b = await charged("parts@example.com", 5);
     const lock = new DatabaseSync(path);
