@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { fixtureBytes } from "./fixture.ts";
+import { fixture } from "./fixture.ts";
 import { shiftJis } from "./legacy_charsets.ts";
 
 Deno.test("details: `missing` names exactly the fields the page did not show", async () => {
@@ -73,9 +73,7 @@ Deno.test("details: a page whose bytes are not in the charset it names is an unc
   await using rig = await startRig();
   // The Japanese page in Shift_JIS under a UTF-8 header (a mirror that misstates it; probe CF):
   // read as UTF-8, its title, brand and facts were U+FFFD, answered and charged.
-  const page = new TextDecoder().decode(
-    await fixtureBytes("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html"),
-  );
+  const page = await fixture("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html");
   rig.fake.page("https://www.amazon.co.jp/dp/B002XA6AU4", {
     html: shiftJis(page),
     headers: [["content-type", "text/html; charset=UTF-8"]],

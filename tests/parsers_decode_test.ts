@@ -27,7 +27,7 @@ function productJob(url: string, marketplace: string) {
   };
 }
 
-/** A corpus page's text. */
+/** A corpus page's text, read without the decoder under test (fixture() uses it). */
 async function corpusText(name: string): Promise<string> {
   return new TextDecoder().decode(await fixtureBytes(name));
 }
