@@ -18,9 +18,8 @@ export type Failure = "robot" | "soft" | "503" | "429" | "slow" | "reset";
 interface Route {
   status: number;
   fixture?: string;
-  html?: string;
-  /** A body sent as these bytes (a page in another charset). */
-  bytes?: Uint8Array;
+  /** Inline HTML, or the bytes of a page in another charset. */
+  html?: string | Uint8Array;
   /** Where the page redirects to instead (absolute or path). */
   location?: string;
   /** Extra response headers (Set-Cookie lines among them). */
@@ -104,9 +103,7 @@ export class FakeMarketplace {
   ): this {
     const route = typeof page === "string"
       ? { status: 200, fixture: page }
-      : typeof page.html === "string"
-      ? { status: page.status ?? 200, html: page.html, headers: page.headers }
-      : { status: page.status ?? 200, bytes: page.html, headers: page.headers };
+      : { status: page.status ?? 200, html: page.html, headers: page.headers };
     this.routes.set(canonicalUrl(url), route);
     return this;
   }
@@ -205,10 +202,11 @@ export class FakeMarketplace {
       headers.set("location", route.location);
       return new Response(null, { status: route.status, headers });
     }
-    const raw = route.bytes ??
-      (route.html !== undefined
-        ? new TextEncoder().encode(route.html)
-        : await this.fixture(route.fixture!));
+    const raw = route.html === undefined
+      ? await this.fixture(route.fixture!)
+      : typeof route.html === "string"
+      ? new TextEncoder().encode(route.html)
+      : route.html;
     const body = this.withLocation(raw, session);
     if (body !== raw) headers.set("content-type", "text/html; charset=utf-8");
     return new Response(body as BodyInit, { status: route.status, headers });
