@@ -14,8 +14,9 @@ export interface Caller {
 }
 
 export function presentedKey(req: Request, query: Query): string | null {
-  const header = req.headers.get("x-api-key");
-  if (header) return header.trim();
+  // A blank x-api-key (a client template with an empty variable) is no key: the next form is read.
+  const header = req.headers.get("x-api-key")?.trim();
+  if (header) return header;
   const auth = req.headers.get("authorization");
   if (auth) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);

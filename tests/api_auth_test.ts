@@ -28,6 +28,27 @@ Deno.test("the key is accepted as x-api-key, Bearer token and api_key query alik
   await viaQuery.body?.cancel();
 });
 
+Deno.test("a blank x-api-key is no key: the Bearer token or api_key that follows is read", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("growth"); // seven calls in a second: past starter's rate
+  // Fetch and the runtime drop spaces and tabs around a value; JavaScript trims more (U+00A0).
+  for (const blank of ["", " ", "\t \t", "\u00a0"]) {
+    const bearer = await fetch(s.url + OFFERS, {
+      headers: { "x-api-key": blank, authorization: `Bearer ${key}` },
+    });
+    assert.equal(bearer.status, 200, `x-api-key ${JSON.stringify(blank)} with a Bearer token`);
+    await bearer.body?.cancel();
+    const query = await fetch(`${s.url}${OFFERS}&api_key=${key}`, {
+      headers: { "x-api-key": blank },
+    });
+    assert.equal(query.status, 200, `x-api-key ${JSON.stringify(blank)} with api_key`);
+    await query.body?.cancel();
+  }
+  const none = await fetch(s.url + OFFERS, { headers: { "x-api-key": " " } });
+  assert.equal(none.status, 401);
+  await none.body?.cancel();
+});
+
 Deno.test("a repeated api_key takes its last value, as every other parameter does", async () => {
   await using s = await startServer();
   const { key } = await s.account("starter");
