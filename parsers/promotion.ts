@@ -37,10 +37,14 @@ const DISCOUNT =
 
 export function parsePromotion(html: string, opts: ParseOptions): PromotionPage {
   return guardParse("promotion page", html, opts, () => {
-    const promoId = promoIdOf(html, opts.url);
-    if (!/id=["']promotionTitle["']/.test(html) && !promoId) {
-      throw new ParseError("unrecognised", "Cannot parse promotion page: no promotion markup");
+    // The page must mark itself a promotion: the id in the URL asked for is any page's at that
+    // URL, and a search or product page there gave its product tiles as eligible items (probe
+    // CN). A page there that shows no promotion is an ended or unknown one, as below.
+    const shownId = promoIdShown(html);
+    if (!/id=["']promotionTitle["']/.test(html) && !shownId) {
+      throw new ParseError("not_found", "The page at the promotion's address shows no promotion");
     }
+    const promoId = PROMO_ID.exec(opts.url ?? "")?.[1] || shownId;
     const doc = parseHtml(html);
     const origin = originOf(opts.marketplace);
     const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));
@@ -95,9 +99,8 @@ function eligibleItems(doc: Document): string[] {
   return [...seen];
 }
 
-function promoIdOf(html: string, url?: string): string {
-  const fromUrl = PROMO_ID.exec(url ?? "")?.[1];
-  if (fromUrl) return fromUrl;
+/** The promotion id the page itself names: its canonical link, else its form field. */
+function promoIdShown(html: string): string {
   const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
   const fromCanonical = PROMO_ID.exec(canonical)?.[1];
   if (fromCanonical) return fromCanonical;

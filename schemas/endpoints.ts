@@ -347,7 +347,10 @@ const dataEndpoints: Endpoint[] = [
     summary: "The GTINs (UPC, EAN) of an ASIN",
     params: { asin, ...shared },
     response: z.object({
-      asin: z.string(),
+      asin: z.string().describe(
+        "The ASIN of the product page read: another than the one asked for where the marketplace " +
+          "redirects it (a merged product), which `note` then says",
+      ),
       gtin: z.string(),
       note: z.string().nullable(),
       identifiers: Identifiers,

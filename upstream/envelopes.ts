@@ -19,6 +19,7 @@ import type { PageType } from "../schemas/pages.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { productPageUrl } from "./urls.ts";
 import { isEmptyValue } from "../core/empty_value.ts";
+import { asinFromUrl } from "../parsers/page_text.ts";
 
 export type Params = Record<string, unknown>;
 /** What a parser returns, for typing a reading passed around as plain data. */
@@ -106,7 +107,9 @@ export const envelope = {
 
   reviews_top: (p: Params, mp: string, a: Answered, s: Out<typeof parseReviewSummary>) => ({
     url: a.url,
-    asin: String(p.asin ?? ""),
+    // The product the page answered for: a redirect to another ASIN (a merged product, a
+    // variation) is that product's summary, labelled as such, as details and reviews do (probe CN).
+    asin: asinFromUrl(a.url) || String(p.asin ?? ""),
     summary: s,
     marketplace: mp,
   }),
@@ -174,10 +177,18 @@ export const envelope = {
   asin_to_gtin: (p: Params, mp: string, _a: Answered, i: Out<typeof parseIdentifiers>) => {
     const ids = i.identifiers;
     const key = GTIN_ORDER.find((k) => ids[k]) ?? Object.keys(ids)[0];
+    const asked = String(p.asin ?? "");
+    // The identifiers are those of the product the page shows, and are labelled with its ASIN:
+    // labelled with the one asked for, a redirect made them another product's (probe CN).
+    const asin = i.asin || asked;
+    const notes = [
+      ...(asked && asin !== asked ? [`The marketplace shows ASIN ${asked} as ${asin}.`] : []),
+      ...(key ? [] : ["The product page lists no UPC, EAN or GTIN for this ASIN."]),
+    ];
     return {
-      asin: String(p.asin ?? i.asin),
+      asin,
       gtin: key ? ids[key] : "",
-      note: key ? null : "The product page lists no UPC, EAN or GTIN for this ASIN.",
+      note: notes.length ? notes.join(" ") : null,
       identifiers: ids,
       marketplace: mp,
     };

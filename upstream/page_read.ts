@@ -110,9 +110,28 @@ function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
   return { detection, location, parsed: parse(job, html, detection) };
 }
 
+/**
+ * The page types a parser is given. These parsers read what a page shows and list the rest as
+ * missing rather than refuse a page without it, so any other page (a redirect to a listing, an
+ * error page, a reviews page at a product's URL) would be read as an empty answer and charged
+ * (probe CN). The review summary is read off a reviews page or a product page. (The promotion
+ * parser answers a page not marked as a promotion with a 404 of its own: an ended promotion.)
+ */
+const PAGES_READ: Partial<Record<JobParser, readonly PageType[]>> = {
+  product: ["product"],
+  identifiers: ["product"],
+  review_summary: ["product", "reviews", "review"],
+};
+
 function parse(job: PageJob, html: string, detection: Detection): Parsed {
   const opts = { marketplace: job.marketplace, url: job.url };
   const type = detection.kind === "page" ? detection.type : null;
+  const reads = PAGES_READ[job.parser];
+  if (reads && !(type && reads.includes(type))) {
+    const shown = type ? `a ${type.replace("_", " ")} page` : "no page Shelf knows";
+    const message = `the marketplace answered ${shown} where a ${job.parser} page was expected`;
+    return { ok: false, reason: "unrecognised", message };
+  }
   try {
     let value: unknown;
     switch (job.parser) {

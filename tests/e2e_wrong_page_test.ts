@@ -1,0 +1,98 @@
+/**
+ * Pages that are not the one asked for (probe CN): the parsers of product pages, identifiers and
+ * rating summaries read what a page shows and list the rest as missing, so a reviews page or an
+ * error page at a product's address was answered as an empty product and charged, and a redirect
+ * to another ASIN was answered under the ASIN asked for. Real corpus pages over the fake
+ * marketplace.
+ */
+import assert from "node:assert/strict";
+import { type Rig, startRig } from "./upstream_harness.ts";
+
+/** `from` redirects to B0G6KD54ZK's real product page, as the marketplace does a merged ASIN. */
+function redirectToCharger(rig: Rig, from: string): void {
+  rig.fake.redirect(from, "https://www.amazon.com/dp/B0G6KD54ZK");
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0G6KD54ZK",
+    "product/amazon.com__msheraz-B0G6KD54ZK.html",
+  );
+}
+
+async function used(rig: Rig): Promise<number> {
+  return ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used;
+}
+
+// What a marketplace error page at a product's address may hold: no page-type token, no product
+// markup, not the wording of Amazon's own 404 or 503 pages.
+const ERROR_PAGE =
+  '<html><head><link rel="canonical" href="https://www.amazon.com/dp/B000000001">' +
+  "<title>Amazon.com</title></head><body><p>Sorry! Something went wrong on our end.</p></body></html>";
+
+for (
+  const [name, page] of [
+    ["a reviews page", "reviews/amazon.com__jachet-B01IPHVFUI.html"],
+    ["a search page", "search/amazon.com__webapis-phone.html"],
+    ["an error page", { html: ERROR_PAGE }],
+  ] as const
+) {
+  Deno.test(`details and asin-to-gtin answer ${name} at a product's address with an uncharged 502`, async () => {
+    await using rig = await startRig();
+    rig.fake.page("https://www.amazon.com/dp/B000000001", page);
+    for (const path of ["/v1/products/details", "/v1/utility/asin-to-gtin"]) {
+      const r = await rig.call(`${path}?asin=B000000001`);
+      assert.equal(r.status, 502, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      assert.equal((r.body.error as { code: string }).code, "upstream_error");
+      assert.equal(r.headers.get("x-credits-cost"), "0");
+    }
+    assert.equal(await used(rig), 0);
+  });
+}
+
+Deno.test("a product page is still read at a product's address (the check refuses only other pages)", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0G6KD54ZK",
+    "product/amazon.com__msheraz-B0G6KD54ZK.html",
+  );
+  const r = await rig.call("/v1/products/details?asin=B0G6KD54ZK");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.asin, "B0G6KD54ZK");
+  assert.equal(await used(rig), 1);
+});
+
+Deno.test("asin-to-gtin redirected to another ASIN labels the identifiers with the page's ASIN and says so", async () => {
+  await using rig = await startRig();
+  redirectToCharger(rig, "https://www.amazon.com/dp/B000000001");
+  const r = await rig.call("/v1/utility/asin-to-gtin?asin=B000000001");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  // The UPC on B0G6KD54ZK's page (its product details table).
+  assert.equal(r.body.gtin, "753747482348");
+  assert.equal(r.body.asin, "B0G6KD54ZK");
+  assert.match(String(r.body.note), /B000000001 as B0G6KD54ZK/);
+});
+
+Deno.test("reviews/top redirected to another ASIN labels the summary with that ASIN", async () => {
+  await using rig = await startRig();
+  redirectToCharger(rig, "https://www.amazon.com/product-reviews/B000000001");
+  const r = await rig.call("/v1/products/reviews/top?asin=B000000001");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.asin, "B0G6KD54ZK");
+  assert.match(String(r.body.url), /\/dp\/B0G6KD54ZK/);
+});
+
+Deno.test("a search or product page at a promotion's address is an uncharged 404, not its tiles as eligible items", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX",
+    "search/amazon.com__webapis-phone.html",
+  );
+  rig.fake.page(
+    "https://www.amazon.com/promotion/psp/A1B2C3D4E5F6G7",
+    "product/amazon.com__msheraz-B0G6KD54ZK.html",
+  );
+  for (const id of ["A2P3X1AN29HWHX", "A1B2C3D4E5F6G7"]) {
+    const r = await rig.call(`/v1/promotions?promo_id=${id}`);
+    assert.equal(r.status, 404, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  assert.equal(await used(rig), 0);
+});
