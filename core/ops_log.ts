@@ -81,10 +81,10 @@ export function maskSecrets(pathAndQuery: string, secrets: string[] = []): strin
         : part;
     }).join("");
   }
-  return secrets.reduce(
-    (out, v) => out.replaceAll(v, "***"),
-    (maskedPath + rest).replace(KEY_TEXT, "***").replace(HEX_RUN, "***"),
-  );
+  // The operator's secrets first: a hex token (`openssl rand -hex 32`) is a run of 48 digits and
+  // more, and masked as one first it was no longer whole, so its last digits were logged (probe CM).
+  return secrets.reduce((out, v) => out.replaceAll(v, "***"), maskedPath + rest)
+    .replace(KEY_TEXT, "***").replace(HEX_RUN, "***");
 }
 
 /**

@@ -65,6 +65,17 @@ export function noteCall(c: Context, note: { credits?: number; account?: string 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Any token the runtime takes is a method: an unknown one is masked like a path (an admin token
+ * sent as one), then cut. Masked before the cut, so that no cut secret escapes its pattern.
+ */
+function loggedMethod(method: string, secrets: string[]): string {
+  if (METHODS.has(method)) return method;
+  return maskSecrets(method.slice(0, 4 * MAX_LOGGED_METHOD), secrets).slice(0, MAX_LOGGED_METHOD);
+}
+
 export function requestLog(
   opts: {
     log: ((line: Record<string, unknown>) => void) | null;
@@ -77,7 +88,11 @@ export function requestLog(
   return async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
-    const id = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    // An id holding a key or the admin token (a client's mistake) would be logged and sent back
+    // in clear: it is replaced like a malformed one (probe CM).
+    const id = given && REQUEST_ID.test(given) && maskSecrets(given, secrets) === given
+      ? given
+      : crypto.randomUUID();
     c.set("requestId" as never, id as never);
     try {
       await next();
@@ -117,7 +132,7 @@ export function requestLog(
         opts.log({
           ts: new Date().toISOString(),
           request_id: id,
-          method: c.req.method.slice(0, MAX_LOGGED_METHOD),
+          method: loggedMethod(c.req.method, secrets),
           // Any client, without a key, chooses the path: 64 KB of `%01` made a 130 KB line.
           path: shown,
           ...(shown.length < masked.length ? { path_truncated: true } : {}),

@@ -240,6 +240,41 @@ Deno.test("maskSecrets masks a key however it is written: after #, without =, as
   const token = "adm1n-token-for-the-log-test-0123";
   const masked = maskSecrets(`/admin/x?y=%61${token.slice(1)}`, [token]);
   assert.ok(!masked.includes(token.slice(1, 20)), masked);
+  // Probe CM: a 64-hex token (`openssl rand -hex 32`) lost its first 48 digits to the key-digits
+  // pattern, and then no longer matched whole: its last 16 were logged.
+  const hexToken = "0123456789abcdef".repeat(4);
+  for (const path of [`/admin/${hexToken}`, `/admin/x?y=${hexToken}`, `/${hexToken}/x`]) {
+    const out = maskSecrets(path, [hexToken]);
+    assert.ok(!out.includes(hexToken.slice(48)), `${path} -> ${out}`);
+  }
+});
+
+Deno.test("an X-Request-Id or a method holding a key or the admin token is neither logged nor sent back", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const token = "0123456789abcdef".repeat(4); // as `openssl rand -hex 32` makes one
+  await using s = await startServer({ accessLog: (l) => void lines.push(l), adminToken: token });
+  const { key } = await s.account("starter");
+  const sentBack: (string | null)[] = [];
+  for (const id of [key, token]) {
+    const r = await fetch(`${s.url}/v1/usage`, {
+      headers: { "x-api-key": key, "x-request-id": id },
+    });
+    await r.body?.cancel();
+    assert.equal(r.status, 200);
+    sentBack.push(r.headers.get("x-request-id"));
+  }
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(s.url).port) });
+  // The runtime takes any token as a method; the log showed its first 32 characters.
+  await conn.write(new TextEncoder().encode(`${token} /v1/ HTTP/1.1\r\nHost: x\r\n\r\n`));
+  await conn.read(new Uint8Array(4096));
+  conn.close();
+  await new Promise((r) => setTimeout(r, 100));
+  const text = JSON.stringify(lines) + JSON.stringify(sentBack);
+  for (const secret of [key.slice(11), token.slice(0, 16), token.slice(48)]) {
+    assert.ok(!text.includes(secret), `${secret} in ${text}`);
+  }
+  for (const id of sentBack) assert.match(id ?? "", /^[0-9a-f-]{36}$/, "a new id instead");
+  assert.equal(lines.length, 3);
 });
 
 Deno.test("a Host header holding ? does not put its text in the logged path", async () => {
