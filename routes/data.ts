@@ -22,6 +22,7 @@ import { validateQuery } from "./validate_query.ts";
 import { queryParams } from "./query_params.ts";
 import type { Snapshot } from "../metering/meter.ts";
 import { cachedAge } from "../upstream/result_cache.ts";
+import { checkedAnswer } from "../upstream/checked_answer.ts";
 
 export function dataRoutes(app: Hono, deps: Deps, endpoints: readonly Endpoint[]): void {
   for (const ep of endpoints) app.get(ep.path, (c) => handle(deps, ep, c));
@@ -85,19 +86,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + given };
         },
       });
-      const checked = ep.response.safeParse(body);
-      if (!checked.success) {
-        deps.log.error(
-          `response of ${ep.path} failed its schema`,
-          checked.error.issues.slice(0, 3),
-        );
-        throw new ApiError(
-          502,
-          "upstream_error",
-          "The upstream page did not yield a complete answer.",
-        );
-      }
-      const json = JSON.stringify(checked.data);
+      const json = JSON.stringify(checkedAnswer(ep, body, (m, e) => deps.log.error(m, e)));
       if (json.length > MAX_ANSWER_CHARS) {
         deps.log.error(`answer of ${ep.path} too large: ${json.length} characters`);
         throw new ApiError(

@@ -54,6 +54,19 @@ async function firstAttempt(rig: Rig, id: string) {
   return note;
 }
 
+/** The watch once a refresh failed; it is deleted then, so no more follow. */
+async function firstFailure(rig: Rig, id: string): Promise<WatchView> {
+  const seen = await until("a failed refresh", async () => {
+    const v = await watchOf(rig, id);
+    return v?.last_error ? v : undefined;
+  });
+  await fetch(`${rig.server.url}/v1/watches/${id}`, {
+    method: "DELETE",
+    headers: { "x-api-key": rig.key },
+  }).then((r) => r.body?.cancel());
+  return seen;
+}
+
 /** A watch whose first refresh is recorded, then a price change: one event is on its way. */
 async function changedWatch(rig: Rig, webhook: string) {
   const page = await fixture(PAGE);
@@ -72,20 +85,35 @@ Deno.test("watch refresh: an upstream failure is refunded, noted, and sends noth
   await using hook = receiver();
   rig.fake.page(DP, { status: 404, html: "<html><body>Not found</body></html>" });
   const w = await create(rig, hook.url);
-  const seen = await until("a failed refresh", async () => {
-    const v = await watchOf(rig, w.id);
-    return v?.last_error ? v : undefined;
-  });
-  await fetch(`${rig.server.url}/v1/watches/${w.id}`, {
-    method: "DELETE",
-    headers: { "x-api-key": rig.key },
-  }).then((r) => r.body?.cancel());
+  const seen = await firstFailure(rig, w.id);
   assert.match(seen.last_error!, /not_found/);
   assert.equal(seen.refreshes, 0);
   assert.equal(seen.status, "active");
   const usage = await rig.call("/v1/usage");
   assert.equal(usage.body.requests_used, 0, "a failed refresh was charged");
   assert.equal(hook.got.length, 0);
+});
+
+Deno.test("watch refresh: an answer its schema refuses is refunded, as the same details call is (probe CL)", async () => {
+  await using rig = await startRig({
+    watches: FAST,
+    plan: "scale",
+    // A reading the details schema refuses (a parser's slip): a title that is no string.
+    wrap: (source) => ({
+      fetch: async (req) => ({ ...(await source.fetch(req) as object), title: 42 }),
+    }),
+  });
+  await using hook = receiver();
+  rig.fake.page(DP, PAGE);
+  const call = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(call.status, 502);
+  assert.equal(call.headers.get("x-credits-cost"), "0");
+  const w = await create(rig, hook.url);
+  const seen = await firstFailure(rig, w.id);
+  assert.match(seen.last_error!, /upstream_error/);
+  assert.equal(seen.refreshes, 0);
+  const usage = await rig.call("/v1/usage");
+  assert.equal(usage.body.requests_used, 0, "the refresh was charged");
 });
 
 Deno.test("webhook delivery: an event nobody accepts is given up after the day and leaves the outbox", async () => {

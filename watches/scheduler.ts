@@ -24,6 +24,7 @@ import type { DataSource } from "../upstream/data_source.ts";
 import { inStockRead } from "../upstream/envelopes.ts";
 import { ApiError } from "../core/api_error.ts";
 import { DETAILS_ENDPOINT } from "../schemas/endpoints.ts";
+import { checkedAnswer } from "../upstream/checked_answer.ts";
 import type { ProductPage } from "../schemas/pages.ts";
 import type { WatchedValues, WatchEvent, WatchField } from "../schemas/watches.ts";
 import {
@@ -217,14 +218,15 @@ export class WatchScheduler extends PollLoop {
     try {
       const params: Record<string, unknown> = { asin: w.asin, marketplace: w.marketplace };
       if (w.zip) params.zip = w.zip;
-      page = await this.#d.dataSource.fetch({
+      const answer = await this.#d.dataSource.fetch({
         endpoint: details,
         params,
         signal: this.#d.stopping,
         // Upstream slots are shared out per account: a watch's refresh waits its account's turn.
         owner: w.account_id,
         chargePage: () => Promise.resolve(false),
-      }) as ProductPage;
+      });
+      page = checkedAnswer(details, answer, (m, e) => this.#d.log.error(m, e)) as ProductPage;
     } catch (e) {
       letGo();
       await this.#refund(w, snapshot, charged);
