@@ -15,10 +15,21 @@ import type { DataRequest } from "../upstream/data_source.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { heldCredits } from "../metering/credits_in_flight.ts";
 import type { Delivery, Watch } from "../watches/store.ts";
+import { fixture } from "./fixture.ts";
+import { parseProduct } from "../parsers/product.ts";
 
 /** MAX_PENDING_EVENTS in watches/store.ts: undelivered events one watch may have. */
 const BOUND = 20;
 const ADMIN = `admin-${crypto.randomUUID()}`;
+
+/**
+ * A real page's details answer, which the source gives the price the test sets: a refresh's
+ * answer is checked against the details schema, as a call's is.
+ */
+const { no_reviews_stated: _n, stock_unread: _s, ...PRODUCT } = parseProduct(
+  await fixture("product/amazon.com__app-B07H57DNVV.html"),
+  { marketplace: "US" },
+);
 
 /** Details pages at the price the test sets; an account in `hang` waits until released. */
 class PriceSource extends ControlledSource {
@@ -63,8 +74,10 @@ class PriceSource extends ControlledSource {
     }
     const amount = this.moving ? this.price++ : this.price;
     return {
+      ...PRODUCT,
+      missing: [],
       asin: req.params.asin,
-      price: { amount, display: `$${amount}.00`, currency: "USD" },
+      price: { amount, display: `$${amount}.00`, currency: "USD", list_price: null },
       in_stock: true,
       bestsellers_rank: [],
     };
