@@ -44,11 +44,14 @@ export function queryParam(href: string, name: string): string {
   }
 }
 
-/** An ASIN named by a product link or URL (/dp/X, /product-reviews/X, asin=X), or "". */
+/**
+ * An ASIN named by a product link or URL (/dp/X, /product-reviews/X, the mobile /gp/aw/d/X, the
+ * old /exec/obidos/ASIN/X, asin=X), or "".
+ */
 export function asinFromUrl(url: string | undefined): string {
   if (!url) return "";
   const m =
-    /\/(?:dp|gp\/product|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i
+    /\/(?:dp|gp\/product|gp\/aw\/d|exec\/obidos\/ASIN|product-reviews|offer-listing|gp\/offer-listing)\/([A-Z0-9]{10})(?:[/?#]|$)/i
       .exec(url) ??
       /[?&]asin=([A-Z0-9]{10})(?:[&#]|$)/i.exec(url);
   return m ? m[1].toUpperCase() : "";

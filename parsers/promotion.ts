@@ -44,7 +44,8 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
     if (!/id=["']promotionTitle["']/.test(html) && !shownId) {
       throw new ParseError("not_found", "The page at the promotion's address shows no promotion");
     }
-    const promoId = PROMO_ID.exec(opts.url ?? "")?.[1] || shownId;
+    // The page's own id names what it shows, wherever it was found (probe CO).
+    const promoId = shownId || PROMO_ID.exec(opts.url ?? "")?.[1] || "";
     const doc = parseHtml(html);
     const origin = originOf(opts.marketplace);
     const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));

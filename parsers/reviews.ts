@@ -88,6 +88,17 @@ function statedPage(html: string): number | null {
 
 /** The rating summary of a reviews page or of a product page (#averageCustomerReviews, histogram). */
 export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSummary {
+  return parseReviewSummaryPage(html, opts).summary;
+}
+
+/**
+ * The rating summary with the ASIN of the product it is for: the reviewed product's link on a
+ * reviews page, as parseReviews reads it, else the ASIN of the URL that answered.
+ */
+export function parseReviewSummaryPage(
+  html: string,
+  opts: ReviewOptions,
+): { asin: string; summary: ReviewSummary } {
   return guarded("review summary", () => {
     rejectEmpty(html, "review summary");
     marketplaceOrParseError(opts.marketplace).host;
@@ -99,7 +110,7 @@ export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSum
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the rating summary: the page shows none");
     }
-    return readSummary(parts);
+    return { asin: pageAsin(parts) || asinFromUrl(opts.url), summary: readSummary(parts) };
   });
 }
 

@@ -79,6 +79,36 @@ Deno.test("reviews/top redirected to another ASIN labels the summary with that A
   assert.match(String(r.body.url), /\/dp\/B0G6KD54ZK/);
 });
 
+Deno.test("reviews/top labels the summary with the ASIN of the page's reviewed product, however it was reached (probe CO)", async () => {
+  await using rig = await startRig();
+  const REVIEWS = "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html";
+  // Another product's reviews page at the address asked for, and the mobile form of a redirect.
+  rig.fake.page("https://www.amazon.com/product-reviews/B000000003", REVIEWS);
+  rig.fake.redirect(
+    "https://www.amazon.com/product-reviews/B000000001",
+    "https://www.amazon.com/gp/aw/d/B0BBPNPZTC",
+  );
+  rig.fake.page("https://www.amazon.com/gp/aw/d/B0BBPNPZTC", REVIEWS);
+  for (const asked of ["B000000003", "B000000001"]) {
+    const r = await rig.call(`/v1/products/reviews/top?asin=${asked}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.asin, "B0BBPNPZTC", asked);
+    const reviews = await rig.call(`/v1/products/reviews?asin=${asked}`);
+    assert.equal(reviews.body.asin, r.body.asin, "reviews and reviews/top agree");
+  }
+});
+
+Deno.test("a promotion page reached under another id answers with the id the page states (probe CO)", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com.br/promotion/psp/AZZZZZZZZZZZZZ",
+    "promotion/amazon.com.br__amazingscraper-A2U0CQXJULUZFI.html",
+  );
+  const r = await rig.call("/v1/promotions?promo_id=AZZZZZZZZZZZZZ&marketplace=BR");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.promo_id, "A2U0CQXJULUZFI");
+});
+
 Deno.test("a search or product page at a promotion's address is an uncharged 404, not its tiles as eligible items", async () => {
   await using rig = await startRig();
   rig.fake.page(

@@ -6,7 +6,7 @@
 import type { parseProduct } from "../parsers/product.ts";
 import type { parseIdentifiers } from "../parsers/identifiers.ts";
 import type { parseOffers } from "../parsers/offers.ts";
-import type { parseReviews, parseReviewSummary } from "../parsers/reviews.ts";
+import type { parseReviews, parseReviewSummaryPage } from "../parsers/reviews.ts";
 import type { parseReview } from "../parsers/review.ts";
 import type { parseBestsellers } from "../parsers/bestsellers.ts";
 import type { parseCategories } from "../parsers/categories.ts";
@@ -19,7 +19,6 @@ import type { PageType } from "../schemas/pages.ts";
 import { judgeReviews } from "./reviews_answer.ts";
 import { productPageUrl } from "./urls.ts";
 import { isEmptyValue } from "../core/empty_value.ts";
-import { asinFromUrl } from "../parsers/page_text.ts";
 
 export type Params = Record<string, unknown>;
 /** What a parser returns, for typing a reading passed around as plain data. */
@@ -105,12 +104,12 @@ export const envelope = {
     };
   },
 
-  reviews_top: (p: Params, mp: string, a: Answered, s: Out<typeof parseReviewSummary>) => ({
+  reviews_top: (p: Params, mp: string, a: Answered, s: Out<typeof parseReviewSummaryPage>) => ({
     url: a.url,
-    // The product the page answered for: a redirect to another ASIN (a merged product, a
-    // variation) is that product's summary, labelled as such, as details and reviews do (probe CN).
-    asin: asinFromUrl(a.url) || String(p.asin ?? ""),
-    summary: s,
+    // The product the page is for: a redirect to another ASIN (a merged product, a variation) is
+    // that product's summary, labelled as such, as details and reviews do (probes CN, CO).
+    asin: s.asin || String(p.asin ?? ""),
+    summary: s.summary,
     marketplace: mp,
   }),
 

@@ -12,7 +12,7 @@ import { type ProductReading, READING_FLAGS } from "../parsers/product.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
 import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
 import { parseIdentifiers } from "../parsers/identifiers.ts";
-import { parseReviewSummary } from "../parsers/reviews.ts";
+import { parseReviewSummaryPage } from "../parsers/reviews.ts";
 import { parseReview } from "../parsers/review.ts";
 import { parseSearch } from "../parsers/search.ts";
 import type { PageType } from "../schemas/pages.ts";
@@ -148,7 +148,7 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
         value = parseIdentifiers(html, opts);
         break;
       case "review_summary":
-        value = parseReviewSummary(html, opts);
+        value = parseReviewSummaryPage(html, opts);
         break;
       case "review":
         value = parseReview(html, { ...opts, reviewId: job.reviewId });
