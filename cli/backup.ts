@@ -40,6 +40,7 @@ const DISPOSABLE = [
   KV.resultCache("", "")[0],
   KV.signinAttempts("")[0],
   KV.accountMails("")[0],
+  KV.alertAddressMails("")[0],
   KV.clientMails("")[0],
   KV.clientSignins("")[0],
   KV.clientSignups("")[0],

@@ -22,7 +22,11 @@ export function signupMail(to: string, publicUrl: string, token: string): Mail {
   };
 }
 
-export function alreadyRegisteredMail(to: string, publicUrl: string): Mail {
+/**
+ * With a reset link: these mails share the address's hourly budget with reset mails, so one that
+ * held none left a stranger able to use up the owner's resets by signing up three times (probe CQ).
+ */
+export function alreadyRegisteredMail(to: string, publicUrl: string, resetToken: string): Mail {
   return {
     to,
     subject: "Your Shelf account",
@@ -30,9 +34,10 @@ export function alreadyRegisteredMail(to: string, publicUrl: string): Mail {
       "Someone asked for a new Shelf account with this address, which already has one.",
       "",
       `Sign in: ${publicUrl}/dashboard/signin`,
-      `Forgot the password? ${publicUrl}/dashboard/forgot`,
+      "Forgot the password? Choose a new one within an hour; every signed-in browser is then",
+      `signed out: ${publicUrl}/dashboard/reset?token=${resetToken}`,
       "",
-      "If it was not you, ignore this mail: nothing changed.",
+      "If it was not you, ignore this mail: nothing changed, and the password stays as it is.",
     ].join("\r\n"),
   };
 }

@@ -99,6 +99,11 @@ export const KV = {
    * that address in the current hour, shared by every instance, written with expireIn.
    */
   accountMails: (emailHash: string): Deno.KvKey => ["account_mails", emailHash],
+  /**
+   * SHA-256 of a lower-cased email → { count, since }: alert-address confirmations asked for that
+   * address this hour; a budget of their own, so that they cannot use up its reset mails.
+   */
+  alertAddressMails: (emailHash: string): Deno.KvKey => ["alert_address_mails", emailHash],
   /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its account mails this hour. */
   clientMails: (clientHash: string): Deno.KvKey => ["client_mails", clientHash],
   /** SHA-256 of a client's address (or IPv6 /64) → { count, since }: its sign-ins this window. */

@@ -24,6 +24,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     await kv.set(KV.resultCache("details", "abc"), { at: 1, json: "{}" });
     await kv.set(KV.signinAttempts("def"), { count: 3, since: 1 });
     await kv.set(KV.accountMails("ghi"), { count: 2, since: 1 });
+    await kv.set(KV.alertAddressMails("ghj"), { count: 2, since: 1 });
     await kv.set(KV.clientMails("jkl"), { count: 2, since: 1 });
     await kv.set(KV.clientSignins("mno"), { count: 2, since: 1 });
     await kv.set(KV.clientSignups("pqr"), { count: 2, since: 1 });
@@ -33,6 +34,7 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     assert.ok(!text.includes('"result_cache"'), "no result cache entry");
     assert.ok(!text.includes('"signin_attempts"'), "no sign-in counter");
     assert.ok(!text.includes('"account_mails"'), "no account-mail counter");
+    assert.ok(!text.includes('"alert_address_mails"'), "no alert-address mail counter");
     assert.ok(!text.includes('"client_mails"'), "no client-mail counter");
     assert.ok(!text.includes('"client_signins"'), "no client sign-in counter");
     assert.ok(!text.includes('"client_signups"'), "no client sign-up counter");

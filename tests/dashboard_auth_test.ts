@@ -266,6 +266,34 @@ Deno.test("sign-up and forgot-password answer the same whether or not the addres
   assert.deepEqual(to("nobody@example.com"), []);
 });
 
+Deno.test("sign-ups a stranger makes for a taken address use up its mails, and each mail holds a working reset link (probe CQ)", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  await s.accounts.create("owner@example.com"); // made by the operator: no password yet
+  for (let i = 0; i < ACCOUNT_MAIL_LIMIT; i++) {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    await b.send("/dashboard/signup", {
+      form: { _csrf: page.csrf, email: "owner@example.com", password: PASSWORD },
+    });
+  }
+  await eventually("the stranger's mails", () => smtp.received.length === ACCOUNT_MAIL_LIMIT);
+  // The owner's own reset request this hour sends nothing more: the address had its mails.
+  const b = browser(s.url);
+  const f = await b.send("/dashboard/forgot");
+  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email: "owner@example.com" } });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(smtp.received.length, ACCOUNT_MAIL_LIMIT);
+  // But any of the mails the stranger caused lets the owner in.
+  assert.ok(smtp.received.every((m) => m.subject === "Your Shelf account"));
+  const token = linkIn(smtp.received[1].raw, "/dashboard/reset");
+  assert.equal(await resetWith(s.url, token, "the owner's first password"), 303);
+  assert.equal(
+    (await signIn(browser(s.url), "owner@example.com", "the owner's first password")).status,
+    303,
+  );
+});
+
 Deno.test("a reset link sets a new password once, and ends every session of the account", async () => {
   await using smtp = await startSmtpSink();
   await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
@@ -988,6 +1016,22 @@ Deno.test("an alert address other than the account's own is used only once a mai
     await eventually("the mails within the limit", () => toAnother().length >= ACCOUNT_MAIL_LIMIT);
     await new Promise((r) => setTimeout(r, 300)); // time for any mail past the limit to arrive
     assert.equal(toAnother().length, ACCOUNT_MAIL_LIMIT);
+  }));
+
+Deno.test("alert-address mails a stranger asks for do not use up an address's reset mails (probe CQ)", () =>
+  withAlertsOwner("alerts-stranger@example.com", async ({ smtp, s, owner }) => {
+    await s.accounts.create("victim@example.com");
+    const toVictim = () => smtp.received.filter((m) => m.to.includes("victim@example.com"));
+    for (let i = 0; i < ACCOUNT_MAIL_LIMIT; i++) {
+      await saveAlertAddress(owner, "victim@example.com");
+    }
+    await eventually("the confirmations", () => toVictim().length === ACCOUNT_MAIL_LIMIT);
+    const token = await askReset(s.url, smtp, "victim@example.com", smtp.received.length + 1);
+    assert.equal(await resetWith(s.url, token, "the owner's new password"), 303);
+    assert.equal(
+      (await signIn(browser(s.url), "victim@example.com", "the owner's new password")).status,
+      303,
+    );
   }));
 
 Deno.test("an alert-address link dies once the settings moved on or the password changed", () =>

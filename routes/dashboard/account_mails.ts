@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
-import { reserveAccountMail } from "../../metering/account_mail_limit.ts";
+import { type MailBudget, reserveAccountMail } from "../../metering/account_mail_limit.ts";
 import { clientAddress } from "../client_address.ts";
 import { type Mail, sendMail } from "../../mail/smtp.ts";
 import { throttledError } from "../../core/log.ts";
@@ -20,7 +20,7 @@ export interface AccountMails {
    * well-formed address, whether it has an account or not, so that the answer's time tells
    * neither.
    */
-  may(c: Context, email: string): Promise<boolean>;
+  may(c: Context, email: string, budget?: MailBudget): Promise<boolean>;
 }
 
 export function accountMails(deps: Deps): AccountMails {
@@ -42,9 +42,9 @@ export function accountMails(deps: Deps): AccountMails {
         0,
       );
     },
-    async may(c, email) {
+    async may(c, email, budget) {
       const client = clientAddress(c, deps.trustProxy);
-      if (await reserveAccountMail(deps.kv, email, client, deps.clock.now())) return true;
+      if (await reserveAccountMail(deps.kv, email, client, deps.clock.now(), budget)) return true;
       refused();
       return false;
     },

@@ -41,7 +41,7 @@ export async function askAlertAddress(
   asked: Required<Omit<PendingAlertAddress, "email">>,
   email: string,
 ): Promise<void> {
-  if (!(await mails.may(c, email))) return;
+  if (!(await mails.may(c, email, "alert_address"))) return;
   mails.later("alert address mail", async () => {
     const payload: PendingAlertAddress = { ...asked, email };
     const token = await issueToken(deps.kv, "alert", payload, deps.clock.now());

@@ -82,6 +82,12 @@ export function authRoutes(
 
   const mailLater = mails.later;
   const mayMail = mails.may;
+  /** A reset link's token for the account `id` of `email`, void once its password changes. */
+  const resetToken = async (id: string, email: string) => {
+    const epoch = (await readCredential(kv, id))?.epoch ?? 0;
+    const payload: PendingReset = { account_id: id, email, epoch };
+    return await issueToken(kv, "reset", payload, clock.now());
+  };
 
   const startSession = async (
     c: Context,
@@ -175,7 +181,9 @@ export function authRoutes(
       const known = await accounts.idByEmail(email);
       if (await mayMail(c, email)) {
         mailLater("sign-up mail", async () => {
-          if (known) return alreadyRegisteredMail(email, deps.publicUrl);
+          if (known) {
+            return alreadyRegisteredMail(email, deps.publicUrl, await resetToken(known, email));
+          }
           const token = await issueToken<PendingSignup>(kv, "signup", { email }, clock.now());
           return signupMail(email, deps.publicUrl, token);
         });
@@ -252,12 +260,10 @@ export function authRoutes(
     const email = normalizeEmail((await c.req.parseBody()).email);
     const id = email ? await accounts.idByEmail(email) : null;
     if (email && (await mayMail(c, email)) && id) {
-      mailLater("reset mail", async () => {
-        const epoch = (await readCredential(kv, id))?.epoch ?? 0;
-        const payload: PendingReset = { account_id: id, email, epoch };
-        const token = await issueToken(kv, "reset", payload, clock.now());
-        return resetMail(email, deps.publicUrl, token);
-      });
+      mailLater(
+        "reset mail",
+        async () => resetMail(email, deps.publicUrl, await resetToken(id, email)),
+      );
     }
     return c.html(<CheckMailPage title="Check your mail" message={CHECK_RESET} />);
   });
