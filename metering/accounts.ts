@@ -223,8 +223,9 @@ export class Accounts {
       if (!s) throw notFound("account", accountId);
       const now = this.#clock.now();
       rollPeriod(s, now);
-      if (change.plan !== undefined && change.plan !== s.plan) {
-        s.plan = change.plan;
+      const planChanged = change.plan !== undefined && change.plan !== s.plan;
+      if (planChanged) {
+        s.plan = change.plan!;
         s.plan_started_at = now;
         // Usage carries over (INTERFACE.md), so a call charged before and refunded after gives
         // its credit back here: addressed to the old period, its refund was dropped.
@@ -235,7 +236,10 @@ export class Accounts {
         s.alerted = []; // a new period: each alert may be sent once more, against the new allowance
       }
       if (change.status !== undefined) s.status = change.status as AccountState["status"];
-      const max = this.#plans.get(s.plan)?.max_keys ?? 0;
+      // Only a plan change trims keys, to the new plan's (known) limit: a status change on an
+      // account whose plan a PLANS_FILE no longer lists revoked every key, for a limit of 0 (probe
+      // CP).
+      const max = planChanged ? this.#plans.get(s.plan)!.max_keys : Infinity;
       const over = Object.values(s.keys).filter((k) => k.status === "active")
         .sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id))
         .slice(max);

@@ -44,3 +44,38 @@ Deno.test("a PLANS_FILE catalog replaces the built-in one", async () => {
   assert.equal(plans.get("tiny")?.credits, 2);
   assert.throws(() => parsePlans('{"plans":[{"id":"x"}]}'), TypeError);
 });
+
+Deno.test("an account whose plan the catalog no longer lists keeps its keys through a status change (probe CP)", async () => {
+  const { parsePlans } = await import("../metering/plans.ts");
+  const { Accounts } = await import("../metering/accounts.ts");
+  const { systemClock } = await import("../metering/clock.ts");
+  const plan = (id: string) => ({ id, credits: 9, rate_limit_per_sec: 9, max_keys: 2, groups: [] });
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const before = new Accounts(
+      kv,
+      parsePlans(JSON.stringify({ plans: [plan("old")] })),
+      systemClock,
+    );
+    const a = await before.create("kept@example.com", "old");
+    await before.createKey(a.id);
+    // A PLANS_FILE that no longer lists "old", as the next start reads it.
+    const after = new Accounts(
+      kv,
+      parsePlans(JSON.stringify({ plans: [plan("new")] })),
+      systemClock,
+    );
+    for (const status of ["inactive", "active"]) {
+      assert.deepEqual((await after.update(a.id, { status })).revoked, [], status);
+    }
+    const keys = await after.listKeys(a.id);
+    assert.deepEqual(keys.map((k) => k.status), ["active"]);
+    // A plan change still trims to the new plan's limit, and keeps both here.
+    assert.deepEqual((await after.update(a.id, { plan: "new" })).revoked, []);
+  } finally {
+    kv.close();
+    const { removeKvFiles } = await import("../core/kv_files.ts");
+    await removeKvFiles(kvPath);
+  }
+});
