@@ -9,7 +9,7 @@
  * the store is a local file not yet made, the address is tried once first, so that such a start
  * creates none; the store is still opened before the real bind, so that a store that cannot be
  * used is never a served 503.
- * SIGTERM or SIGINT drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
+ * SIGTERM, SIGINT or SIGHUP drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
  * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
 import { createApp } from "./app.ts";
@@ -206,7 +206,9 @@ async function main(): Promise<void> {
     await Promise.all([flushOpsLog(LAST_LINES_MS), flushErrorLog(LAST_LINES_MS)]);
     Deno.exit(0);
   };
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  // SIGHUP too (a closed terminal, a supervisor's stop): its default ended the process at once,
+  // cutting calls in flight whose credits stayed charged, with no line said (probe CP).
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     try {
       Deno.addSignalListener(signal, () => void drain(signal));
     } catch { /* Deno Deploy and Windows have no such signals */ }

@@ -22,7 +22,7 @@ async function usedIn(kvPath: string, accountId: string): Promise<number> {
   }
 }
 
-async function run(drainSeconds: string, pageDelayMs: number) {
+async function run(drainSeconds: string, pageDelayMs: number, signal: Deno.Signal = "SIGTERM") {
   await using fake = new FakeMarketplace();
   for (let i = 0; i < 4; i++) fake.page(`https://www.amazon.com/dp/B0DRAIN00${i}`, FIXTURE);
   const dir = await Deno.makeTempDir();
@@ -52,7 +52,7 @@ async function run(drainSeconds: string, pageDelayMs: number) {
     );
     while (fake.pageRequests("/dp/") < 4) await new Promise((r) => setTimeout(r, 10));
     const started = performance.now();
-    const code = await shelf.stop("SIGTERM");
+    const code = await shelf.stop(signal);
     const ms = Math.round(performance.now() - started);
     const answers = await Promise.all(calls);
     let refused = "";
@@ -89,6 +89,14 @@ Deno.test("SIGTERM: calls in flight finish and are charged, the process exits 0,
     "exit code": r.code,
     "stop ms": r.ms,
   });
+});
+
+Deno.test("SIGHUP drains as SIGTERM does: calls in flight finish and are charged, exit 0 (probe CP)", async () => {
+  const r = await run("10", 800, "SIGHUP");
+  assert.equal(r.code, 0, r.logs);
+  assert.deepEqual(r.answers.map((a) => a.status), [200, 200, 200, 200]);
+  assert.equal(r.used, 4);
+  assert.match(r.logs, /"event":"drain"/);
 });
 
 Deno.test("SIGTERM with calls that outlast DRAIN_SECONDS: they are aborted uncharged and the process still exits 0", async () => {
