@@ -8,12 +8,15 @@ import { WARCParser } from "warcio";
 import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
+import { MAX_UPSTREAM_BYTES } from "./read_capped.ts";
 
 interface Recorded {
   url: string;
   status: number;
   headers: Headers;
   body: Uint8Array;
+  /** Why the record cannot answer: larger than any page may be, or cut short in the file. */
+  unusable?: string;
 }
 
 export class ArchiveTransport implements Transport {
@@ -39,6 +42,13 @@ export class ArchiveTransport implements Transport {
         `The replay archive holds no response for ${req.url}.`,
       );
     }
+    if (hit.unusable) {
+      throw new ApiError(
+        502,
+        "upstream_error",
+        `The replay archive's response for ${req.url} ${hit.unusable}.`,
+      );
+    }
     // A copy: the caller may transfer the body to a page worker, and the record answers again.
     return {
       ...hit,
@@ -58,7 +68,7 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
         if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) {
           continue;
         }
-        const body = await record.readFully(true); // de-chunked and decompressed, as fetch gives it
+        const { body, unusable } = await readRecordBody(record);
         const headers = new Headers();
         for (const [k, v] of record.httpHeaders.headers) {
           if (
@@ -71,6 +81,7 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
           status: Number(record.httpHeaders.statusCode),
           headers,
           body,
+          unusable: unusable ?? cutShort(record.httpHeaders.headers, body),
         });
       }
     } finally {
@@ -80,6 +91,48 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
     }
   }
   return index;
+}
+
+/**
+ * A record's body, de-chunked and decompressed as fetch gives it, read no further than the cap a
+ * live page has (read_capped.ts): read whole, a 1 MB record of gzip held 1 GiB, and each answer
+ * copied it again (probe CP). The rest of a larger record is skipped unread.
+ */
+async function readRecordBody(
+  record: AsyncIterable<Uint8Array>,
+): Promise<{ body: Uint8Array; unusable?: string }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of record) {
+    size += chunk.length;
+    if (size > MAX_UPSTREAM_BYTES) {
+      return {
+        body: new Uint8Array(),
+        unusable: `is larger than the ${MAX_UPSTREAM_BYTES >> 20} MiB any page may be`,
+      };
+    }
+    chunks.push(chunk);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  return { body };
+}
+
+/** A plain body shorter than its recorded Content-Length: the file was cut in the middle of it. */
+function cutShort(headers: Iterable<[string, string]>, body: Uint8Array): string | undefined {
+  const get = (name: string) => {
+    for (const [k, v] of headers) if (k.toLowerCase() === name) return v;
+    return undefined;
+  };
+  const length = get("content-length");
+  if (length === undefined || get("content-encoding") || get("transfer-encoding")) return undefined;
+  return /^\d+$/.test(length.trim()) && body.length < Number(length)
+    ? `was cut short (${body.length} of its ${length} bytes)`
+    : undefined;
 }
 
 async function warcFiles(path: string): Promise<string[]> {

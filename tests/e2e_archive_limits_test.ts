@@ -1,0 +1,82 @@
+/**
+ * A replay archive is the operator's file, and read as hostile as a live page (probe CP): a record
+ * is read no further than the 8 MiB a live page may have, so a small file of gzip cannot hold
+ * gigabytes in memory, and a record cut short in the file is not served as a whole page. Both are
+ * uncharged 502s; the archive's other records still answer.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { fixture } from "./fixture.ts";
+
+const encoder = new TextEncoder();
+
+async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** One WARC response record; `cutTo` keeps only that many bytes of its HTTP block. */
+function record(url: string, head: string, body: Uint8Array, cutTo?: number): Uint8Array {
+  const block = new Uint8Array([...encoder.encode(head + "\r\n"), ...body]);
+  const kept = cutTo === undefined ? block : block.subarray(0, cutTo);
+  const warc = encoder.encode(
+    "WARC/1.0\r\nWARC-Type: response\r\n" +
+      `WARC-Target-URI: ${url}\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n` +
+      `WARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\n` +
+      "Content-Type: application/http; msgtype=response\r\n" +
+      `Content-Length: ${block.length}\r\n\r\n`,
+  );
+  return new Uint8Array([
+    ...warc,
+    ...kept,
+    ...(cutTo === undefined ? encoder.encode("\r\n\r\n") : []),
+  ]);
+}
+
+Deno.test("archive: a record over 8 MiB once decompressed, and one cut short, are uncharged 502s; the rest answer", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
+    const bomb = await gzip(new Uint8Array(64 * 1024 * 1024)); // 64 MiB of zeros, 64 KB of gzip
+    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+    );
+    await Deno.writeFile(
+      `${dir}/b.warc`,
+      record(
+        "https://www.amazon.com/dp/B0BOMB0001",
+        `${html}Content-Encoding: gzip\r\nContent-Length: ${bomb.length}\r\n`,
+        bomb,
+      ),
+    );
+    // Last in the folder: the file ends in the middle of this record's body.
+    await Deno.writeFile(
+      `${dir}/c.warc`,
+      record(
+        "https://www.amazon.com/dp/B0CUT00001",
+        `${html}Content-Length: ${page.length}\r\n`,
+        page,
+        page.length / 2,
+      ),
+    );
+    await using rig = await startRig({ upstream: `archive:${dir}` });
+    const bombed = await rig.call("/v1/products/details?asin=B0BOMB0001");
+    assert.equal(bombed.status, 502, JSON.stringify(bombed.body));
+    assert.match(JSON.stringify(bombed.body), /larger than the 8 MiB/);
+    assert.equal(bombed.headers.get("x-credits-cost"), "0");
+    const cut = await rig.call("/v1/products/details?asin=B0CUT00001");
+    assert.equal(cut.status, 502, JSON.stringify(cut.body).slice(0, 300));
+    assert.match(JSON.stringify(cut.body), /cut short/);
+    const whole = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(whole.status, 200, JSON.stringify(whole.body).slice(0, 300));
+    assert.equal(
+      ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used,
+      1,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
