@@ -370,6 +370,10 @@ function kvPathFrom(env: Env): string | undefined {
         "Cannot start as 'KV_PATH' must be a file path or URL on one line: it holds a control character",
       );
     }
+    // Deno opens `file:///x` as a relative path, made as directories named `file:` (probe CP).
+    if (/^file:/i.test(given)) {
+      throw new RangeError("Cannot start as 'KV_PATH' must be a file path, not a file: URL");
+    }
     // Deno takes only a lower-case scheme for a remote store: `HTTPS://u:p@host/` would be opened
     // as a file, its directories (credentials included) created in the working directory.
     if (/^https?:\/\//i.test(given) && !/^https?:\/\//.test(given)) {

@@ -60,8 +60,8 @@ function cannotListen(config: Config, e: unknown): Error {
 async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
-  checkUpstream(config.upstream, Deno.env);
   const file = localKvFile(config.kvPath);
+  checkUpstream(config.upstream, Deno.env, file);
   if (config.port !== 0 && file && !(await Deno.lstat(file).then(() => true, () => false))) {
     try {
       Deno.listen({ port: config.port, hostname: config.host }).close();

@@ -33,7 +33,7 @@ import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
-import { kvFiles, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
+import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -247,25 +247,9 @@ function fromCopy(kvFile: string, dir: string, path: string, createdAt: string):
   });
 }
 
-/** The absolute path `file` names, through symbolic links where they exist. */
-async function resolved(file: string): Promise<string> {
-  const abs = file.startsWith("/") ? file : `${Deno.cwd()}/${file}`;
-  try {
-    return await Deno.realPath(abs);
-  } catch {
-    const slash = abs.lastIndexOf("/");
-    const dir = await Deno.realPath(abs.slice(0, slash) || "/").catch(() => abs.slice(0, slash));
-    return `${dir}/${abs.slice(slash + 1)}`;
-  }
-}
-
 async function checkTarget(file: string, kvFile: string | undefined, force: boolean) {
-  if (kvFile) {
-    const store = await resolved(kvFile);
-    const target = await resolved(file);
-    if (kvFiles(store).includes(target)) {
-      throw new Error(`Cannot back up into ${file}: it is the store itself (KV_PATH)`);
-    }
+  if (kvFile && isStoreFile(file, kvFile)) {
+    throw new Error(`Cannot back up into ${file}: it is the store itself (KV_PATH)`);
   }
   const exists = await Deno.lstat(file).then(() => true, () => false);
   if (exists && !force) {

@@ -9,6 +9,29 @@ export function kvFiles(path: string): string[] {
   return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`, commitLockFile(path)];
 }
 
+/**
+ * Whether `file` is the store `kvFile` or one of its side files, through symbolic links and
+ * relative paths: writing into one (a backup, a recording) corrupts the store or is lost.
+ */
+export function isStoreFile(file: string, kvFile: string): boolean {
+  return kvFiles(resolved(kvFile)).includes(resolved(file));
+}
+
+/** The absolute path `file` names, through symbolic links where they exist. */
+function resolved(file: string): string {
+  const abs = file.startsWith("/") ? file : `${Deno.cwd()}/${file}`;
+  try {
+    return Deno.realPathSync(abs);
+  } catch {
+    const slash = abs.lastIndexOf("/");
+    let dir = abs.slice(0, slash);
+    try {
+      dir = Deno.realPathSync(dir || "/");
+    } catch { /* a directory not made yet */ }
+    return `${dir}/${abs.slice(slash + 1)}`;
+  }
+}
+
 /** The file processes sharing the store take turns on to commit (core/commit_turns.ts). */
 export function commitLockFile(path: string): string {
   return `${path}-turns`;

@@ -225,6 +225,39 @@ Deno.test("UPSTREAM_RECORD: a new recording file is the owner's alone (it holds 
   }
 });
 
+Deno.test("UPSTREAM_RECORD: a FIFO, the store or one of its side files is refused at start-up (probe CP)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const fifo = `${dir}/pipe`;
+    await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    const origin = "origin:http://127.0.0.1:9";
+    // Opened for writing, the FIFO waited for a reader: start-up hung.
+    assert.throws(
+      () => checkUpstream(origin, env({ UPSTREAM_RECORD: fifo })),
+      /'UPSTREAM_RECORD' must name a regular file/,
+    );
+    const store = `${dir}/shelf.kv`;
+    await Deno.symlink(dir, `${dir}/link`);
+    for (const named of [store, `${store}-wal`, `${dir}/link/shelf.kv-shm`]) {
+      assert.throws(
+        () => checkUpstream(origin, env({ UPSTREAM_RECORD: named }), store),
+        /'UPSTREAM_RECORD' names the store/,
+        named,
+      );
+    }
+    checkUpstream(origin, env({ UPSTREAM_RECORD: `${dir}/session.warc` }), store);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("KV_PATH: a file: URL is refused, not made into directories named file: (probe CP)", () => {
+  assert.throws(
+    () => loadConfig(env({ KV_PATH: "file:///tmp/shelf.kv" })),
+    /'KV_PATH' must be a file path, not a file: URL/,
+  );
+});
+
 Deno.test("UPSTREAM_RECORD_MAX_MB: a whole number of MiB, else a start-up error naming it", () => {
   const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
   for (const bad of ["0", "-5", "1.5", "1e3", "abc", "99999999"]) {

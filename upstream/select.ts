@@ -4,6 +4,7 @@
  * proxies (`UPSTREAM_PROXIES`, else `HTTP_PROXY`) and operator sessions (`UPSTREAM_COOKIES_<CODE>`)
  * of the environment.
  */
+import { isStoreFile } from "../core/kv_files.ts";
 import type { DataSource } from "./data_source.ts";
 import type { Transport } from "./transport.ts";
 import { ArchiveTransport } from "./archive_transport.ts";
@@ -55,7 +56,12 @@ export type UpstreamMode =
  * exists; a proxy an http(s) or socks5 URL; a cookie one header value (no line break or control
  * character).
  */
-export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMode {
+export function checkUpstream(
+  upstream: string,
+  env: Env = Deno.env,
+  /** The store's SQLite file (a local KV_PATH), which no recording may write into. */
+  kvFile?: string,
+): UpstreamMode {
   if (upstream.startsWith("archive:")) {
     const path = upstream.slice("archive:".length);
     try {
@@ -110,6 +116,23 @@ export function checkUpstream(upstream: string, env: Env = Deno.env): UpstreamMo
   });
   const record = env.get("UPSTREAM_RECORD");
   if (record) {
+    // Probe CP: the store's -wal file took the recording and lost it at the next stop.
+    if (kvFile && isStoreFile(record, kvFile)) {
+      throw new RangeError(
+        "Cannot start as 'UPSTREAM_RECORD' names the store (KV_PATH) or one of its side files",
+      );
+    }
+    // Opened for writing, a FIFO waits for a reader: start-up hung without a word (probe CP).
+    const kind = (() => {
+      try {
+        return Deno.statSync(record);
+      } catch {
+        return null; // made below
+      }
+    })();
+    if (kind && !kind.isFile) {
+      throw new RangeError("Cannot start as 'UPSTREAM_RECORD' must name a regular file");
+    }
     try {
       // Only the operator reads it: it holds pages fetched with the operator's signed-in cookies.
       Deno.openSync(record, { append: true, create: true, mode: 0o600 }).close();
