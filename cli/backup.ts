@@ -32,6 +32,7 @@ import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
+import { AccountRecord } from "../metering/account_record.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
@@ -46,6 +47,7 @@ const DISPOSABLE = [
   KV.clientSignups("")[0],
 ];
 const FORMAT = "shelf-backup/1";
+const ACCOUNT_PREFIX = KV.account("")[0];
 /**
  * Bytes read from a backup at a time, and about the UTF-16 units gathered before one write to it:
  * few system calls, and little memory whatever the size of the store.
@@ -384,6 +386,16 @@ function decoded(text: string, line: number, now: number): Decoded {
   const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
   const key = checkedKey(rawKey, line);
   const value = checkedValue(rawValue, line);
+  if (key.length === 2 && key[0] === ACCOUNT_PREFIX) {
+    const checked = AccountRecord.safeParse(value);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw new LineError(
+        line,
+        `account record: ${issue.path.join(".") || "value"}: ${issue.message}`,
+      );
+    }
+  }
   const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
   const expireIn = typeof expiresAt === "number" ? expiresAt - now : undefined;
   return { line, key, value, expireIn };

@@ -260,6 +260,48 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     ],
     dup: [[header(2), junk(1), junk(1)], /line 3: the same key as an earlier line/],
     count: [[header(3), junk(1), junk(2)], /holds 2 entries, its header says 3/],
+    // An account record whose fields are not what the meter writes (probe CP: `used: "lots"`
+    // admitted every call without a limit; a date that is no number made the admin list 503).
+    badaccount: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_1" }], {
+          t: "json",
+          v: {
+            id: "acc_1",
+            email: "a@example.com",
+            plan: "free",
+            status: "active",
+            created_at: 1,
+            plan_started_at: 1,
+            period_start: 1,
+            used: "lots",
+            keys: {},
+          },
+        }),
+      ],
+      /line 2: account record: used: /,
+    ],
+    badkeydate: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_2" }], {
+          t: "json",
+          v: {
+            id: "acc_2",
+            email: "b@example.com",
+            plan: "free",
+            status: "active",
+            created_at: "yesterday",
+            plan_started_at: 1,
+            period_start: 1,
+            used: 0,
+            keys: {},
+          },
+        }),
+      ],
+      /line 2: account record: created_at: /,
+    ],
     // A life KV will not take, after ten good entries: refused before any is written.
     lifetime: [
       [
