@@ -57,6 +57,8 @@ export interface AppOptions {
   watches?: WatchOptions;
   /** Limits on reading request bodies (routes/body_limit.ts); tests set them lower. */
   bodyReading?: Partial<BodyReading>;
+  /** The local store's file (KV_PATH), which /readyz checks is still the one opened. */
+  storeFile?: string;
 }
 
 export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {

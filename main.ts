@@ -118,6 +118,7 @@ async function main(): Promise<void> {
     corsOrigins: config.corsOrigins,
     stopping: stopping.signal,
     accessLog: opsLog,
+    storeFile: file,
     watches: {
       // A watch pays for a fresh look: its refreshes are recorded in history but not cached.
       source: recorded,

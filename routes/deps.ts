@@ -18,6 +18,8 @@ export type SignupMode = "open" | "closed" | "verify";
 
 export interface Deps {
   kv: Deno.Kv;
+  /** The local store's file (KV_PATH), which /readyz checks is still the one opened. */
+  storeFile?: string;
   plans: Plans;
   clock: Clock;
   dataSource: DataSource;

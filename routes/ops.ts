@@ -11,6 +11,16 @@ import { adminAuth } from "./admin.ts";
 
 const READY_TIMEOUT_MS = 1_000;
 
+/** The file's device and inode, or null where it is gone. */
+function fileIdentity(path: string): string | null {
+  try {
+    const s = Deno.statSync(path);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return null;
+  }
+}
+
 const LANDING = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Shelf</title></head>
@@ -42,7 +52,19 @@ export function opsRoutes(
 
   app.get("/healthz", () => Response.json({ status: "ok" }));
 
+  // The file the store was opened on: deleted or replaced under a running process, every write
+  // went to a file no later start would open, while /readyz said ready (probe CP).
+  const opened = deps.storeFile ? fileIdentity(deps.storeFile) : null;
   app.get("/readyz", async () => {
+    if (opened && fileIdentity(deps.storeFile!) !== opened) {
+      return errorResponse(
+        new ApiError(
+          503,
+          "not_ready",
+          "The store's file (KV_PATH) was removed or replaced since start-up; restart the service.",
+        ),
+      );
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<"late">((
       r,

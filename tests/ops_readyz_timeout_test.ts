@@ -52,3 +52,32 @@ Deno.test("/readyz: a store that does not answer a read within 1 s is a 503 in t
     await kvServer.finished;
   }
 });
+
+Deno.test("/readyz: a store file removed or replaced under the running process is a 503 (probe CP)", async () => {
+  const { spawnShelf } = await import("./proof/shelf_process.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    const kvPath = `${dir}/ready.kv`;
+    await using shelf = await spawnShelf({
+      KV_PATH: kvPath,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+    });
+    const ready = await fetch(`${shelf.url}/readyz`);
+    assert.equal(ready.status, 200);
+    await ready.body?.cancel();
+    // Moved aside and replaced by another file: the process still writes to the one it opened.
+    await Deno.rename(kvPath, `${kvPath}.old`);
+    const gone = await fetch(`${shelf.url}/readyz`);
+    assert.equal(gone.status, 503);
+    assert.equal((await gone.json()).error.code, "not_ready");
+    await Deno.writeFile(kvPath, new Uint8Array());
+    const replaced = await fetch(`${shelf.url}/readyz`);
+    assert.equal(replaced.status, 503);
+    await replaced.body?.cancel();
+    const alive = await fetch(`${shelf.url}/healthz`);
+    assert.equal(alive.status, 200, "the process still serves");
+    await alive.body?.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
