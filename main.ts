@@ -22,7 +22,7 @@ import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
-import { flushOpsLog, opsLog } from "./core/ops_log.ts";
+import { flushOpsLog, opsLog, setLoggedSecrets } from "./core/ops_log.ts";
 import { flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
@@ -60,6 +60,7 @@ function cannotListen(config: Config, e: unknown): Error {
 async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
+  if (config.adminToken) setLoggedSecrets([config.adminToken]);
   const file = localKvFile(config.kvPath);
   checkUpstream(config.upstream, Deno.env, file);
   if (config.port !== 0 && file && !(await Deno.lstat(file).then(() => true, () => false))) {

@@ -1,4 +1,5 @@
 import { LineWriter } from "./line_writer.ts";
+import { maskedText } from "./ops_log.ts";
 
 /** Where unexpected failures are reported; tests pass a collecting one. */
 export interface Log {
@@ -23,9 +24,11 @@ export const consoleLog: Log = {
     } catch {
       text = String(what);
     }
-    // A detail may quote what a client sent: a line is cut, as the ops log cuts a path.
+    // A detail may quote what a client sent: it is masked as the ops log's lines are, before a
+    // line is cut (as the ops log cuts a path), so that no cut secret escapes its pattern.
+    text = maskedText(text.slice(0, 4 * MAX_DETAIL));
     if (text.length > MAX_DETAIL) text = `${text.slice(0, MAX_DETAIL)}… (cut)`;
-    stderr.line(`[shelf] ${message} ${text}`.trimEnd());
+    stderr.line(`[shelf] ${maskedText(message)} ${text}`.trimEnd());
   },
 };
 

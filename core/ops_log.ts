@@ -14,8 +14,28 @@ const stdout = new LineWriter(
   (n) => JSON.stringify({ ts: new Date().toISOString(), event: "log_dropped", lines: n }),
 );
 
+/** The operator's secrets (the admin token), masked in every line wherever they appear. */
+let secrets: string[] = [];
+
+export function setLoggedSecrets(values: string[]): void {
+  secrets = values.filter((v) => v.length >= 8);
+}
+
+/**
+ * `text` with keys and the operator's secrets masked (maskSecrets): for log text that may quote
+ * what a client sent, such as an upstream URL built from its query (probe CR: a key searched for
+ * was logged in clear by every retry line, where the access line masked it).
+ */
+export function maskedText(text: string): string {
+  return maskSecrets(text, secrets);
+}
+
 export function opsLog(line: LogLine): void {
-  const full = { ts: new Date().toISOString(), ...line };
+  // Access lines (no `event`) are masked where they are made (routes/access_log.ts).
+  const shown = line.event === undefined ? line : Object.fromEntries(
+    Object.entries(line).map(([k, v]) => [k, typeof v === "string" ? maskedText(v) : v]),
+  );
+  const full = { ts: new Date().toISOString(), ...shown };
   if (sink) return sink(full);
   stdout.line(JSON.stringify(full));
 }
