@@ -57,6 +57,16 @@ export function asinFromUrl(url: string | undefined): string {
   return m ? m[1].toUpperCase() : "";
 }
 
+/**
+ * The ASIN a product page names in its `input#ASIN` (what details reads), or "": a product page
+ * at another address (a reviews URL, probe CS) is that product's, whatever the address says.
+ */
+export function asinInput(html: string): string {
+  const tag = startTagWhere(html, "input", /\bid\s*=\s*["']?ASIN["'\s/>]/);
+  const value = /\bvalue\s*=\s*["']?([A-Z0-9]{10})(?=["'\s/>])/.exec(tag)?.[1] ?? "";
+  return value;
+}
+
 /** Throws ParseError "blocked" when the body is a captcha, sign-in wall or throttling page. */
 export function rejectBlockedPage(html: string): void {
   const head = html.slice(0, 200_000);

@@ -22,6 +22,7 @@ import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
 import {
   asinFromUrl,
+  asinInput,
   guarded,
   rejectBlockedPage,
   rejectEmpty,
@@ -70,7 +71,7 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
       r !== null
     );
     return {
-      asin: pageAsin(parts) || asinFromUrl(opts.url),
+      asin: pageAsin(parts) || asinInput(html) || asinFromUrl(opts.url),
       reviews,
       summary: readSummary(parts),
       has_next_page: hasNextPage(parts.pagination),
@@ -93,7 +94,8 @@ export function parseReviewSummary(html: string, opts: ReviewOptions): ReviewSum
 
 /**
  * The rating summary with the ASIN of the product it is for: the reviewed product's link on a
- * reviews page, as parseReviews reads it, else the ASIN of the URL that answered.
+ * reviews page, as parseReviews reads it, else a product page's own `input#ASIN`, else the ASIN
+ * of the URL that answered.
  */
 export function parseReviewSummaryPage(
   html: string,
@@ -110,7 +112,8 @@ export function parseReviewSummaryPage(
       rejectBlockedPage(html);
       throw new ParseError("unrecognised", "Cannot read the rating summary: the page shows none");
     }
-    return { asin: pageAsin(parts) || asinFromUrl(opts.url), summary: readSummary(parts) };
+    const asin = pageAsin(parts) || asinInput(html) || asinFromUrl(opts.url);
+    return { asin, summary: readSummary(parts) };
   });
 }
 

@@ -98,6 +98,19 @@ Deno.test("reviews/top labels the summary with the ASIN of the page's reviewed p
   }
 });
 
+Deno.test("a product page at a reviews address is labelled with the ASIN it names, by reviews and reviews/top (probe CS)", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0CSPROBE1",
+    "product/amazon.com__app-B07H57DNVV.html",
+  );
+  for (const path of ["/v1/products/reviews", "/v1/products/reviews/top"]) {
+    const r = await rig.call(`${path}?asin=B0CSPROBE1`);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    assert.equal(r.body.asin, "B07H57DNVV", path);
+  }
+});
+
 Deno.test("a promotion page reached under another id answers with the id the page states (probe CO)", async () => {
   await using rig = await startRig();
   rig.fake.page(
