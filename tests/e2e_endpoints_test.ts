@@ -231,16 +231,22 @@ Deno.test("asin-to-gtin says so in note when the page lists no identifiers", asy
 });
 
 /**
- * The search for EAN 0753747482348 finds the charger grid; its first organic result's product
- * page lists UPC 753747482348, which that EAN is.
+ * The search for EAN 0753747482348 finds the charger grid; its first organic result, B0CB1FW5FC,
+ * redirects to B0G6KD54ZK (as the marketplace does a merged product: the corpus holds no page of
+ * B0CB1FW5FC), whose page lists UPC 753747482348, which that EAN is.
  */
-function chargerPages(rig: { fake: { page(url: string, fixture: string): unknown } }) {
+function chargerPages(
+  rig: {
+    fake: { page(url: string, fixture: string): unknown; redirect(a: string, b: string): unknown };
+  },
+) {
   rig.fake.page(
     "https://www.amazon.com/s?k=0753747482348",
     "search/amazon.com__pricechecker-portable-charger.html",
   );
+  rig.fake.redirect("https://www.amazon.com/dp/B0CB1FW5FC", "https://www.amazon.com/dp/B0G6KD54ZK");
   rig.fake.page(
-    "https://www.amazon.com/dp/B0CB1FW5FC",
+    "https://www.amazon.com/dp/B0G6KD54ZK",
     "product/amazon.com__msheraz-B0G6KD54ZK.html",
   );
 }
@@ -249,13 +255,19 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
   await using rig = await startRig();
   chargerPages(rig);
   const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
-  assert.equal(body.asin, "B0CB1FW5FC");
+  // The product whose page lists the code is the one its page names, said so in `note` (probe CS:
+  // the search result's ASIN was given, unremarked, for another product's page).
+  assert.equal(body.asin, "B0G6KD54ZK");
   assert.equal(body.match.asin, "B0CB1FW5FC");
-  assert.equal(body.note, null);
+  assert.equal(
+    body.note,
+    "The marketplace shows the search result B0CB1FW5FC as B0G6KD54ZK, whose page lists GTIN 0753747482348.",
+  );
   assert.ok(body.other_matches.length > 0);
   assert.ok(!body.other_matches.includes("B0CB1FW5FC"));
   // The top result carried the code: no other product page was fetched to confirm it.
-  assert.equal(rig.fake.pageRequests("/dp/"), 1);
+  assert.equal(rig.fake.pageRequests("/dp/B0CB1FW5FC"), 1);
+  assert.equal(rig.fake.pageRequests("/dp/"), 2, "the result's address and its redirect");
 });
 
 Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds nothing", async () => {
@@ -291,8 +303,9 @@ Deno.test("gtin-to-asin whose candidates' pages cannot be read fails uncharged; 
 
   rig.fake.recover();
   const confirmed = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
-  assert.equal(confirmed.asin, "B0CB1FW5FC");
-  assert.equal(confirmed.note, null);
+  assert.equal(confirmed.asin, "B0G6KD54ZK");
+  assert.equal(confirmed.match.asin, "B0CB1FW5FC");
+  assert.match(confirmed.note, /B0CB1FW5FC as B0G6KD54ZK/);
 });
 
 Deno.test("scrape detects the page type and costs 2", async () => {

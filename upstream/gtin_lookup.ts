@@ -15,9 +15,20 @@ import { notFound } from "./fetch_page.ts";
 import { ApiError } from "../core/api_error.ts";
 
 export interface GtinLookup {
+  /**
+   * The product that carries the code: the ASIN its confirming page shows, which may not be the
+   * search result's (a result whose page redirects to another ASIN, a merged product; probe CS).
+   */
+  asin: string;
   match: ProductItem;
   other_matches: string[];
   note: string | null;
+}
+
+/** What a candidate's product page shows: its own ASIN and its identifiers. */
+export interface ProductIdentifiers {
+  asin: string;
+  identifiers: Identifiers;
 }
 
 /** Candidates confirmed on their product pages; more would cost upstream time for little. */
@@ -26,7 +37,7 @@ const CONFIRM = 3;
 export async function lookUpGtin(
   gtin: string,
   results: ProductItem[],
-  identifiersOf: (asin: string) => Promise<Identifiers | null>,
+  identifiersOf: (asin: string) => Promise<ProductIdentifiers | null>,
 ): Promise<GtinLookup> {
   const organic = results.filter((r) => !r.sponsored);
   const candidates = dedupe(organic.length ? organic : results);
@@ -43,21 +54,29 @@ export async function lookUpGtin(
       if (!(e instanceof ApiError && e.status === 404)) unread.push(e);
       return null;
     });
-  const checked = [await confirm(candidates[0])];
-  if (!(checked[0] !== null && carries(checked[0], gtin))) {
-    checked.push(...await Promise.all(candidates.slice(1, CONFIRM).map(confirm)));
+  const pages = [await confirm(candidates[0])];
+  if (!(pages[0] !== null && carries(pages[0].identifiers, gtin))) {
+    pages.push(...await Promise.all(candidates.slice(1, CONFIRM).map(confirm)));
   }
-  const agreeing = checked.findIndex((ids) => ids !== null && carries(ids, gtin));
+  const agreeing = pages.findIndex((p) => p !== null && carries(p.identifiers, gtin));
   if (agreeing < 0 && unread.length > 0) throw unread[0];
   const match = candidates[Math.max(0, agreeing)];
   const others = candidates.filter((c) => c.asin !== match.asin).map((c) => c.asin);
   let note: string | null = null;
+  let asin = match.asin;
   if (agreeing < 0) {
-    note = checked.some((ids) => ids && Object.keys(ids).length > 0)
+    note = pages.some((p) => p && Object.keys(p.identifiers).length > 0)
       ? `Unsure: no product page among the first results lists GTIN ${gtin}; the top search result is given.`
       : `Unsure: the product pages of the first results list no UPC/EAN/GTIN to confirm ${gtin}; the top search result is given.`;
+  } else {
+    const shown = pages[agreeing]!.asin;
+    if (shown && shown !== match.asin) {
+      asin = shown;
+      note =
+        `The marketplace shows the search result ${match.asin} as ${shown}, whose page lists GTIN ${gtin}.`;
+    }
   }
-  return { match: { ...match, position: 1 }, other_matches: others, note };
+  return { asin, match: { ...match, position: 1 }, other_matches: others, note };
 }
 
 /** UPC-A, EAN-13 and GTIN-14 of one item differ only by leading zeros. */

@@ -177,10 +177,10 @@ export class UpstreamSource implements DataSource {
       parsed<SearchPage>(await get(searchUrl(mp, { query: gtin }, 1), "search")).results;
     const found = await lookUpGtin(gtin, results, async (asin) => {
       const page = await get(productPageUrl(mp, asin), "identifiers");
-      return parsed<Out<typeof parseIdentifiers>>(page).identifiers;
+      return parsed<Out<typeof parseIdentifiers>>(page);
     });
     return {
-      asin: found.match.asin,
+      asin: found.asin,
       gtin,
       note: found.note,
       match: found.match,
