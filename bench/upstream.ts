@@ -6,6 +6,7 @@
  * - 100 concurrent identical details calls: upstream page fetches (target 1).
  */
 import { FakeMarketplace } from "../tests/fake_marketplace.ts";
+import { asResultsPage, fixture } from "../tests/fixture.ts";
 import { BrowserTransport } from "../upstream/browser_transport.ts";
 import { UpstreamSource } from "../upstream/source.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
@@ -30,16 +31,15 @@ async function timed(
 
 export async function benchUpstream(): Promise<void> {
   await using fake = new FakeMarketplace();
-  // amazon.de__parsy-katzenfutter: 60 results a page, so 200 items span four pages.
+  // amazon.de__parsy-katzenfutter: 60 results a page, so 200 items span four pages; each further
+  // page with items of its own (asResultsPage).
+  const grid = await fixture("search/amazon.de__parsy-katzenfutter.html");
   for (let p = 1; p <= 8; p++) {
-    fake.page(
-      `https://www.amazon.de/s?k=katzenfutter${p > 1 ? `&page=${p}` : ""}`,
-      "search/amazon.de__parsy-katzenfutter.html",
-    );
-    fake.page(
-      `https://www.amazon.de/s?k=warmup${p > 1 ? `&page=${p}` : ""}`,
-      "search/amazon.de__parsy-katzenfutter.html",
-    );
+    for (const q of ["katzenfutter", "warmup"]) {
+      fake.page(`https://www.amazon.de/s?k=${q}${p > 1 ? `&page=${p}` : ""}`, {
+        html: asResultsPage(grid, p),
+      });
+    }
   }
   fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   const transport = new BrowserTransport({ origin: fake.origin });

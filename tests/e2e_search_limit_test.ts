@@ -8,23 +8,24 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { parsePlans } from "../metering/plans.ts";
-import { fixture } from "./fixture.ts";
+import { asResultsPage, fixture } from "./fixture.ts";
 import { parseSearch } from "../parsers/search.ts";
 import { AHEAD_ALLOWANCE } from "../upstream/search_ahead.ts";
 
-// amazon.com__pavel-ipad-pro holds 16 organic results and links a next page.
-function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
+// amazon.com__pavel-ipad-pro holds 16 organic results and links a next page; each further page
+// holds items of its own (asResultsPage).
+async function servePages(rig: Awaited<ReturnType<typeof startRig>>, pages: number) {
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
   for (let p = 1; p <= pages; p++) {
-    rig.fake.page(
-      `https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`,
-      "search/amazon.com__pavel-ipad-pro.html",
-    );
+    rig.fake.page(`https://www.amazon.com/s?k=ipad${p > 1 ? `&page=${p}` : ""}`, {
+      html: asResultsPage(html, p),
+    });
   }
 }
 
 Deno.test("search limit=40 over 16-item pages uses three pages and charges three credits", async () => {
   await using rig = await startRig();
-  servePages(rig, 6);
+  await servePages(rig, 6);
   const r = await rig.call("/v1/products/search?query=ipad&limit=40");
   assert.equal(r.status, 200);
   assert.equal(r.body.count, 40);
@@ -41,7 +42,7 @@ Deno.test("search limit stops when credits run out and returns what it has with 
     plans: [{ id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }],
   }));
   await using rig = await startRig({ plans, plan: "tiny" });
-  servePages(rig, 6);
+  await servePages(rig, 6);
   const r = await rig.call("/v1/products/search?query=ipad&limit=60");
   assert.equal(r.status, 200);
   assert.equal(r.body.count, 32);
@@ -52,7 +53,7 @@ Deno.test("search limit stops when credits run out and returns what it has with 
 
 Deno.test("a further page the marketplace does not have ends the search with the items so far", async () => {
   await using rig = await startRig();
-  servePages(rig, 1); // page 1 links a page 2, which is the marketplace's 404
+  await servePages(rig, 1); // page 1 links a page 2, which is the marketplace's 404
   const r = await rig.call("/v1/products/search?query=ipad&limit=30");
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 16);
@@ -64,7 +65,7 @@ Deno.test("a further page the marketplace does not have ends the search with the
 
 Deno.test("a further page that fails ends the search with the items so far, has_next_page true, and is not charged", async () => {
   await using rig = await startRig();
-  servePages(rig, 6);
+  await servePages(rig, 6);
   rig.fake.fail("robot", 3, "page=2"); // page 2 blocked through its retries
   const r = await rig.call("/v1/products/search?query=ipad&limit=40");
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
@@ -112,7 +113,7 @@ Deno.test("search limit never fetches more upstream pages than the call pays for
     plans: [{ id: "tiny", credits: 2, rate_limit_per_sec: 100, max_keys: 1, groups: ["products"] }],
   }));
   await using rig = await startRig({ plans, plan: "tiny" });
-  servePages(rig, 14);
+  await servePages(rig, 14);
   const r = await rig.call("/v1/products/search?query=ipad&limit=200");
   assert.equal(r.status, 200);
   assert.equal(r.headers.get("x-credits-cost"), "2");
@@ -122,7 +123,7 @@ Deno.test("search limit never fetches more upstream pages than the call pays for
 
 Deno.test("with credits to spare, the pages fetched are the pages charged", async () => {
   await using rig = await startRig();
-  servePages(rig, 14);
+  await servePages(rig, 14);
   for (const [limit, pages] of [[40, 3], [100, 7], [16, 1], [17, 2]]) {
     const before = rig.fake.pageRequests("/s?");
     const r = await rig.call(`/v1/products/search?query=ipad&limit=${limit}`);
@@ -144,9 +145,12 @@ async function searchPagesFetched(rig: Awaited<ReturnType<typeof startRig>>, exp
   return rig.fake.pageRequests("/s?");
 }
 
-/** The ipad page as the last page of its results: no next link, no links to further pages. */
-async function lastPage(): Promise<string> {
-  const html = (await fixture("search/amazon.com__pavel-ipad-pro.html"))
+/**
+ * The ipad page as the last page of its results: no next link, no links to further pages; as page
+ * `page`, with items of its own.
+ */
+async function lastPage(page = 1): Promise<string> {
+  const html = asResultsPage(await fixture("search/amazon.com__pavel-ipad-pro.html"), page)
     .replaceAll("s-pagination-next", "s-pagination-gone")
     .replace(/\bpage=\d+/g, "pg=0");
   assert.equal(parseSearch(html, { marketplace: "US" }).has_next_page, false);
@@ -188,7 +192,7 @@ Deno.test("a query without results and limit=200 costs one credit", async () => 
 Deno.test("limit=200 over a two-page result: pages fetched with the first and not used are not charged, and the usage adds up", async () => {
   await using rig = await startRig();
   rig.fake.page("https://www.amazon.com/s?k=ipad", "search/amazon.com__pavel-ipad-pro.html");
-  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage() });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage(2) });
   let remaining = NaN;
   let paid = 0;
   for (const round of [1, 2]) {
@@ -216,7 +220,7 @@ Deno.test("limit=200 over a two-page result: pages fetched with the first and no
 
 Deno.test("limit=200 over full pages asks for its further pages while the first is on its way, and pays each", async () => {
   await using rig = await startRig();
-  servePages(rig, 14);
+  await servePages(rig, 14);
   rig.fake.delayMs = 1_000;
   const call = rig.call("/v1/products/search?query=ipad&limit=200");
   await new Promise((r) => setTimeout(r, 500));
@@ -232,12 +236,12 @@ Deno.test("limit=200 over full pages asks for its further pages while the first 
 Deno.test("one account's concurrent limit=200 searches over small pages all succeed: a call has at most a few pages in flight", async () => {
   await using rig = await startRig();
   const queries = ["ipad", "tablet", "stylus"];
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
   for (const q of queries) {
     for (let p = 1; p <= 14; p++) {
-      rig.fake.page(
-        `https://www.amazon.com/s?k=${q}${p > 1 ? `&page=${p}` : ""}`,
-        "search/amazon.com__pavel-ipad-pro.html",
-      );
+      rig.fake.page(`https://www.amazon.com/s?k=${q}${p > 1 ? `&page=${p}` : ""}`, {
+        html: asResultsPage(html, p),
+      });
     }
   }
   const answers = await Promise.all(
@@ -253,7 +257,7 @@ Deno.test("one account's concurrent limit=200 searches over small pages all succ
 Deno.test("a client that hangs up while its pages are fetched pays for the pages fetched, and its search takes no further pages", async () => {
   const lines: Record<string, unknown>[] = [];
   await using rig = await startRig({ accessLog: (l) => lines.push(l) });
-  servePages(rig, 6);
+  await servePages(rig, 6);
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   rig.fake.slowMs = 600; // within the rig's 1.5 s exchange timeout
   rig.fake.fail("slow", 2);
@@ -278,4 +282,27 @@ Deno.test("a client that hangs up while its pages are fetched pays for the pages
   const abandoned = lines.filter((l) => l.status === 499);
   assert.equal(abandoned.length, 2, `logged as 499: ${JSON.stringify(lines)}`);
   assert.deepEqual(abandoned.map((l) => l.credits), [1, 1]);
+});
+
+Deno.test("further pages that are the first again (a redirect to it, or its items once more) are given back and end the search (probe CS)", async () => {
+  for (const how of ["redirect", "same items"] as const) {
+    await using rig = await startRig();
+    await servePages(rig, 1);
+    const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+    for (let p = 2; p <= 8; p++) {
+      const url = `https://www.amazon.com/s?k=ipad&page=${p}`;
+      if (how === "redirect") rig.fake.redirect(url, "https://www.amazon.com/s?k=ipad");
+      else rig.fake.page(url, { html });
+    }
+    const r = await rig.call("/v1/products/search?query=ipad&limit=100");
+    assert.equal(r.status, 200, `${how}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    const asins = (r.body.results as { asin: string }[]).map((x) => x.asin);
+    assert.equal(new Set(asins).size, asins.length, `${how}: no item twice`);
+    assert.equal(r.body.count, 16, how);
+    assert.equal(r.body.has_next_page, false, how);
+    assert.equal(r.headers.get("x-credits-cost"), "1", how);
+    await new Promise((r) => setTimeout(r, 200)); // pages fetched ahead settle their refunds
+    const usage = await rig.call("/v1/usage");
+    assert.equal((usage.body as { requests_used: number }).requests_used, 1, how);
+  }
 });

@@ -37,3 +37,21 @@ export function fixtureMarketplace(name: string): string {
   }
   return m.code;
 }
+
+/**
+ * A search page as page `page` of its results: every item's ASIN renamed to one of its own, as a
+ * marketplace's further pages hold other items than its first. Served unchanged under every page
+ * number, one page would be read again and again, and a further page holding only items already
+ * read ends a search (upstream/search_pages.ts).
+ */
+export function asResultsPage(html: string, page: number): string {
+  if (page <= 1) return html;
+  const names = new Map<string, string>();
+  const tag = page.toString(36).toUpperCase().padStart(2, "0");
+  for (const m of html.matchAll(/data-asin="([A-Z0-9]{10})"/g)) {
+    if (!names.has(m[1])) {
+      names.set(m[1], `B${tag}${names.size.toString(36).toUpperCase().padStart(7, "0")}`);
+    }
+  }
+  return html.replace(/[A-Z0-9]{10}/g, (a) => names.get(a) ?? a);
+}

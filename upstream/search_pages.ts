@@ -129,6 +129,8 @@ async function collect<Raw>(
     );
   }
   const results: ProductItem[] = [];
+  /** The ASINs of the pages read so far: a further page's items are new ones or none. */
+  const seen = new Set<string>();
   let total = 0;
   let seenPerPage = 0;
   for (let page = o.firstPage, used = 0;; page++) {
@@ -145,10 +147,23 @@ async function collect<Raw>(
       progress.failedAt = page;
       return done(results, true, total, used);
     }
+    // A further page that holds only items already read is no further page: the marketplace
+    // answered an earlier one again (a redirect to the first page, a page past the last). It is
+    // given back and ends the results (probe CS: limit=100 charged 7 pages for 16 items, each
+    // repeated). Items already read are left out of the pages that also hold new ones.
+    const fresh = used === 0
+      ? got.results
+      : got.results.filter((r) => !r.asin || !seen.has(r.asin));
+    if (used > 0 && fresh.length === 0 && got.results.length > 0) {
+      refunded.add(page);
+      progress.failedAt = page;
+      return done(results, false, total, used);
+    }
+    for (const r of got.results) if (r.asin) seen.add(r.asin);
     progress.used = ++used;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
-    results.push(...got.results.filter(o.keep));
+    results.push(...fresh.filter(o.keep));
     const limit = o.limit || Infinity;
     if (o.limit === 0 || results.length >= limit) {
       return done(
