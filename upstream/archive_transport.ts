@@ -99,7 +99,7 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
  * copied it again (probe CP). The rest of a larger record is skipped unread.
  */
 async function readRecordBody(
-  record: AsyncIterable<Uint8Array>,
+  record: AsyncIterable<Uint8Array> & { _reader?: unknown },
 ): Promise<{ body: Uint8Array; unusable?: string }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -112,6 +112,13 @@ async function readRecordBody(
       };
     }
     chunks.push(chunk);
+  }
+  // warcio reads a record through a reader limited to its WARC Content-Length: bytes it still
+  // expected when the file ended mean the record was cut short, whatever its encoding (a gzip or
+  // chunked body cut in the middle decodes to a shorter page without a word; probe CR).
+  const expected = (record._reader as { limit?: unknown } | undefined)?.limit;
+  if (typeof expected === "number" && expected > 0) {
+    return { body: new Uint8Array(), unusable: `was cut short (${expected} bytes missing)` };
   }
   const body = new Uint8Array(size);
   let at = 0;
