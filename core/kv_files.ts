@@ -14,7 +14,20 @@ export function kvFiles(path: string): string[] {
  * relative paths: writing into one (a backup, a recording) corrupts the store or is lost.
  */
 export function isStoreFile(file: string, kvFile: string): boolean {
-  return kvFiles(resolved(kvFile)).includes(resolved(file));
+  const store = kvFiles(resolved(kvFile));
+  if (store.includes(resolved(file))) return true;
+  // A hard link has a path of its own: the same file is the same device and inode (probe CR).
+  const id = fileId(file);
+  return id !== null && store.some((f) => fileId(f) === id);
+}
+
+function fileId(path: string): string | null {
+  try {
+    const s = Deno.statSync(path);
+    return s.ino === null ? null : `${s.dev}:${s.ino}`;
+  } catch {
+    return null;
+  }
 }
 
 /** The absolute path `file` names, through symbolic links where they exist. */

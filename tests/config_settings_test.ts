@@ -238,7 +238,9 @@ Deno.test("UPSTREAM_RECORD: a FIFO, the store or one of its side files is refuse
     );
     const store = `${dir}/shelf.kv`;
     await Deno.symlink(dir, `${dir}/link`);
-    for (const named of [store, `${store}-wal`, `${dir}/link/shelf.kv-shm`]) {
+    await Deno.writeFile(store, new Uint8Array());
+    await Deno.link(store, `${dir}/hard.warc`); // the same file under a name of its own
+    for (const named of [store, `${store}-wal`, `${dir}/link/shelf.kv-shm`, `${dir}/hard.warc`]) {
       assert.throws(
         () => checkUpstream(origin, env({ UPSTREAM_RECORD: named }), store),
         /'UPSTREAM_RECORD' names the store/,
