@@ -128,7 +128,10 @@ function parse(job: PageJob, html: string, detection: Detection): Parsed {
   const type = detection.kind === "page" ? detection.type : null;
   const reads = PAGES_READ[job.parser];
   if (reads && !(type && reads.includes(type))) {
-    const shown = type ? `a ${type.replace("_", " ")} page` : "no page Shelf knows";
+    const named = type?.replace("_", " ");
+    const shown = named
+      ? `${/^[aeiou]/.test(named) ? "an" : "a"} ${named} page`
+      : "no page Shelf knows";
     const message = `the marketplace answered ${shown} where a ${job.parser} page was expected`;
     return { ok: false, reason: "unrecognised", message };
   }
