@@ -61,7 +61,6 @@ export async function lookUpGtin(
   const agreeing = pages.findIndex((p) => p !== null && carries(p.identifiers, gtin));
   if (agreeing < 0 && unread.length > 0) throw unread[0];
   const match = candidates[Math.max(0, agreeing)];
-  const others = candidates.filter((c) => c.asin !== match.asin).map((c) => c.asin);
   let note: string | null = null;
   let asin = match.asin;
   if (agreeing < 0) {
@@ -76,6 +75,9 @@ export async function lookUpGtin(
         `The marketplace shows the search result ${match.asin} as ${shown}, whose page lists GTIN ${gtin}.`;
     }
   }
+  // Neither the search result nor the product its page shows is another match (probe CT).
+  const others = candidates.filter((c) => c.asin !== match.asin && c.asin !== asin)
+    .map((c) => c.asin);
   return { asin, match: { ...match, position: 1 }, other_matches: others, note };
 }
 

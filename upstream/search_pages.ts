@@ -129,8 +129,12 @@ async function collect<Raw>(
     );
   }
   const results: ProductItem[] = [];
-  /** The ASINs of the pages read so far: a further page's items are new ones or none. */
+  /**
+   * The items of the pages read so far, an ASIN as an ad apart from it as a result: a product
+   * advertised on one page is a result on another (probe CT), which is no repeat.
+   */
   const seen = new Set<string>();
+  const itemKey = (r: ProductItem) => `${r.sponsored ? "ad" : "result"} ${r.asin}`;
   let total = 0;
   let seenPerPage = 0;
   for (let page = o.firstPage, used = 0;; page++) {
@@ -153,13 +157,13 @@ async function collect<Raw>(
     // repeated). Items already read are left out of the pages that also hold new ones.
     const fresh = used === 0
       ? got.results
-      : got.results.filter((r) => !r.asin || !seen.has(r.asin));
+      : got.results.filter((r) => !r.asin || !seen.has(itemKey(r)));
     if (used > 0 && fresh.length === 0 && got.results.length > 0) {
       refunded.add(page);
       progress.failedAt = page;
       return done(results, false, total, used);
     }
-    for (const r of got.results) if (r.asin) seen.add(r.asin);
+    for (const r of got.results) if (r.asin) seen.add(itemKey(r));
     progress.used = ++used;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
