@@ -25,6 +25,7 @@ import {
   type Params,
 } from "../upstream/envelopes.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
+import { reviewUrl } from "../upstream/urls.ts";
 
 interface Args {
   type?: PageType;
@@ -104,7 +105,13 @@ function enveloped(
   result: unknown,
   html: string,
 ) {
-  const url = canonical ?? `https://${marketplaceOfCode(mp).host}/`;
+  // A single review without a canonical link is named by its id, as the endpoint asks for it
+  // (probe CU: the marketplace's root was printed).
+  const reviewId = type === "review" ? (result as { review?: { id?: unknown } }).review?.id : null;
+  const url = canonical ??
+    (typeof reviewId === "string" && reviewId
+      ? reviewUrl(mp, reviewId)
+      : `https://${marketplaceOfCode(mp).host}/`);
   const q = URL.parse(url)?.searchParams;
   const params: Params = {};
   const query = q?.get("k") ?? inputValue(html, /id=["']twotabsearchtextbox["']/);

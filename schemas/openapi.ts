@@ -76,7 +76,7 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "This key's subscription is inactive or its plan does not include this endpoint group.",
   ],
   TooManyRequests: [
-    "rate_limited, quota_exhausted, or too many of this client's request bodies being read at once; with Retry-After",
+    "rate_limited, quota_exhausted, or too many of this client's request bodies being read at once; Retry-After on all but a quota_exhausted whose credits are used up (they reset at X-Credits-Reset)",
     "rate_limited",
     429,
     "Too many requests this second for this key; wait and retry.",
@@ -100,7 +100,7 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     "The upstream page did not yield a complete answer.",
   ],
   UpstreamBlocked: [
-    "upstream_blocked (a robot check persisted after retries, or the account's calls pause after blocked ones), upstream_busy (too many of the account's calls wait for the marketplace), busy (the account's store record is contended) or unavailable (the store cannot be written, too many request bodies being read, the service stopping); with Retry-After",
+    "upstream_blocked (a robot check persisted after retries, or the account's calls pause after blocked ones), upstream_busy (too many of the account's calls wait for the marketplace), busy (the account's store record is contended) or unavailable (the store cannot be written, too many request bodies being read, the service stopping); Retry-After on all but an upstream_blocked answered for a page that was blocked (a robot check, a captcha or a sign-in wall: retrying at once meets it again)",
     "upstream_blocked",
     503,
     "The marketplace kept answering with a robot check.",

@@ -59,6 +59,13 @@ Deno.test("deno task parse prints the endpoint's envelope, the same the HTTP ans
   assert.deepEqual(Object.keys(offers), ["url", "asin", "count", "offers"]);
   assert.equal(offers.count, 11);
   assert.equal(offers.url, "https://www.amazon.com/dp/B0BN72FYFG");
+  // A single review without a canonical link: named by its id, as the endpoint names it (probe
+  // CU: the marketplace's root was printed).
+  const review = JSON.parse(
+    (await runParse("reviews/amazon.com__weih-B003EM8008-p3837.html")).stdout,
+  );
+  assert.equal(review.review_id, "R12J0UJC4DRYLC");
+  assert.equal(review.url, "https://www.amazon.com/gp/customer-reviews/R12J0UJC4DRYLC");
 });
 
 Deno.test("deno task parse honours --type and --marketplace", async () => {

@@ -52,6 +52,8 @@ Deno.test("a sign-in wall is answered after exactly one upstream request, unchar
   assert.equal((r.body.error as { code: string }).code, "upstream_blocked");
   assert.equal(r.headers.get("x-credits-cost"), "0");
   assert.equal(rig.fake.pageRequests("/product-reviews/"), 1, "no retry for a sign-in wall");
+  // And its message says no retries were made (probe CU).
+  assert.doesNotMatch((r.body.error as { message: string }).message, /after retries/);
 });
 
 Deno.test("an ASIN read from a lower-case URL is upper-cased (18.6)", async () => {

@@ -68,7 +68,11 @@ export async function fetchPage(
     const why = detection.kind === "blocked"
       ? detection.reason.replace("_", " ")
       : `HTTP ${res.status}`;
-    throw blocked(`The marketplace refused the request (${why}) after retries.`);
+    // A sign-in wall is answered at once, without retries (browser_transport.ts).
+    const retried = detection.kind === "blocked" && detection.reason === "signin_wall"
+      ? ""
+      : " after retries";
+    throw blocked(`The marketplace refused the request (${why})${retried}.`);
   }
   if (res.status === 404 || res.status === 410 || detection.kind === "not_found") {
     throw notFound(`The marketplace has no page at ${req.url}.`);
