@@ -1,0 +1,55 @@
+/**
+ * A large answer is handed to the server a chunk at a time (core/paced_body.ts), and one the client
+ * takes nothing of for PACED_IDLE_MS lets go of its text: reading on gets an error, never a cut
+ * answer that looks whole (probe CW: 200 clients that never read their 7 MB answers held 2.6 GB,
+ * with nothing to let go of them). Here the idle time is shortened.
+ */
+import assert from "node:assert/strict";
+import { pacedBody } from "../core/paced_body.ts";
+
+Deno.test("a paced body read steadily arrives whole; one not read for the idle time is ended", async () => {
+  const bytes = new Uint8Array(300 * 1024).map((_, i) => i % 251);
+  const steady = pacedBody(bytes, 200) as ReadableStream<Uint8Array>;
+  const got = new Uint8Array(await new Response(steady).arrayBuffer());
+  assert.deepEqual(got, bytes);
+
+  const stalled = (pacedBody(bytes, 100) as ReadableStream<Uint8Array>).getReader();
+  assert.equal((await stalled.read()).value?.length, 16 * 1024, "a first chunk");
+  await new Promise((r) => setTimeout(r, 250)); // the client takes nothing more
+  await assert.rejects(stalled.read(), /took nothing for 100 ms/);
+});
+
+Deno.test("over real HTTP, a client that stops reading a large answer for the idle time gets no more of it", async () => {
+  const bytes = new Uint8Array(4 * 1024 * 1024).fill(120); // more than the socket buffers hold
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    () => new Response(pacedBody(bytes, 300)),
+  );
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+    await conn.write(new TextEncoder().encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    await new Promise((r) => setTimeout(r, 1_000)); // never read meanwhile: the server stalls
+    // Reading now drains what the buffers held, then meets the end the server made.
+    let total = 0;
+    const buf = new Uint8Array(64 * 1024);
+    const until = Date.now() + 3_000; // a connection still open then is no answer either
+    let ended = false;
+    while (Date.now() < until) {
+      const n = await Promise.race([
+        conn.read(buf).catch(() => null),
+        new Promise<"wait">((r) => setTimeout(r, until - Date.now(), "wait")),
+      ]);
+      if (n === "wait") break;
+      if (n === null) {
+        ended = true;
+        break;
+      }
+      total += n;
+    }
+    conn.close();
+    assert.ok(ended, "the server ended the answer");
+    assert.ok(total < bytes.length, `the whole answer (${total} bytes) was sent`);
+  } finally {
+    await server.shutdown();
+  }
+});
