@@ -14,14 +14,18 @@
 export const PACED_FROM = 64 * 1024;
 const CHUNK = 16 * 1024;
 /**
- * A paced body the client takes nothing of for this long lets go of its text: each answer waiting
+ * A paced body the server takes no chunk of for this long lets go of its text: each answer waiting
  * for a client that never reads held all of it, 200 such clients of 7 MB answers 2.6 GB, and
  * nothing let go of them (probe CW). The connection stays until the client goes, holding one
- * chunk; a client that reads again after that gets an error, not a cut answer that looks whole.
- * (Ending the stream at once would close the connection, but the runtime writes a stack trace to
- * stderr for every body that errs, `--quiet` or not.) nginx's `send_timeout` is as long.
+ * chunk; a client that reads again after that gets an error, and the Content-Length the answer
+ * carries tells it the body was cut. (Ending the stream at once would close the connection, but
+ * the runtime writes a stack trace to stderr for every body that errs, `--quiet` or not.)
+ *
+ * The server takes a chunk only once the socket's send buffer (up to 4 MB) has half drained, so a
+ * client that reads steadily at 32 KB/s waits 35–38 s between takes: 30 s cut such clients off
+ * (probe CX). Five minutes cuts only a client slower than about 7 KB/s, or one that stopped.
  */
-export const PACED_IDLE_MS = 30_000;
+export const PACED_IDLE_MS = 300_000;
 
 /**
  * `bytes` as a body: itself when small, else a stream of chunks copied from it as the client takes
@@ -63,11 +67,23 @@ export function pacedBody(
 
 const encoder = new TextEncoder();
 
-/** Text as a body: encoded and paced when long. */
-export function pacedText(
-  text: string,
-): string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>> {
+/**
+ * A response of `bytes`, paced when long, with its Content-Length then: a paced body goes out
+ * chunked otherwise, and one cut short (see PACED_IDLE_MS) ended like a whole one for an HTTP/1.0
+ * client (probe CX).
+ */
+export function pacedResponse(
+  bytes: Uint8Array<ArrayBuffer>,
+  headers: Record<string, string>,
+): Response {
+  const body = pacedBody(bytes);
+  if (body === bytes) return new Response(body, { headers });
+  return new Response(body, { headers: { ...headers, "content-length": String(bytes.length) } });
+}
+
+/** A response of text, encoded and paced when long (see pacedResponse). */
+export function pacedTextResponse(text: string, headers: Record<string, string>): Response {
   // A UTF-8 text is at least as long in bytes as in UTF-16 units, and at most three times.
-  if (text.length <= PACED_FROM / 3) return text;
-  return pacedBody(encoder.encode(text)); // encoded here, so not again by the server
+  if (text.length <= PACED_FROM / 3) return new Response(text, { headers });
+  return pacedResponse(encoder.encode(text), headers); // encoded here, so not again by the server
 }

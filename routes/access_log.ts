@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { maskSecrets } from "../core/ops_log.ts";
 import { isHostName } from "./request_target.ts";
-import { pacedText } from "../core/paced_body.ts";
+import { pacedTextResponse } from "../core/paced_body.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 
@@ -49,7 +49,7 @@ export function textWithRequestId(
 ): Response {
   const id = c.get("requestId" as never) as string | undefined;
   if (id) headers["x-request-id"] = id;
-  const res = new Response(pacedText(text), { headers });
+  const res = pacedTextResponse(text, headers);
   if (id) stamped.add(res);
   return res;
 }

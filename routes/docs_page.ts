@@ -4,7 +4,7 @@
  * hosters are often offline), and no inline script, so the page keeps a strict CSP.
  */
 import type { Hono } from "hono";
-import { pacedBody } from "../core/paced_body.ts";
+import { pacedResponse } from "../core/paced_body.ts";
 import css from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
 import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 
@@ -32,14 +32,12 @@ function asset(text: string, type: string, immutable: boolean): () => Response {
   // the bundle, on the thread that serves paid calls (a flood of it took their p50 from 3 to 300 ms).
   const body = new TextEncoder().encode(text);
   return () =>
-    new Response(pacedBody(body), {
-      headers: {
-        "content-type": type,
-        "x-content-type-options": "nosniff",
-        // The assets change only with the package version, which changes the deployment.
-        "cache-control": immutable ? "public, max-age=86400" : "no-cache",
-        ...(type.startsWith("text/html") ? { "content-security-policy": CSP } : {}),
-      },
+    pacedResponse(body, {
+      "content-type": type,
+      "x-content-type-options": "nosniff",
+      // The assets change only with the package version, which changes the deployment.
+      "cache-control": immutable ? "public, max-age=86400" : "no-cache",
+      ...(type.startsWith("text/html") ? { "content-security-policy": CSP } : {}),
     });
 }
 

@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 import { type DocumentSettings, openApiDocument } from "../schemas/openapi.ts";
 import { docsRoutes } from "./docs_page.ts";
-import { pacedBody } from "../core/paced_body.ts";
+import { pacedResponse } from "../core/paced_body.ts";
 
 export function metaRoutes(app: Hono, settings: DocumentSettings): void {
   const index = {
@@ -22,9 +22,7 @@ export function metaRoutes(app: Hono, settings: DocumentSettings): void {
   let openApi: Uint8Array<ArrayBuffer> | undefined;
   app.get("/openapi.json", () => {
     openApi ??= new TextEncoder().encode(JSON.stringify(openApiDocument(settings)));
-    return new Response(pacedBody(openApi), {
-      headers: { "content-type": "application/json" },
-    });
+    return pacedResponse(openApi, { "content-type": "application/json" });
   });
   docsRoutes(app);
 }

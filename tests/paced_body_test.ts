@@ -5,7 +5,8 @@
  * with nothing to let go of them). Here the idle time is shortened.
  */
 import assert from "node:assert/strict";
-import { pacedBody } from "../core/paced_body.ts";
+import { pacedBody, pacedResponse } from "../core/paced_body.ts";
+import { startServer } from "./test_server.ts";
 
 Deno.test("a paced body read steadily arrives whole; one not read for the idle time is ended", async () => {
   const bytes = new Uint8Array(300 * 1024).map((_, i) => i % 251);
@@ -23,7 +24,7 @@ Deno.test("over real HTTP, a client that stops reading a large answer for the id
   const bytes = new Uint8Array(4 * 1024 * 1024).fill(120); // more than the socket buffers hold
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen() {} },
-    () => new Response(pacedBody(bytes, 300)),
+    () => new Response(pacedBody(bytes, 300), { headers: { "content-length": `${bytes.length}` } }),
   );
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
@@ -52,4 +53,20 @@ Deno.test("over real HTTP, a client that stops reading a large answer for the id
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("a paced answer carries its Content-Length, so that a cut one is known as cut (probe CX)", async () => {
+  await using s = await startServer();
+  for (const path of ["/openapi.json", "/docs/swagger-ui-bundle.js"]) {
+    const r = await fetch(s.url + path);
+    const body = new Uint8Array(await r.arrayBuffer());
+    assert.ok(body.length > 64 * 1024, `${path} is paced`);
+    assert.equal(r.headers.get("content-length"), String(body.length), path);
+  }
+  const small = pacedResponse(new Uint8Array(10), { "content-type": "text/plain" });
+  assert.equal(
+    small.headers.get("content-length"),
+    null,
+    "a small body is the server's to measure",
+  );
 });
