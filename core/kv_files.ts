@@ -16,15 +16,17 @@ export function kvFiles(path: string): string[] {
 export function isStoreFile(file: string, kvFile: string): boolean {
   const store = kvFiles(resolved(kvFile));
   if (store.includes(resolved(file))) return true;
-  // A hard link has a path of its own: the same file is the same device and inode (probe CR).
-  const id = fileId(file);
-  return id !== null && store.some((f) => fileId(f) === id);
+  // A hard link has a path of its own: the same file is the same device and inode (probe CR),
+  // where the system reports inodes.
+  const id = fileIdentity(file);
+  return id !== null && !id.endsWith(":null") && store.some((f) => fileIdentity(f) === id);
 }
 
-function fileId(path: string): string | null {
+/** The file's device and inode ("dev:null" where the system reports none), or null where it is gone. */
+export function fileIdentity(path: string): string | null {
   try {
     const s = Deno.statSync(path);
-    return s.ino === null ? null : `${s.dev}:${s.ino}`;
+    return `${s.dev}:${s.ino}`;
   } catch {
     return null;
   }

@@ -8,18 +8,9 @@ import type { Deps } from "./deps.ts";
 import type { AdminGuard } from "./admin_guard.ts";
 import { ApiError, errorResponse } from "../core/api_error.ts";
 import { adminAuth } from "./admin.ts";
+import { fileIdentity } from "../core/kv_files.ts";
 
 const READY_TIMEOUT_MS = 1_000;
-
-/** The file's device and inode, or null where it is gone. */
-function fileIdentity(path: string): string | null {
-  try {
-    const s = Deno.statSync(path);
-    return `${s.dev}:${s.ino}`;
-  } catch {
-    return null;
-  }
-}
 
 const LANDING = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
