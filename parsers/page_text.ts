@@ -6,6 +6,7 @@
 import type { AnyNode, Element } from "./dom.ts";
 import { spendText } from "./page_budget.ts";
 import { ParseError } from "./parse_error.ts";
+import { isAsin } from "./page_common.ts";
 
 const INVISIBLE = new Set(["script", "style", "noscript", "template"]);
 
@@ -62,9 +63,14 @@ export function asinFromUrl(url: string | undefined): string {
  * at another address (a reviews URL, probe CS) is that product's, whatever the address says.
  */
 export function asinInput(html: string): string {
-  const tag = startTagWhere(html, "input", /\bid\s*=\s*["']?ASIN["'\s/>]/);
-  const value = /\bvalue\s*=\s*["']?([A-Z0-9]{10})(?=["'\s/>])/.exec(tag)?.[1] ?? "";
-  return value;
+  // Read as product.ts reads it: the tag's own `id` and `value` (tagAttributes), not a `data-id`.
+  for (const { start, end } of startTags(html, "input", true)) {
+    const attrs = tagAttributes(html.slice(start, end));
+    if (attrs.get("id") !== "ASIN") continue;
+    const value = (attrs.get("value") ?? "").trim();
+    return isAsin(value) ? value : "";
+  }
+  return "";
 }
 
 /** Throws ParseError "blocked" when the body is a captcha, sign-in wall or throttling page. */
