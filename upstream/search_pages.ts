@@ -155,9 +155,7 @@ async function collect<Raw>(
     // answered an earlier one again (a redirect to the first page, a page past the last). It is
     // given back and ends the results (probe CS: limit=100 charged 7 pages for 16 items, each
     // repeated). Items already read are left out of the pages that also hold new ones.
-    const fresh = used === 0
-      ? got.results
-      : got.results.filter((r) => !r.asin || !seen.has(itemKey(r)));
+    const fresh = got.results.filter((r) => !r.asin || !seen.has(itemKey(r)));
     if (used > 0 && fresh.length === 0 && got.results.length > 0) {
       refunded.add(page);
       progress.failedAt = page;
