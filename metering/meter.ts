@@ -74,7 +74,10 @@ interface Pending {
 
 /** How a stop names a refund that has not landed (one phrase, for an operator to search). */
 const NOT_APPLIED = "not applied before the stop";
-const UNDER_WAY = " (its write was still under way: it may land yet)";
+// A write cut by the exit may or may not have reached the store (a remote store may yet apply it),
+// so the operator checks before giving it back; "it may land yet" read as a promise (probe DB).
+const UNDER_WAY =
+  " (a write of it was still under way at the stop: it may have landed; check the account's usage before giving it back)";
 
 /** A refund the store would not take, tried again in the background (Meter.refundSurely). */
 interface DeferredRefund {

@@ -186,7 +186,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
       assert.ok(
         lines.some((l) =>
           l.includes(a.id) &&
-          l.includes("not applied before the stop (its write was still under way")
+          l.includes("not applied before the stop (a write of it was still under way at the stop")
         ),
         lines.join("\n"),
       );
