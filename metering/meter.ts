@@ -64,7 +64,18 @@ type Op =
   | { kind: "charge"; cost: number; tag?: UsageTag; group?: Group | null }
   | { kind: "refund"; periodStart: number; amount: number; tag?: UsageTag; at?: number };
 
-type Result = CallResult | UsageResult | { ok: boolean; snapshot: Snapshot | null } | null;
+/** What a refund did: `applied` false when its period had ended; the account as it then was. */
+export interface RefundResult {
+  applied: boolean;
+  snapshot: Snapshot;
+}
+
+type Result =
+  | CallResult
+  | UsageResult
+  | { ok: boolean; snapshot: Snapshot | null }
+  | RefundResult
+  | null;
 
 interface Pending {
   op: Op;
@@ -81,7 +92,7 @@ const UNDER_WAY =
 
 /** A refund the store would not take, tried again in the background (Meter.refundSurely). */
 interface DeferredRefund {
-  apply: () => Promise<void>;
+  apply: () => Promise<unknown>;
   /** "refund of N credit(s) to acc_… (period …, key …)", for the log. */
   what: string;
   log: (message: string, e?: unknown) => void;
@@ -167,10 +178,11 @@ export class Meter {
     amount: number,
     tag?: UsageTag,
     at?: number,
-  ): Promise<void> {
-    if (amount > 0) {
-      await this.#submit(accountId, { kind: "refund", periodStart, amount, tag, at });
-    }
+  ): Promise<RefundResult | null> {
+    if (amount <= 0) return null;
+    return await this.#submit(accountId, { kind: "refund", periodStart, amount, tag, at }) as
+      | RefundResult
+      | null;
   }
 
   /**
@@ -178,7 +190,8 @@ export class Meter {
    * the background: after 1 s, doubling up to 5 minutes, for up to REFUND_RETRY_MS, and once more
    * at a stop (settleRefunds). A failed call was answered as free, so its refund must land once
    * the store takes writes again; only a process killed first loses it. `log` hears of each refund
-   * put off and of one given up, with what it would have given back. True when it landed now.
+   * put off and of one given up, with what it would have given back. What the refund did when the
+   * store took it now (whether or not its period had ended); null when it was put off.
    */
   async refundSurely(
     accountId: string,
@@ -187,7 +200,7 @@ export class Meter {
     tag: UsageTag | undefined,
     log: (message: string, e?: unknown) => void,
     at?: number,
-  ): Promise<boolean> {
+  ): Promise<RefundResult | null> {
     const apply = () => this.refund(accountId, periodStart, amount, tag, at);
     const describe = () =>
       `refund of ${amount} credit(s) to ${accountId} (period ${
@@ -196,13 +209,12 @@ export class Meter {
     const first = { what: describe, log, done: apply() };
     this.#firstTries.add(first);
     try {
-      await first.done;
-      return true;
+      return await first.done;
     } catch (e) {
       const what = describe();
       if (this.#deferred.size >= MAX_DEFERRED_REFUNDS) {
         log(`${what} failed, and too many wait: not applied`, e);
-        return false;
+        return null;
       }
       log(`${what} failed; it is tried again`, e);
       const started = Date.now();
@@ -220,7 +232,7 @@ export class Meter {
         }, delayMs);
       };
       retry(1_000);
-      return false;
+      return null;
     } finally {
       this.#firstTries.delete(first);
     }
@@ -478,12 +490,14 @@ function decideOne(
       const key = op.tag ? state.keys[op.tag.keyId] : undefined;
       const refused = (op.tag && key?.status !== "active") || state.status !== "active" ||
         !plan || (op.group && !plan.groups.includes(op.group));
+      // Its snapshot tells the call's key's window: without it a search's answer said the second
+      // was still free, and the client's next call met a 429 (probe DC).
       if (refused || op.cost > remaining(state, plan)) {
-        return { result: { ok: false, snapshot: snap() }, changed: false };
+        return { result: { ok: false, snapshot: snap(op.tag?.keyId) }, changed: false };
       }
       state.used += op.cost;
       countUsage(state, now, op.cost, op.tag);
-      return { result: { ok: true, snapshot: snap() }, changed: true };
+      return { result: { ok: true, snapshot: snap(op.tag?.keyId) }, changed: true };
     }
     case "refund": {
       // Into the period the credits were taken from, or one whose usage plan changes carried
@@ -491,11 +505,11 @@ function decideOne(
       // never into a later period, which did not pay them.
       const carried = state.carried_from?.length ? Math.min(...state.carried_from) : Infinity;
       if (op.periodStart !== state.period_start && !(op.periodStart >= carried)) {
-        return { result: null, changed: false };
+        return { result: { applied: false, snapshot: snap(op.tag?.keyId) }, changed: false };
       }
       state.used = Math.max(0, state.used - op.amount);
       countUsage(state, op.at ?? now, -op.amount, op.tag);
-      return { result: null, changed: true };
+      return { result: { applied: true, snapshot: snap(op.tag?.keyId) }, changed: true };
     }
   }
 }

@@ -7,7 +7,7 @@
  * credits count as held (metering/credits_in_flight.ts), from each charge to its refund or the
  * call's end.
  */
-import type { Meter, Snapshot } from "../metering/meter.ts";
+import type { Meter, RefundResult, Snapshot } from "../metering/meter.ts";
 import type { UsageTag } from "../metering/account_state.ts";
 import { hold, release } from "../metering/credits_in_flight.ts";
 
@@ -21,6 +21,12 @@ export class CallCharges {
   readonly #parts: Part[] = [];
   /** The call failed (refundAll) or ended: a charge that lands now is given back at once. */
   #closed = false;
+  /**
+   * The account as the last refund of the last refundLast/refundAll left it (null when none
+   * landed): an answer after refunds tells what is left from it. Adding the credits to the
+   * admission's count told a period that had ended, and a refund its end had dropped (probe DC).
+   */
+  after: Snapshot | null = null;
 
   constructor(
     private readonly meter: Meter,
@@ -54,7 +60,8 @@ export class CallCharges {
 
   /**
    * Gives back the last `n` credits charged after admission (a search's pages that failed), the
-   * call's own credit never; how many landed now (the rest are put off: refundSurely).
+   * call's own credit never; how many were given back now (the rest are put off: refundSurely,
+   * or dropped, their period over).
    */
   async refundLast(n: number): Promise<number> {
     const taken: Part[] = [];
@@ -70,7 +77,7 @@ export class CallCharges {
     return await this.#refundEach(taken);
   }
 
-  /** Gives back every credit charged (the call failed); how many landed now. */
+  /** Gives back every credit charged (the call failed); how many were given back now. */
   async refundAll(): Promise<number> {
     this.#closed = true;
     return await this.#refundEach(this.#parts.splice(0));
@@ -81,11 +88,18 @@ export class CallCharges {
    * 3 s a part), and a stop named only the parts begun by then (probe CH: 2 of 5 credits).
    */
   async #refundEach(parts: Part[]): Promise<number> {
-    const landed = await Promise.all(parts.map(async (p) => await this.#refund(p) ? p.credits : 0));
-    return landed.reduce((sum, credits) => sum + credits, 0);
+    // One account's commits land one after another, so the last to settle saw the others.
+    let last: Snapshot | null = null;
+    const given = await Promise.all(parts.map(async (p) => {
+      const r = await this.#refund(p);
+      if (r) last = r.snapshot;
+      return r?.applied ? p.credits : 0;
+    }));
+    this.after = last;
+    return given.reduce((sum, credits) => sum + credits, 0);
   }
 
-  #refund(p: Part): Promise<boolean> {
+  #refund(p: Part): Promise<RefundResult | null> {
     release(this.accountId, p.credits);
     return this.meter.refundSurely(
       this.accountId,

@@ -82,8 +82,8 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         },
         // Pages of a search that were paid for and failed: the call costs the pages it fetched.
         refundPages: async (n) => {
-          const given = await charges.refundLast(n);
-          if (snapshot) snapshot = { ...snapshot, remaining: snapshot.remaining + given };
+          await charges.refundLast(n);
+          snapshot = charges.after ?? snapshot;
         },
       });
       const json = JSON.stringify(checkedAnswer(ep, body, (m, e) => deps.log.error(m, e)));
@@ -96,7 +96,11 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
         );
       }
       const charged = charges.total;
-      const headers = meterHeaders(snapshot, charged, deps.clock.now());
+      const headers = meterHeaders(
+        await current(deps, caller, snapshot),
+        charged,
+        deps.clock.now(),
+      );
       noteCall(c, { credits: charged });
       deps.metrics.creditsCharged.inc(charged);
       // Nobody reads it: the status is for the access log and the metrics (nginx's 499).
@@ -107,9 +111,8 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     } catch (e) {
       // What the headers say is left counts only the refunds that landed; the call's cost is 0
       // all the same, as one put off lands later (Meter.refundSurely).
-      const landed = await charges.refundAll();
-      const refunded: Snapshot | null = snapshot &&
-        { ...snapshot, remaining: snapshot.remaining + landed };
+      await charges.refundAll();
+      const refunded = await current(deps, caller, charges.after ?? snapshot);
       const err = deps.stopping.aborted
         ? new ApiError(503, "unavailable", "The server is shutting down; retry in a moment.", {
           "Retry-After": "1",
@@ -122,6 +125,24 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
     }
   } finally {
     charges.end();
+  }
+}
+
+/**
+ * What an answer tells of the account: `s`, or once its period has ended (a call admitted in the
+ * last moments of one), the account as it is now. The admission's figures told a reset already past
+ * and credits of a period that was over (probe DC).
+ */
+async function current(
+  deps: Deps,
+  caller: { accountId: string; keyId: string },
+  s: Snapshot | null,
+): Promise<Snapshot | null> {
+  if (!s || s.periodEnd > deps.clock.now()) return s;
+  try {
+    return (await deps.meter.usage(caller.accountId, caller.keyId)).snapshot ?? s;
+  } catch {
+    return s; // a store that will not answer now leaves the admission's figures
   }
 }
 

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { failingCallUnderWay, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
-import { Meter, type Snapshot } from "../metering/meter.ts";
+import { Meter, type RefundResult, type Snapshot } from "../metering/meter.ts";
 import { CallCharges } from "../routes/call_charges.ts";
 import { heldCredits } from "../metering/credits_in_flight.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -117,7 +117,7 @@ Deno.test("a stop tries every refund still put off once more, and names in the l
         for (const id of ids) {
           assert.equal(
             await meter.refundSurely(id, (await accounts.get(id)).period_start, 1, undefined, log),
-            false,
+            null,
           );
         }
       } finally {
@@ -154,7 +154,7 @@ Deno.test("a stop's try of a put-off refund while its background try is under wa
     lock.exec("BEGIN EXCLUSIVE");
     let held = true;
     try {
-      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, () => {}), false);
+      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, () => {}), null);
       // The background try starts after 1 s and waits on the lock; the stop comes meanwhile.
       await new Promise((r) => setTimeout(r, 1_300));
       lock.exec("ROLLBACK");
@@ -178,7 +178,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
 
     // The store is held past the stop's wait: the refund is named, and lands once it is let go.
     lock.exec("BEGIN EXCLUSIVE");
-    let landed: Promise<boolean>;
+    let landed: Promise<RefundResult | null>;
     try {
       // Its commit backs off the lock (about 3 s in all before it is put off); the stop comes now.
       landed = meter.refundSurely(a.id, a.period, 1, undefined, log);
@@ -193,7 +193,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
     } finally {
       lock.exec("ROLLBACK");
     }
-    assert.equal(await landed, true, "it landed once the lock was gone");
+    assert.equal((await landed)?.applied, true, "it landed once the lock was gone");
     assert.equal((await accounts.get(a.id)).used, 1);
 
     // The store is let go during the stop's wait: the stop waits for the refund, which lands.
@@ -210,7 +210,7 @@ Deno.test("a stop waits a while for refunds on their first try, and names each t
     } finally {
       lock.close();
     }
-    assert.equal(await landed, true);
+    assert.equal((await landed)?.applied, true);
   });
 });
 
@@ -221,7 +221,7 @@ Deno.test("a stop tries a put-off refund again and again while its time lasts, n
     lock.exec("BEGIN EXCLUSIVE");
     try {
       // Put off: its first commit backed off the lock for 1.3-2.5 s and gave up.
-      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, log), false);
+      assert.equal(await meter.refundSurely(a.id, a.period, 1, undefined, log), null);
       // The stop's first try gives up the same way, while the lock is still held; the store
       // takes writes again after 3.5 s, with time left in the stop's 6 s.
       const settled = meter.settleRefunds(6_000);
@@ -273,9 +273,9 @@ Deno.test("a refund begun while a stop is settling is waited for, tried again, a
     const d = await charged("late-named@example.com", 1);
     lines.length = 0;
     lock.exec("BEGIN EXCLUSIVE");
-    let late: Promise<boolean> | undefined;
+    let late: Promise<RefundResult | null> | undefined;
     try {
-      assert.equal(await meter.refundSurely(c.id, c.period, 1, undefined, log), false);
+      assert.equal(await meter.refundSurely(c.id, c.period, 1, undefined, log), null);
       const settled = meter.settleRefunds(5_000);
       await new Promise((r) => setTimeout(r, 700));
       late = meter.refundSurely(d.id, d.period, 1, undefined, log);
