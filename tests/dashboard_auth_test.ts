@@ -384,6 +384,8 @@ Deno.test("changing the password needs the current one and signs every other bro
   const b = browser(s.url);
   assert.equal((await signIn(b, email)).status, 303);
 
+  const settings = await a.send("/dashboard/settings");
+  assert.match(settings.text, /<a href="\/dashboard\/password">Change password<\/a>/);
   const page = await a.send("/dashboard/password");
   assert.equal(page.status, 200);
   const wrong = await a.send("/dashboard/password", {
@@ -394,6 +396,9 @@ Deno.test("changing the password needs the current one and signs every other bro
     form: { _csrf: page.csrf, current: PASSWORD, password: "a brand new password" },
   });
   assert.equal(ok.status, 303);
+  const told = await a.send(ok.headers.get("location")!);
+  assert.match(told.text, /Password changed\./, "the change is confirmed where it leads");
+  assert.doesNotMatch(settings.text, /Password changed\./);
   assert.equal((await a.send("/dashboard/keys")).status, 200, "this browser stays signed in");
   assert.equal((await b.send("/dashboard/keys")).status, 303, "the other browser is signed out");
   assert.equal((await signIn(browser(s.url), email, "a brand new password")).status, 303);

@@ -202,6 +202,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
           account={s.account}
           saved={!!queryValue(c.req.url, "saved")}
           confirm={!!queryValue(c.req.url, "confirm")}
+          password={!!queryValue(c.req.url, "password")}
           mailConfigured={!!deps.delivery}
         />,
       )

@@ -1,4 +1,8 @@
-/** The settings page: usage alerts at 80% and 100%, and where they are sent. */
+/**
+ * The settings page: usage alerts at 80% and 100%, and where they are sent; the account, and the
+ * way to change its password (which signs every other browser out: linked from nowhere, it was
+ * found only by typing its address, probe DE).
+ */
 import { type AccountState, alertRecipient, alertSettings } from "../../metering/account_state.ts";
 import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 
@@ -9,6 +13,8 @@ export function SettingsPage(
     saved?: boolean;
     /** A new alert address was mailed a link to confirm it. */
     confirm?: boolean;
+    /** The password was just changed. */
+    password?: boolean;
     error?: string;
     mailConfigured: boolean;
   },
@@ -19,6 +25,13 @@ export function SettingsPage(
       <h1>Settings</h1>
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
       {props.saved ? <Notice kind="ok">Settings saved.</Notice> : null}
+      {props.password
+        ? (
+          <Notice kind="ok">
+            Password changed. Every other browser signed in to the account is signed out.
+          </Notice>
+        )
+        : null}
       {props.confirm
         ? (
           <Notice kind="ok">
@@ -72,6 +85,10 @@ export function SettingsPage(
           Email: {props.account.email}
           <br />Plan: {props.account.plan}
           <br />Account id: <span class="mono">{props.account.id}</span>
+        </p>
+        <p>
+          <a href="/dashboard/password">Change password</a>{" "}
+          <span class="muted">(signs every other browser out)</span>
         </p>
       </div>
     </Layout>
