@@ -18,7 +18,7 @@ import {
   markLapsed,
   outboxEntries,
 } from "../metering/alerts.ts";
-import { type Mail, sendMail, type SmtpConfig } from "./smtp.ts";
+import { type Mail, sendMail, type SmtpConfig, SmtpError } from "./smtp.ts";
 import type { Log } from "../core/log.ts";
 import { PollLoop } from "../core/poll_loop.ts";
 
@@ -88,16 +88,29 @@ export class AlertDelivery extends PollLoop {
       await sendMail(this.#smtp, alertMail(alert));
     } catch (e) {
       const delay = Math.min(this.#timing.maxDelayMs, this.#timing.retryMs * 2 ** alert.attempts);
-      const message = e instanceof Error ? e.message : String(e);
       this.log.error(
         `alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`,
-        message,
+        e,
       );
-      await markFailed(this.#kv, alert, message, Date.now() + delay);
+      await markFailed(this.#kv, alert, this.#shown(e), Date.now() + delay);
       return false;
     }
     await markDelivered(this.#kv, alert, Date.now());
     return true;
+  }
+
+  /**
+   * Why an attempt failed, as the account's owner reads it on the Usage page: the mail server's
+   * reply code, or that it did not answer or could not be reached. The error's own words
+   * ("connect ECONNREFUSED 10.0.0.5:25", a relay's host name in its reply) named the operator's
+   * network to every user (probe DE); they go to the log only.
+   */
+  #shown(e: unknown): string {
+    if (e instanceof SmtpError && e.code > 0) return `the mail server refused it (${e.code})`;
+    const message = e instanceof Error ? e.message : "";
+    return /timeout|timed out|within \d+ ms|never received/i.test(message)
+      ? `no answer from the mail server within ${this.#smtp.timeoutMs} ms`
+      : "the mail server could not be reached";
   }
 }
 

@@ -8,6 +8,7 @@ import { ManualClock, startServer } from "./test_server.ts";
 import { browser } from "./dashboard_client.ts";
 import { ApiError } from "../core/api_error.ts";
 import { PERIOD_MS } from "../metering/account_state.ts";
+import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -82,4 +83,47 @@ Deno.test("dashboard usage: credits by key and by endpoint this period, refunds 
   const next = await b.send("/dashboard/usage");
   assert.deepEqual(tally(next.text, "by-key"), [`zulu (${z.key.prefix}…${z.key.last4})=1`]);
   assert.deepEqual(tally(next.text, "by-endpoint"), ["/v1/products/offers=1"]);
+});
+
+Deno.test("dashboard usage: an alert the mail server could not take says so without naming the operator's network", async () => {
+  // A port nothing listens on: the error names its address ("connect ECONNREFUSED 127.0.0.1:…").
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close();
+  const plans = new Plans([...BUILTIN_PLANS, {
+    id: "two",
+    credits: 2,
+    rate_limit_per_sec: 10,
+    max_keys: 1,
+    groups: ["products"],
+  }]);
+  await using s = await startServer({
+    signup: "open",
+    plans,
+    smtp: {
+      url: `smtp://127.0.0.1:${port}`,
+      timing: { pollMs: 50, retryMs: 50, maxDelayMs: 200 },
+    },
+  });
+  const b = browser(s.url);
+  const email = "unsent@example.com";
+  const page = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  const id = (await s.accounts.idByEmail(email))!;
+  await s.accounts.update(id, { plan: "two" });
+  const { value: key } = await s.accounts.createKey(id, { name: "k" });
+  for (let i = 0; i < 2; i++) {
+    await (await s.get("/v1/products/offers?asin=B07H57DNVV", key)).body?.cancel();
+  }
+  let text = "";
+  for (let i = 0; i < 100 && !/attempt/.test(text); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    text = (await b.send("/dashboard/usage")).text;
+  }
+  assert.match(text, /not delivered yet \(\d+ attempts?: the mail server could not be reached\)/);
+  assert.doesNotMatch(text, new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|${port}`));
+  assert.ok(
+    s.errors.some((e) => e.includes("ECONNREFUSED")),
+    "the operator's log keeps the mail server's own words",
+  );
 });
