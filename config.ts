@@ -3,7 +3,7 @@
  * as an unset one; anything else must be exactly what README "Configuration" documents, or start-up
  * ends with one line naming the setting (never echoing a secret) and exit code 1.
  */
-import { builtinPlans, parsePlans, type Plans } from "./metering/plans.ts";
+import { builtinPlans, parsePlans, type Plans, SIGNUP_PLAN } from "./metering/plans.ts";
 import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 import type { SignupMode } from "./routes/deps.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
@@ -59,6 +59,14 @@ export function loadConfig(env: Env = Deno.env): Config {
   const smtpFrom = setting(env, "SMTP_FROM");
   // Checked here, before the store is opened: a bad SMTP_URL creates no KV file.
   if (smtpUrl) checkSmtp(smtpUrl, smtpFrom);
+  const plans = plansFile ? plansFrom(plansFile) : builtinPlans();
+  const signup = signupFrom(setting(env, "SIGNUP"), !!smtpUrl);
+  // Sign-ups start on "free": without it every one failed, told its address was not valid.
+  if (signup !== "closed" && !plans.get(SIGNUP_PLAN)) {
+    throw new RangeError(
+      `Cannot start as 'SIGNUP' is ${signup}, and sign-ups start on the plan "${SIGNUP_PLAN}", which 'PLANS_FILE' does not list: add it, or set SIGNUP=closed`,
+    );
+  }
   return {
     port,
     host: hostFrom(setting(env, "HOST")),
@@ -66,9 +74,9 @@ export function loadConfig(env: Env = Deno.env): Config {
     upstream: setting(env, "UPSTREAM") ?? "live",
     resultCache: onOffFrom("RESULT_CACHE", setting(env, "RESULT_CACHE")),
     adminToken: adminTokenFrom(setting(env, "ADMIN_TOKEN")),
-    plans: plansFile ? plansFrom(plansFile) : builtinPlans(),
+    plans,
     smtp: smtpUrl ? { url: smtpUrl, from: smtpFrom } : undefined,
-    signup: signupFrom(setting(env, "SIGNUP"), !!smtpUrl),
+    signup,
     trustProxy: trustProxyFrom(setting(env, "TRUST_PROXY")),
     publicUrl: publicUrlFrom(setting(env, "PUBLIC_URL"), port),
     corsOrigins: parseCorsOrigins(setting(env, "CORS_ORIGINS")),

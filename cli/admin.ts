@@ -166,6 +166,26 @@ export function escapeControls(text: string): string {
 // deno-lint-ignore no-control-regex
 const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
 
+/**
+ * A created key whose value could not be printed (stdout full or closed) is revoked: nobody has
+ * seen it, and `account create` exited 1 with the account and a working key made, so that running
+ * it again was refused as `email_taken` (probe DG). What to do next goes with the error.
+ */
+async function unshownKey(accounts: Accounts, out: unknown, e: unknown): Promise<Error> {
+  const why = e instanceof Error ? e.message : String(e);
+  // `account create` answers {account, key: {id, key, …}}, `key create` the key itself.
+  const o = out as { account?: { id: string }; key?: unknown; id?: unknown };
+  const keyId = typeof o?.key === "string" ? o.id : (o?.key as { id?: unknown } | undefined)?.id;
+  if (typeof keyId !== "string") return new Error(`the output could not be written: ${why}`);
+  await accounts.revokeKey(keyId);
+  const account = o.account ? `account ${o.account.id} exists: ` : "";
+  return new Error(
+    `the output could not be written (${why}): key ${keyId} was revoked, its value unseen; ${account}create another with deno task admin key create ${
+      o.account?.id ?? "ACCOUNT_ID"
+    }`,
+  );
+}
+
 if (import.meta.main) {
   const args = Deno.args;
   const { name } = commandOf(args.filter((a) => !a.startsWith("-")));
@@ -179,7 +199,11 @@ if (import.meta.main) {
     kv = await openStore(config.kvPath);
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath);
-    console.log(JSON.stringify(out, null, 2));
+    try {
+      console.log(JSON.stringify(out, null, 2));
+    } catch (e) {
+      throw await unshownKey(accounts, out, e);
+    }
   } catch (e) {
     const code = e instanceof AccountError ? `${e.code}: ` : "";
     const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];

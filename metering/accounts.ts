@@ -5,7 +5,7 @@
 import { cleanText } from "../parsers/control_chars.ts";
 import { KV } from "./kv_layout.ts";
 import type { Clock } from "./clock.ts";
-import type { Plans } from "./plans.ts";
+import { type Plans, SIGNUP_PLAN } from "./plans.ts";
 import {
   type AccountState,
   activeKeyCount,
@@ -118,7 +118,7 @@ export class Accounts {
   /** `extend` adds writes to the creating commit (the dashboard's sign-up stores the password there). */
   async create(
     email: string,
-    planId = "free",
+    planId = SIGNUP_PLAN,
     extend?: (op: Deno.AtomicOperation, account: AccountState) => void,
   ): Promise<AccountState> {
     const normalized = normalizeEmail(email);
@@ -369,7 +369,18 @@ export class Accounts {
         );
       }
       const plan = this.#plans.get(s.plan);
-      const max = plan?.max_keys ?? 0;
+      // A plan this process's catalog lacks (the admin CLI run without the server's PLANS_FILE)
+      // read as one allowing 0 keys (probe DG).
+      if (!plan) {
+        throw new AccountError(
+          409,
+          "unknown_plan",
+          `the account's plan ${s.plan} is not in this catalog (plans: ${
+            this.#plans.ids().join(", ")
+          }); run with the server's PLANS_FILE`,
+        );
+      }
+      const max = plan.max_keys;
       if (activeKeyCount(s) >= max) {
         throw new AccountError(
           409,

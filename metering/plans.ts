@@ -26,6 +26,9 @@ export const BUILTIN_PLANS: Plan[] = [
   { id: "scale", credits: 500_000, rate_limit_per_sec: 100, max_keys: 50, groups: ALL },
 ];
 
+/** The plan a dashboard sign-up, and an account the operator creates without one, starts on. */
+export const SIGNUP_PLAN = "free";
+
 export class Plans {
   readonly #byId: Map<string, Plan>;
   constructor(plans: Plan[]) {

@@ -71,6 +71,16 @@ Deno.test("an account whose plan the catalog no longer lists keeps its keys thro
     }
     const keys = await after.listKeys(a.id);
     assert.deepEqual(keys.map((k) => k.status), ["active"]);
+    // A key for it says the plan is missing from this catalog, not that it allows 0 keys (probe
+    // DG: the admin CLI run without the server's PLANS_FILE).
+    await assert.rejects(
+      after.createKey(a.id),
+      (e: Error & { code?: string }) =>
+        e.code === "unknown_plan" &&
+        /plan old is not in this catalog \(plans: new\); run with the server's PLANS_FILE/.test(
+          e.message,
+        ),
+    );
     // A plan change still trims to the new plan's limit, and keeps both here.
     assert.deepEqual((await after.update(a.id, { plan: "new" })).revoked, []);
   } finally {

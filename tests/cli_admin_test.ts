@@ -59,3 +59,34 @@ Deno.test("deno task admin: create, show, set, key create/list/revoke on the sam
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("deno task admin: a key whose value cannot be printed is revoked, and the error says what to do", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    // stdout is /dev/full: the account is made, its key's value cannot be shown (probe DG).
+    const out = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        `"$0" task -q admin account create --email full@example.com > /dev/full`,
+        Deno.execPath(),
+      ],
+      env: { KV_PATH: kvPath, NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, stderr);
+    const m =
+      /key (key_[0-9a-f]+) was revoked, its value unseen; account (acc_[0-9a-f]+) exists: create another with deno task admin key create \2/
+        .exec(stderr);
+    assert.ok(m, stderr);
+    const keys = await admin(kvPath, "key", "list", m[2]);
+    assert.deepEqual(keys.json.keys.map((k: { id: string; status: string }) => [k.id, k.status]), [
+      [m[1], "revoked"],
+    ]);
+    const again = await admin(kvPath, "key", "create", m[2]);
+    assert.equal(again.code, 0, "the free plan's one key can be made anew");
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});

@@ -138,6 +138,20 @@ Deno.test("PLANS_FILE: duplicate plan ids, a device or a file over 1 MiB are ref
     assert.throws(() => loadConfig(env({ PLANS_FILE: dir })), /not a regular file/);
     await Deno.writeTextFile(`${dir}/ok.json`, JSON.stringify({ plans: [plan("free", 7)] }));
     assert.equal(loadConfig(env({ PLANS_FILE: `${dir}/ok.json` })).plans.get("free")?.credits, 7);
+    // Sign-ups start on "free": a catalog without it is refused unless sign-up is closed (probe
+    // DG: every sign-up failed, told its address was not valid).
+    await Deno.writeTextFile(`${dir}/nofree.json`, JSON.stringify({ plans: [plan("gold", 9)] }));
+    for (const SIGNUP of ["open", "verify"]) {
+      assert.throws(
+        () =>
+          loadConfig(
+            env({ PLANS_FILE: `${dir}/nofree.json`, SIGNUP, SMTP_URL: "smtp://mail.example:25" }),
+          ),
+        /'SIGNUP' is (open|verify), and sign-ups start on the plan "free", which 'PLANS_FILE' does not list/,
+      );
+    }
+    const closed = loadConfig(env({ PLANS_FILE: `${dir}/nofree.json`, SIGNUP: "closed" }));
+    assert.deepEqual(closed.plans.ids(), ["gold"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

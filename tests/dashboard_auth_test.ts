@@ -4,6 +4,7 @@
  * Secure flag, and the refusals of forged forms. Real server on loopback, real KV file, real SMTP.
  */
 import { report } from "./proof/figures.ts";
+import { Plans } from "../metering/plans.ts";
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
@@ -1085,3 +1086,12 @@ Deno.test("an alert-address link dies once the settings moved on or the password
     assert.equal(await confirm(third), 400, "a link asked for under the old password");
     assert.equal(await alertsTo(), "second@example.org");
   }));
+
+Deno.test("the sign-up page tells the free plan as this catalog has it", async () => {
+  const plans = new Plans([
+    { id: "free", credits: 7, rate_limit_per_sec: 1, max_keys: 2, groups: ["products"] },
+  ]);
+  await using s = await startServer({ signup: "open", plans });
+  const page = await browser(s.url).send("/dashboard/signup");
+  assert.match(page.text, /starts on the free plan: 7 credits per 30 days, 2 keys\./);
+});

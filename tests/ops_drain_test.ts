@@ -147,6 +147,7 @@ Deno.test("SIGTERM while usage alerts are being sent to a mail server that never
     UPSTREAM: fake.upstream,
     ADMIN_TOKEN: TOKEN,
     PLANS_FILE: plans,
+    SIGNUP: "closed", // the catalog has no "free" plan for sign-ups to start on
     DRAIN_SECONDS: "1",
     SMTP_URL: `smtp://127.0.0.1:${(relay.addr as Deno.NetAddr).port}`,
   });

@@ -1,6 +1,7 @@
 /** Sign-in and sign-up pages. */
 import { Csrf, Layout, Notice, type Viewer } from "./layout.tsx";
 import { MIN_PASSWORD } from "../../metering/passwords.ts";
+import type { Plan } from "../../metering/plans.ts";
 
 export function SignInPage(
   props: { csrf: string; email?: string; error?: string; notice?: string },
@@ -46,8 +47,17 @@ export function SignInPage(
 }
 
 export function SignUpPage(
-  props: { csrf: string; open: boolean; verify?: boolean; email?: string; error?: string },
+  props: {
+    csrf: string;
+    open: boolean;
+    verify?: boolean;
+    email?: string;
+    error?: string;
+    /** The plan sign-ups start on, as this catalog (PLANS_FILE) has it. */
+    plan?: Plan;
+  },
 ) {
+  const keys = props.plan?.max_keys === 1 ? "one key" : `${props.plan?.max_keys} keys`;
   return (
     <Layout title="Sign up" current="/dashboard/signup">
       <div class="card narrow">
@@ -80,7 +90,9 @@ export function SignUpPage(
                 </p>
               </form>
               <p class="muted">
-                The account starts on the free plan: 50 credits per 30 days, one key.
+                {props.plan
+                  ? `The account starts on the ${props.plan.id} plan: ${props.plan.credits} credits per 30 days, ${keys}.`
+                  : ""}
                 {props.verify
                   ? " We mail you a link first: you choose the password when you open it, and the account exists once you do."
                   : ""}

@@ -11,6 +11,7 @@
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { AccountError, normalizeEmail } from "../../metering/accounts.ts";
+import { SIGNUP_PLAN } from "../../metering/plans.ts";
 import { KV } from "../../metering/kv_layout.ts";
 import {
   type Credential,
@@ -157,7 +158,12 @@ export function authRoutes(
     if (await currentSession(c, deps)) return c.redirect("/dashboard/keys", 303);
     const open = deps.signup !== "closed";
     return c.html(
-      <SignUpPage csrf={form(c)} open={open} verify={deps.signup === "verify"} />,
+      <SignUpPage
+        csrf={form(c)}
+        open={open}
+        verify={deps.signup === "verify"}
+        plan={deps.plans.get(SIGNUP_PLAN)}
+      />,
       open ? 200 : 403,
     );
   });
@@ -170,7 +176,14 @@ export function authRoutes(
     const verify = deps.signup === "verify";
     const again = (error: string, status: 409 | 422 | 429 | 503) =>
       c.html(
-        <SignUpPage csrf={form(c)} open verify={verify} email={given} error={error} />,
+        <SignUpPage
+          csrf={form(c)}
+          open
+          verify={verify}
+          email={given}
+          error={error}
+          plan={deps.plans.get(SIGNUP_PLAN)}
+        />,
         status,
       );
     const email = normalizeEmail(given);
@@ -202,7 +215,7 @@ export function authRoutes(
     try {
       const account = await accounts.create(
         email,
-        "free",
+        SIGNUP_PLAN,
         (op, a) => op.set(KV.credential(a.id), credential),
       );
       return await startSession(c, account.id, credential.epoch ?? 0);
@@ -211,7 +224,8 @@ export function authRoutes(
       if (e.code === "email_taken") {
         return again("An account with this email exists. Sign in instead.", 409);
       }
-      return again("Enter a valid email address.", 422);
+      if (e.code === "invalid_email") return again("Enter a valid email address.", 422);
+      throw e; // not the address's fault: told as such, it was told to fix a valid one (probe DG)
     }
   });
 
@@ -242,7 +256,7 @@ export function authRoutes(
     if (!credential) return again(BUSY, 503);
     try {
       // One commit creates the account, stores its password and spends the link.
-      const account = await accounts.create(email, "free", (op, a) => {
+      const account = await accounts.create(email, SIGNUP_PLAN, (op, a) => {
         op.set(KV.credential(a.id), credential);
         pending.spend(op);
       });
