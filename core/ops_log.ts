@@ -80,11 +80,12 @@ const KEY_TEXT = /shelf_(?:live|test)_[0-9a-f]{48}/gi;
  */
 export function maskSecrets(pathAndQuery: string, secrets: string[] = []): string {
   // The shortest text that can hold a key's digits or a secret, found once for every part.
-  const least = Math.min(48, ...secrets.map((v) => v.length));
+  const least = Math.min(48, ...secrets.map((v) => Math.min(v.length, PART_OF_SECRET)));
   const holdsKey = (s: string) => s.length >= least && holdsSecret(s, secrets);
   const q = pathAndQuery.indexOf("?");
   const path = q < 0 ? pathAndQuery : pathAndQuery.slice(0, q);
-  const maskedPath = path.includes("%")
+  // A segment is looked at when it may be escaped, or long enough to be a piece of a secret.
+  const maskedPath = path.includes("%") || path.length > least
     ? path.split("/").map((seg) => holdsKey(seg) ? "***" : seg).join("/")
     : path;
   let rest = "";
@@ -127,8 +128,15 @@ function holdsSecret(s: string, secrets: string[]): boolean {
     /[\s\u0000-\u001f\u007f\u200b-\u200d\u2060\ufeff]+|(?:%[89a-f][0-9a-f])+/gi,
     "",
   );
-  return joined.search(HEX_RUN) >= 0 || secrets.some((v) => t.includes(v));
+  return joined.search(HEX_RUN) >= 0 ||
+    secrets.some((v) => t.includes(v) || (t.length >= PART_OF_SECRET && v.includes(t)));
 }
+
+/**
+ * The length from which a part that is a piece of a secret is masked: a token pasted one character
+ * short was logged with one character left to guess (probe DG).
+ */
+const PART_OF_SECRET = 16;
 
 /**
  * `s` with its ASCII escapes (%00-%7F) decoded and + as a space: what a key or a parameter name
