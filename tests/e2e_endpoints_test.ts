@@ -152,6 +152,34 @@ Deno.test("reviews are authenticated only with an operator-supplied session cook
   assert.match(sent.cookie, /at-main=signed-in-token/);
 });
 
+Deno.test("reviews are not said to be authenticated once the marketplace has ended the operator's session, and the operator is told", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using rig = await startRig({
+    env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },
+    browser: { log: (l) => void lines.push(l) },
+  });
+  // A product page that expires the session, as a marketplace signing a session out does.
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", {
+    html: await fixture("product/amazon.com__app-B07H57DNVV.html"),
+    headers: [
+      ["set-cookie", "at-main=; Domain=.amazon.com; Path=/; Max-Age=0"],
+      ["set-cookie", "sess-at-main=; Domain=.amazon.com; Path=/; Max-Age=0"],
+    ],
+  });
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
+  await expectValid(rig, "/v1/products/details?asin=B07H57DNVV");
+  assert.deepEqual(lines.filter((l) => l.event === "upstream_signed_out"), [
+    { event: "upstream_signed_out", marketplace: "US" },
+  ]);
+  const body = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC");
+  const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
+  assert.doesNotMatch(sent.cookie, /at-main/);
+  assert.equal(body.authenticated, false, "read signed out, and said so");
+});
+
 Deno.test("reviews/top gives the rating summary", async () => {
   await using rig = await startRig();
   rig.fake.page(

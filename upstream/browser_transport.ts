@@ -610,7 +610,8 @@ export class BrowserTransport implements Transport {
         continue;
       }
       // Signed in only where the operator's session was sent (see session_paths.ts).
-      return { url: current, ...res, authenticated: s.jar.signedIn(new URL(current)) };
+      const { signedIn, ...answer } = res;
+      return { url: current, ...answer, authenticated: signedIn === true };
     }
     throw new ApiError(
       502,
@@ -643,6 +644,7 @@ export class BrowserTransport implements Transport {
     for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);
     const cookie = s.jar.header(target);
     if (cookie) headers.set("cookie", cookie);
+    const signedIn = s.jar.signedIn(target);
     let fetchUrl = target.href;
     if (this.o.origin) {
       // Path and query are set on the origin, not resolved against it: `//host/x` stays a path.
@@ -679,6 +681,10 @@ export class BrowserTransport implements Transport {
         } as RequestInit & { client?: Deno.HttpClient },
       );
       s.jar.store(res.headers, target);
+      if (signedIn && !s.jar.signedIn(target)) {
+        // The operator learns it here, not from reviews quietly read signed out from now on.
+        this.log({ event: "upstream_signed_out", marketplace: s.marketplace });
+      }
       const encoding = res.headers.get("content-encoding");
       if (
         this.o.origin && !this.o.compressed && encoding && encoding.toLowerCase() !== "identity"
@@ -695,7 +701,7 @@ export class BrowserTransport implements Transport {
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
       });
-      return { status: res.status, headers: res.headers, body };
+      return { status: res.status, headers: res.headers, body, signedIn };
     } catch (e) {
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,

@@ -55,14 +55,17 @@ export class CookieJar {
   private readonly operatorNames = new Set<string>();
 
   /**
-   * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as host-only
-   * cookies of the marketplace host, https only. Cookies of these names, whether seeded or set by
+   * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as cookies of
+   * the marketplace's domain (amazon.de) and path "/", https only: so the marketplace renews them
+   * as it sets them (`Domain=.amazon.de; Path=/`), each replacing its seeded one. Seeded host-only,
+   * a renewal went beside it and every request sent both, the stale value first, which a server
+   * reading the first took (probe DH). Cookies of these names, whether seeded or set by
    * the marketplace later (it renews its session cookies), go only to requests for the pages Shelf
    * reads (`sessionPath`): any other request is made as a visitor who is not signed in.
    */
   seed(cookieHeader: string, marketplaceHost: string): void {
-    const host = canonicalHost(marketplaceHost);
-    if (!registrableDomain(host)) return;
+    const domain = registrableDomain(canonicalHost(marketplaceHost));
+    if (!domain) return;
     for (const part of cookieHeader.split(";")) {
       const eq = part.indexOf("=");
       if (eq <= 0) continue;
@@ -71,8 +74,8 @@ export class CookieJar {
       this.put({
         name,
         value: part.slice(eq + 1).trim(),
-        domain: host,
-        hostOnly: true,
+        domain,
+        hostOnly: false,
         path: "/",
         secure: true,
         expires: Infinity,
@@ -80,9 +83,15 @@ export class CookieJar {
     }
   }
 
-  /** Whether a request to `url` carries the operator's session (see seed). */
-  signedIn(url: URL): boolean {
-    return this.operatorNames.size > 0 && sessionPath(url.pathname);
+  /**
+   * Whether a request to `url` carries the operator's session (see seed): one of its cookies, as
+   * seeded or renewed. Configured was not enough: once the marketplace had expired them, reviews
+   * read signed out were answered `authenticated: true`, and cached so for every account (probe
+   * DH).
+   */
+  signedIn(url: URL, now = Date.now()): boolean {
+    return this.operatorNames.size > 0 && sessionPath(url.pathname) &&
+      this.matching(url, now).some((c) => this.operatorNames.has(c.name));
   }
 
   /**

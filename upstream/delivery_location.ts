@@ -21,6 +21,8 @@ export interface Sent {
   status: number;
   headers: Headers;
   body: Uint8Array;
+  /** Whether the request carried the operator's signed-in session (CookieJar.signedIn). */
+  signedIn?: boolean;
 }
 export type Send = (
   url: string,
