@@ -60,14 +60,19 @@ Deno.test("the admin token is not logged, whatever query parameter or path carri
       // Pasted short by a character at either end (probe DG: one character left to guess).
       `/admin/accounts?t=${TOKEN.slice(0, -1)}`,
       `/admin/accounts/${TOKEN.slice(1)}`,
+      // A line break, space or zero-width space inside it, as a copied line has (probe DI).
+      `/admin/accounts?t=${TOKEN.slice(0, 12)}%0A${TOKEN.slice(12)}`,
+      `/admin/accounts?t=${TOKEN.slice(0, 12)}%20${TOKEN.slice(12, -1)}`,
+      `/admin/accounts?t=${TOKEN.slice(0, 12)}%E2%80%8B${TOKEN.slice(12)}`,
     ]
   ) {
     const r = await fetch(`${s.url}${path}`);
     await r.body?.cancel();
   }
   const text = JSON.stringify(lines);
-  assert.equal(lines.length, 7);
+  assert.equal(lines.length, 10);
   assert.ok(!text.includes(TOKEN.slice(1, -1)), text);
   assert.ok(!text.includes(TOKEN.slice(0, 16)), text);
   assert.ok(!text.includes(TOKEN.slice(-16)), text);
+  assert.ok(!text.includes(TOKEN.slice(12, -1)), text);
 });

@@ -371,6 +371,23 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
   seeded.store(ended, at("https://www.amazon.de/dp/X"));
   assert.equal(seeded.header(at("https://www.amazon.de/dp/X")), "i18n-prefs=EUR");
   assert.equal(seeded.signedIn(at("https://www.amazon.de/dp/X")), false);
+
+  // Only the marketplace host renews the session, and one cookie of each name stands for the site.
+  const op = new CookieJar();
+  op.seed("session-id=OPERATOR; at-acbde=SECRET", "www.amazon.de");
+  const www = at("https://www.amazon.de/dp/X");
+  const bare = new Headers([
+    ["set-cookie", "session-id=ANON; Path=/"],
+    ["set-cookie", "at-acbde=; Path=/; Max-Age=0"],
+  ]);
+  op.store(bare, at("https://amazon.de/dp/X"));
+  assert.equal(
+    op.header(www),
+    "session-id=OPERATOR; at-acbde=SECRET",
+    "the bare domain (probe DI)",
+  );
+  op.store(new Headers([["set-cookie", "session-id=RENEWED; Path=/"]]), www);
+  assert.equal(op.header(www), "at-acbde=SECRET; session-id=RENEWED", "renewed host-only by www");
 });
 
 Deno.test("a session's cookies are bounded in every byte they take: long paths and domains, and expired cookies, do not pile up", () => {

@@ -53,6 +53,8 @@ export class CookieJar {
 
   /** Names of the operator's session cookies: sent only to session paths (session_paths.ts). */
   private readonly operatorNames = new Set<string>();
+  /** The marketplace host the operator's session was seeded for, the only one that renews it. */
+  private operatorHost: string | undefined;
 
   /**
    * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as cookies of
@@ -64,8 +66,10 @@ export class CookieJar {
    * reads (`sessionPath`): any other request is made as a visitor who is not signed in.
    */
   seed(cookieHeader: string, marketplaceHost: string): void {
-    const domain = registrableDomain(canonicalHost(marketplaceHost));
+    const host = canonicalHost(marketplaceHost);
+    const domain = registrableDomain(host);
     if (!domain) return;
+    this.operatorHost = host;
     for (const part of cookieHeader.split(";")) {
       const eq = part.indexOf("=");
       if (eq <= 0) continue;
@@ -146,6 +150,18 @@ export class CookieJar {
         }
       }
       if (rejected) continue;
+      if (this.operatorNames.has(cookie.name)) {
+        // Only the marketplace host renews or ends the operator's session: a cookie of its name
+        // from the bare domain (amazon.de), set host-only, took the seeded one's place and was
+        // never sent to www, the session broken for every client (probe DI). From the host, one
+        // for the whole site stands alone, whether set host-only or for the domain.
+        if (host !== this.operatorHost) continue;
+        if (cookie.path === "/") {
+          for (const [key, c] of this.cookies) {
+            if (c.name === cookie.name && c.path === "/") this.cookies.delete(key);
+          }
+        }
+      }
       if (maxAge !== undefined) cookie.expires = maxAge <= 0 ? -Infinity : now + maxAge * 1000;
       if (cookie.expires <= now) this.cookies.delete(keyOf(cookie));
       else this.put(cookie, now);
