@@ -17,7 +17,7 @@ import { ApiError, errorResponse } from "./core/api_error.ts";
 import { type Config, loadConfig, localKvFile, openStore } from "./config.ts";
 import { redactUrl } from "./core/redact_url.ts";
 import { systemClock } from "./metering/clock.ts";
-import { checkUpstream, dataSourceFor } from "./upstream/select.ts";
+import { checkUpstream, dataSourceFor, proxiesSet } from "./upstream/select.ts";
 import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
@@ -29,13 +29,16 @@ import { allHeld } from "./metering/credits_in_flight.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
+  const proxies = proxiesSet();
   const store = config.kvPath ? redactUrl(config.kvPath) : "Deno Deploy KV";
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return `Shelf ${denoJson.version} listening on http://${host}:${port}/ · store ${store} · ` +
     `upstream ${config.upstream.split(":")[0]} · sign-up ${config.signup} · ` +
     `history ${config.history ? "on" : "off"} · parse workers ${config.parseWorkers}${
       config.parseWorkers === 0 ? " (pages are parsed on the serving thread)" : ""
-    } · drain ${config.drainSeconds} s`;
+    } · drain ${config.drainSeconds} s${
+      proxies ? ` · ${proxies.count} proxies (${proxies.setting})` : ""
+    }`;
 }
 
 /** Until the app exists (a few milliseconds after the bind): 503 `unavailable`, retry in 1 s. */

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { hostFrom, loadConfig, MAX_PLANS_FILE_BYTES } from "../config.ts";
 import { redactUrl } from "../core/redact_url.ts";
-import { checkUpstream } from "../upstream/select.ts";
+import { checkUpstream, proxiesSet } from "../upstream/select.ts";
 import { parseSmtpUrl } from "../mail/smtp.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
@@ -204,6 +204,21 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
   assert.doesNotThrow(() =>
     checkUpstream("live", env({ UPSTREAM_PROXIES: "http://a:1, socks5://b:2" }))
   );
+  // The environment's HTTPS_PROXY, which the runtime's fetch would use by itself, is read as a
+  // proxy setting: checked, and named at start-up (probe DK).
+  assert.throws(
+    () => checkUpstream("live", env({ HTTPS_PROXY: "http://u:s3cretPW@proxy.example:99999" })),
+    (e: Error) => /'HTTPS_PROXY' entry 1/.test(e.message) && !/s3cret/.test(e.message),
+  );
+  assert.deepEqual(proxiesSet(env({ https_proxy: "http://a:1,http://b:2" })), {
+    setting: "https_proxy",
+    count: 2,
+  });
+  assert.deepEqual(
+    proxiesSet(env({ UPSTREAM_PROXIES: "socks5://b:2", HTTPS_PROXY: "http://a:1" })),
+    { setting: "UPSTREAM_PROXIES", count: 1 },
+  );
+  assert.equal(proxiesSet(env({})), null);
   for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000"]) {
     assert.throws(
       () => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: cookie })),

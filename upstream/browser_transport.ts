@@ -21,7 +21,8 @@ import type { InterstitialForm } from "../parsers/soft_interstitial.ts";
 import { readPage } from "./page_read.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
 import { CookieJar } from "./cookie_jar.ts";
-import { marketplace } from "../schemas/marketplaces.ts";
+import { marketplace, marketplaceForHost } from "../schemas/marketplaces.ts";
+import { credentialRelay, type ProxyRelay } from "./proxy_relay.ts";
 import {
   applyDeliveryLocation,
   LocationBlocked,
@@ -188,8 +189,24 @@ export class BrowserTransport implements Transport {
     // One slot is always left to other accounts (see core/limiter.ts).
     const ownSlots = Math.max(1, this.o.perMarketplace - 1);
     this.limiter = new KeyedLimiter(this.o.perMarketplace, WAITING_PER_OWNER, ownSlots);
-    this.clients = this.o.proxies.map((url) => Deno.createHttpClient({ proxy: { url } }));
+    // Requests to an https origin or the marketplaces go through a CONNECT tunnel, inside which
+    // the runtime would send an http(s) proxy's credentials too: a relay adds them (proxy_relay.ts).
+    const origin = this.o.origin ? new URL(this.o.origin) : null;
+    const tunnels = !origin || origin.protocol === "https:";
+    const allowed = (host: string, port: number) =>
+      origin
+        ? host === origin.hostname.replace(/^\[|\]$/g, "") && port === (Number(origin.port) || 443)
+        : port === 443 && marketplaceForHost(host) !== undefined;
+    this.clients = this.o.proxies.map((url) => {
+      const relay = tunnels ? credentialRelay(url, allowed) : null;
+      if (relay) this.relays.push(relay);
+      return Deno.createHttpClient({ proxy: { url: relay?.url ?? url } });
+    });
   }
+
+  private readonly relays: ProxyRelay[] = [];
+  /** The proxy that last answered: a new session starts there, not at a first one that stalls. */
+  private lastGoodProxy = 0;
 
   /** Upstream requests actually sent (not shared, not replayed), for tests and the bench. */
   sent = 0;
@@ -286,6 +303,7 @@ export class BrowserTransport implements Transport {
 
   close(): Promise<void> {
     for (const c of this.clients) c.close();
+    for (const r of this.relays) r.close();
     return Promise.resolve();
   }
 
@@ -355,6 +373,9 @@ export class BrowserTransport implements Transport {
         if (deadline.aborted && !req.signal?.aborted) throw this.timedOut();
         if (e instanceof ApiError) {
           this.failed(req, attempt, e.code, false);
+          // A proxy that took the request and never answered kept every session on it: each call
+          // ran into the same timeout, the next proxy never tried (probe DK).
+          if (e.code === "upstream_timeout") this.drop(session);
           throw e;
         }
         if (e instanceof LocationBlocked) {
@@ -437,7 +458,7 @@ export class BrowserTransport implements Transport {
       // operator's own), the last postcode winning.
       const operator = zip ? undefined : this.o.operatorCookies[code];
       if (operator) jar.seed(operator, marketplace(code).host);
-      const proxy = this.nextProxy.get(key) ?? 0;
+      const proxy = this.nextProxy.get(key) ?? this.lastGoodProxy;
       s = { key, marketplace: code, zip, jar, proxy, owner };
       if (this.sessions.size >= this.o.maxSessions) this.#forgetOne(owner);
     }
@@ -701,6 +722,7 @@ export class BrowserTransport implements Transport {
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
       });
+      this.lastGoodProxy = s.proxy;
       return { status: res.status, headers: res.headers, body, signedIn };
     } catch (e) {
       metrics.upstreamRequests.inc({

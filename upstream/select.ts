@@ -95,7 +95,7 @@ export function checkUpstream(
       }`,
     );
   }
-  const proxySetting = env.get("UPSTREAM_PROXIES") ? "UPSTREAM_PROXIES" : "HTTP_PROXY";
+  const proxySetting = PROXY_SETTINGS.find((name) => env.get(name)) ?? "UPSTREAM_PROXIES";
   proxyList(env).forEach((proxy, i) => {
     const u = httpUrl(proxy, ["http:", "https:", "socks5:", "socks5h:"]);
     let why = typeof u === "string" ? u : null;
@@ -185,8 +185,31 @@ function httpUrl(value: string, schemes: string[]): URL | string {
   return u;
 }
 
+/**
+ * Where the upstream proxies are read, the first set winning. The runtime's own fetch takes a
+ * proxy from the environment's HTTPS_PROXY (and the others) by itself: left to it, one was used
+ * unchecked and unsaid, its credentials sent to the marketplace inside the tunnel (probe DK).
+ * Read here, it is checked, and used as any proxy of the list is (with proxy_relay.ts).
+ */
+const PROXY_SETTINGS = [
+  "UPSTREAM_PROXIES",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+];
+
+/** The proxies' setting and how many it lists, for the start-up line; null when none is set. */
+export function proxiesSet(env: Env = Deno.env): { setting: string; count: number } | null {
+  const setting = PROXY_SETTINGS.find((n) => env.get(n));
+  return setting ? { setting, count: proxyList(env).length } : null;
+}
+
 function proxyList(env: Env): string[] {
-  const list = env.get("UPSTREAM_PROXIES") || env.get("HTTP_PROXY") || "";
+  const name = PROXY_SETTINGS.find((n) => env.get(n));
+  const list = name ? env.get(name)! : "";
   return list.split(",").map((s) => s.trim()).filter(Boolean);
 }
 

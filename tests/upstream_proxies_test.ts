@@ -1,0 +1,124 @@
+/**
+ * Upstream proxies (UPSTREAM_PROXIES): an http proxy's credentials go on the CONNECT to the proxy
+ * and never inside the tunnel to the marketplace (probe DK: Deno's fetch sent them there too, the
+ * operator's proxy account to Amazon with every request); a proxy that takes requests and never
+ * answers is left for the next one instead of timing every call out (probe DK).
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+import { credentialRelay } from "../upstream/proxy_relay.ts";
+
+Deno.test("an http proxy's credentials go on the CONNECT only, never to the marketplace inside the tunnel", async () => {
+  const secret = `pw-${crypto.randomUUID()}`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./proxy_tunnel.ts", import.meta.url).pathname, secret],
+    env: { DENO_CERT: new URL("./fixtures/tls/ca.pem", import.meta.url).pathname },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const { status, connects, seen } = JSON.parse(text) as {
+    status: number;
+    connects: string[];
+    seen: Record<string, string>[];
+  };
+  assert.equal(status, 200);
+  assert.equal(connects.length, 1);
+  assert.match(connects[0], /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\n/);
+  assert.ok(
+    connects[0].includes(`Proxy-Authorization: Basic ${btoa(`op user:${secret}`)}\r\n`),
+    connects[0],
+  );
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]["proxy-authorization"], undefined, "sent to the marketplace");
+  assert.ok(!JSON.stringify(seen).includes(btoa(`op user:${secret}`)));
+});
+
+Deno.test("a proxy that never answers is left: the next call goes through the next proxy, and new sessions start there", async () => {
+  // Takes connections and requests, and answers nothing.
+  const stall = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const c of stall) held.push(c);
+  })().catch(() => {});
+  // A forward proxy: each request comes in absolute form and is fetched as it names.
+  let forwarded = 0;
+  const forward = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+    forwarded++;
+    return fetch(req.url, { headers: req.headers, redirect: "manual" });
+  });
+  try {
+    await using rig = await startRig({
+      env: {
+        UPSTREAM_PROXIES:
+          `http://127.0.0.1:${stall.addr.port},http://127.0.0.1:${forward.addr.port}`,
+      },
+      browser: { timeoutMs: 500, deadlineMs: 5_000 },
+    });
+    const page = "product/amazon.com__app-B07H57DNVV.html";
+    rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", page);
+    const first = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(first.status, 504);
+    assert.equal(first.headers.get("x-credits-cost"), "0");
+    const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    // Another marketplace's first session starts at the proxy that answered, not the first.
+    const started = Date.now();
+    const other = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
+    assert.notEqual(other.status, 504);
+    assert.ok(Date.now() - started < 500, "no wait for the proxy that never answers");
+    assert.equal(forwarded, 2);
+  } finally {
+    stall.close();
+    for (const c of held) c.close();
+    await forward.shutdown();
+  }
+});
+
+Deno.test("the credential relay tunnels only to the hosts it is told, and adds the credentials to the CONNECT alone", async () => {
+  const heads: string[] = [];
+  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  (async () => {
+    for await (const c of proxy) {
+      const buf = new Uint8Array(4096);
+      const n = await c.read(buf);
+      heads.push(new TextDecoder().decode(buf.subarray(0, n ?? 0)));
+      await c.write(new TextEncoder().encode("HTTP/1.1 200 Connection established\r\n\r\n"));
+      c.close();
+    }
+  })().catch(() => {});
+  const relay = credentialRelay(
+    `http://user:p%40ss@127.0.0.1:${proxy.addr.port}`,
+    (host, port) => host === "www.amazon.com" && port === 443,
+  )!;
+  const ask = async (target: string) => {
+    const port = Number(new URL(relay.url).port);
+    const c = await Deno.connect({ hostname: "127.0.0.1", port });
+    await c.write(
+      new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`),
+    );
+    const buf = new Uint8Array(4096);
+    const n = await c.read(buf);
+    c.close();
+    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
+  };
+  try {
+    assert.equal(await ask("10.0.0.1:22"), "HTTP/1.1 403 Forbidden");
+    assert.equal(await ask("www.amazon.com:80"), "HTTP/1.1 403 Forbidden");
+    assert.equal(heads.length, 0, "nothing reached the proxy");
+    assert.equal(await ask("www.amazon.com:443"), "HTTP/1.1 200 Connection established");
+    assert.equal(
+      heads[0],
+      `CONNECT www.amazon.com:443 HTTP/1.1\r\nHost: www.amazon.com:443\r\nProxy-Authorization: Basic ${
+        btoa("user:p@ss")
+      }\r\n\r\n`,
+    );
+    assert.equal(credentialRelay("http://127.0.0.1:9", () => true), null, "no credentials");
+    assert.equal(credentialRelay("socks5://u:p@127.0.0.1:9", () => true), null, "SOCKS5");
+  } finally {
+    relay.close();
+    proxy.close();
+  }
+});

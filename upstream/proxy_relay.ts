@@ -1,0 +1,144 @@
+/**
+ * A loopback stand-in for an http(s) proxy that takes credentials. Deno 2.9's fetch, given a
+ * proxy with credentials, sends its `Proxy-Authorization` inside the CONNECT tunnel too, to the
+ * marketplace itself: the operator's proxy account went to a third party with every request, a
+ * header no browser sends there (probe DK). The runtime is given this relay instead, with no
+ * credentials, and the relay adds them to the CONNECT it sends the proxy, and to nothing else.
+ *
+ * It tunnels only to the hosts `allowed` names (the marketplaces' on 443, an https origin's): it
+ * listens on loopback, where any local program could otherwise use the operator's proxy account
+ * to reach anywhere.
+ */
+
+/** The longest CONNECT request head taken from the runtime. */
+const MAX_HEAD = 16 * 1024;
+/** How long the runtime has to send that head. */
+const HEAD_MS = 10_000;
+
+export interface ProxyRelay {
+  /** The proxy URL to give the runtime: `http://127.0.0.1:PORT`, without credentials. */
+  url: string;
+  close(): void;
+}
+
+/**
+ * A relay for `proxyUrl` when it is an http(s) proxy with credentials; null otherwise (a SOCKS5
+ * proxy's credentials stay in its own handshake, and one without credentials has none to leak).
+ */
+export function credentialRelay(
+  proxyUrl: string,
+  allowed: (host: string, port: number) => boolean,
+): ProxyRelay | null {
+  const u = new URL(proxyUrl);
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || (!u.username && !u.password)) {
+    return null;
+  }
+  const auth = `Basic ${base64(`${decoded(u.username)}:${decoded(u.password)}`)}`;
+  const tls = u.protocol === "https:";
+  const proxy = {
+    hostname: u.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(u.port) || (tls ? 443 : 80),
+  };
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const open = new Set<Deno.Conn>();
+  (async () => {
+    try {
+      for await (const conn of listener) {
+        open.add(conn);
+        relay(conn, proxy, tls, auth, allowed).finally(() => open.delete(conn));
+      }
+    } catch { /* closed */ }
+  })();
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    close() {
+      listener.close();
+      for (const c of open) closeQuietly(c);
+    },
+  };
+}
+
+async function relay(
+  conn: Deno.Conn,
+  proxy: { hostname: string; port: number },
+  tls: boolean,
+  auth: string,
+  allowed: (host: string, port: number) => boolean,
+): Promise<void> {
+  let upstream: Deno.Conn | null = null;
+  try {
+    const head = await readHead(conn);
+    const target = head && /^CONNECT ([^\s]+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
+    const at = target ? hostPort(target) : null;
+    if (!head || !at || !allowed(at.host, at.port)) {
+      await conn.write(encoder.encode(REFUSED)).catch(() => {});
+      return;
+    }
+    upstream = tls
+      ? await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port })
+      : await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
+    await upstream.write(encoder.encode(
+      `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`,
+    ));
+    if (head.rest.length) await upstream.write(head.rest);
+    // The proxy's answer to the CONNECT, then the tunnel, go back as they come.
+    const up = upstream;
+    await Promise.race([
+      conn.readable.pipeTo(up.writable, { preventClose: true }),
+      up.readable.pipeTo(conn.writable, { preventClose: true }),
+    ]);
+  } catch {
+    /* either side gone: both are closed below */
+  } finally {
+    if (upstream) closeQuietly(upstream);
+    closeQuietly(conn);
+  }
+}
+
+const REFUSED = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+const encoder = new TextEncoder();
+
+/** The request head (up to its blank line) and any bytes read past it; null past the limits. */
+async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Array } | null> {
+  const buf = new Uint8Array(MAX_HEAD);
+  let n = 0;
+  const timer = setTimeout(() => closeQuietly(conn), HEAD_MS);
+  try {
+    while (n < buf.length) {
+      const got = await conn.read(buf.subarray(n));
+      if (got === null) return null;
+      n += got;
+      const text = new TextDecoder("latin1").decode(buf.subarray(0, n));
+      const end = text.indexOf("\r\n\r\n");
+      if (end >= 0) return { text: text.slice(0, end + 4), rest: buf.slice(end + 4, n) };
+    }
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `host:port` of a CONNECT target, with an IPv6 literal's brackets taken off. */
+function hostPort(target: string): { host: string; port: number } | null {
+  const m = /^(\[[0-9a-f:.]+\]|[^:\s/]+):(\d{1,5})$/i.exec(target);
+  if (!m) return null;
+  return { host: m[1].replace(/^\[|\]$/g, "").toLowerCase(), port: Number(m[2]) };
+}
+
+function decoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function base64(text: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
+
+function closeQuietly(c: Deno.Conn): void {
+  try {
+    c.close();
+  } catch { /* closed already */ }
+}
