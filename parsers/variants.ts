@@ -26,18 +26,28 @@ export interface Variant {
   is_current: boolean;
 }
 
-export function variantsOf(html: string, currentAsin: string): Variant[] {
+/**
+ * A twister key's ASIN: the key itself, or what follows a prefix such as `MC_Assembly_1#`, which
+ * Merch on Demand pages put before every one (all 467 variations of such a page were skipped, the
+ * field listed as missing; probe DM).
+ */
+const TWISTER_KEY = /^(?:[A-Za-z0-9_]{1,40}#)?([A-Z0-9]{10})$/;
+
+export function variantsOf(html: string, pageAsin: string): Variant[] {
   const values = jsonAfter(html, '"dimensionValuesDisplayData"', "{");
   if (!isRecord(values)) return [];
   const names = dimensionNames(html);
   if (names.length === 0 || names.length > MAX_DIMENSIONS) return [];
   if (names.some((n) => n.length > MAX_NAME)) return [];
+  // The variation the page shows: the twister's own `currentAsin`, which is the page's ASIN on
+  // every page but a parent's (a Merch page shows one of its children), else the page's ASIN.
+  const stated = stringAfter(html, '"currentAsin"');
+  const currentAsin = (stated && TWISTER_KEY.exec(stated)?.[1]) || pageAsin;
   const variants: Variant[] = [];
-  for (const [asin, shown] of Object.entries(values)) {
+  for (const [key, shown] of Object.entries(values)) {
     if (variants.length === MAX_VARIANTS) break;
-    if (!/^[A-Z0-9]{10}$/.test(asin) || !Array.isArray(shown) || shown.length !== names.length) {
-      continue;
-    }
+    const asin = TWISTER_KEY.exec(key)?.[1];
+    if (!asin || !Array.isArray(shown) || shown.length !== names.length) continue;
     const texts = shown.map((v) => shownText(String(v)));
     if (texts.some((t) => t.length > MAX_VALUE)) continue;
     const dimensions: Record<string, string> = {};
@@ -83,6 +93,13 @@ function shownText(value: string): string {
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === "object" && !Array.isArray(v);
+}
+
+/** The short string (up to 64 characters) that follows the first `key` and a colon, if any. */
+function stringAfter(html: string, key: string): string | undefined {
+  const at = html.indexOf(key);
+  if (at < 0) return undefined;
+  return /^\s*:\s*"([^"\\]{1,64})"/.exec(html.slice(at + key.length, at + key.length + 80))?.[1];
 }
 
 /**

@@ -49,6 +49,22 @@ Deno.test("variants: every variation with its dimensions as shown, the page's ow
   // one entity each.
   const own = de.variants.find((v) => v.asin === "B01LW7X0JJ")!;
   assert.deepEqual(own.dimensions, { Farbe: "Weiß + Schwarz" });
+  // US Merch on Demand: every twister key is "MC_Assembly_1#" and an ASIN, 467 of them, first
+  // "MC_Assembly_1#B0D813X6K4":["Women","Sapphire Blue","3X-Large"]; the page (B07FNW9FGJ, the
+  // parent) shows its "currentAsin" "MC_Assembly_1#B0752XJYNL": ["Men","Black","Small"] (probe DM:
+  // all were skipped, and `variants` listed as missing).
+  const merch = await product("amazon.com__soko-B07FNW9FGJ.html");
+  assert.equal(merch.variants.length, 467);
+  assert.deepEqual(merch.variants[0], {
+    asin: "B0D813X6K4",
+    dimensions: { "Fit Type": "Women", Color: "Sapphire Blue", Size: "3X-Large" },
+    is_current: false,
+  });
+  assert.deepEqual(merch.variants.filter((v) => v.is_current), [{
+    asin: "B0752XJYNL",
+    dimensions: { "Fit Type": "Men", Color: "Black", Size: "Small" },
+    is_current: true,
+  }]);
   // AE: "dimensions" ["color_name"] labelled {"color_name":"Color"}; one variation, "Black".
   const ae = await product("amazon.ae__aparser-B00LAYVPOU.html");
   assert.deepEqual(ae.variants, [
