@@ -57,9 +57,24 @@ const RETRY_AFTER = {
   description: "Seconds to wait before trying again.",
   schema: { type: "integer" },
 };
-const meterHeaderRefs = Object.fromEntries(
-  Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)]),
-);
+/** Headers that are not the meter's: on every answer, on a cached one, on a 405. */
+const OTHER_HEADERS = {
+  "X-Request-Id": {
+    description:
+      "The request's id, in the access log too: the client's own (1-64 of `[A-Za-z0-9._-]`) or a new UUID.",
+    schema: { type: "string" },
+  },
+  Age: {
+    description: "Seconds since the answer was fetched, on an answer from the result cache.",
+    schema: { type: "integer" },
+  },
+  Allow: { description: "The methods the path takes.", schema: { type: "string" } },
+};
+const requestIdRef = { "X-Request-Id": ref("headers", "X-Request-Id") };
+const meterHeaderRefs = {
+  ...Object.fromEntries(Object.keys(METER_HEADERS).map((h) => [h, ref("headers", h)])),
+  ...requestIdRef,
+};
 
 /** Each error response: its description, and one example body (code, status, message). */
 const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
@@ -118,10 +133,16 @@ const ERROR_RESPONSES: Record<string, [string, string, number, string]> = {
     `The request body did not arrive within ${BODY_SECONDS} seconds.`,
   ],
   BadRequest: [
-    "bad_request: the request body did not arrive whole (the client hung up mid-body)",
+    "bad_request: the Host header is not a host name, or the request body did not arrive whole (the client hung up mid-body)",
     "bad_request",
     400,
     "The request body did not arrive whole.",
+  ],
+  UriTooLong: [
+    "uri_too_long: the request's URL is over 16 KiB",
+    "uri_too_long",
+    414,
+    "The request URL is longer than 16384 characters.",
   ],
   UpstreamTimeout: [
     "upstream_timeout: the marketplace did not answer in time",
@@ -136,8 +157,9 @@ function errorResponse(
   withMeter: boolean,
 ) {
   const headers = {
-    ...(withMeter ? meterHeaderRefs : {}),
+    ...(withMeter ? meterHeaderRefs : requestIdRef),
     ...(status === 429 || status === 503 ? { "Retry-After": ref("headers", "Retry-After") } : {}),
+    ...(status === 405 ? { Allow: ref("headers", "Allow") } : {}),
   };
   return {
     description,
@@ -172,6 +194,8 @@ function operation(ep: Endpoint) {
     return { name, in: "query", required: p.required, description: schema.description, schema };
   });
   const secured = ep.name !== "index";
+  // Data endpoints go to the marketplace; /v1/usage reads the store only, and is not rate-counted.
+  const upstream = ep.group !== null;
   return {
     summary: ep.summary,
     description: secured
@@ -187,7 +211,9 @@ function operation(ep: Endpoint) {
     responses: {
       "200": {
         description: "OK",
-        ...(secured ? { headers: meterHeaderRefs } : {}),
+        headers: secured
+          ? { ...meterHeaderRefs, ...(upstream ? { Age: ref("headers", "Age") } : {}) }
+          : requestIdRef,
         content: {
           "application/json": {
             schema: ref("schemas", responseComponentName(ep)),
@@ -195,12 +221,18 @@ function operation(ep: Endpoint) {
           },
         },
       },
+      ...BEFORE_ANY_ROUTE,
+      "405": ref("responses", "MethodNotAllowed"),
       ...(secured
         ? {
           "401": ref("responses", "Unauthorized"),
           "403": ref("responses", "Forbidden"),
+          "503": ref("responses", "UpstreamBlocked"),
+        }
+        : {}),
+      ...(upstream
+        ? {
           "404": ref("responses", "NotFound"),
-          "405": ref("responses", "MethodNotAllowed"),
           "422": {
             description: "A parameter failed validation (pydantic-style `detail`)",
             headers: meterHeaderRefs,
@@ -208,7 +240,6 @@ function operation(ep: Endpoint) {
           },
           "429": ref("responses", "TooManyRequests"),
           "502": ref("responses", "UpstreamError"),
-          "503": ref("responses", "UpstreamBlocked"),
           "504": ref("responses", "UpstreamTimeout"),
         }
         : {}),
@@ -216,13 +247,21 @@ function operation(ep: Endpoint) {
   };
 }
 
+/** What any path may answer before its route runs: a bad Host (400), a URL over 16 KiB (414). */
+const BEFORE_ANY_ROUTE = {
+  "400": ref("responses", "BadRequest"),
+  "414": ref("responses", "UriTooLong"),
+};
+
 /** POST/GET /v1/watches and DELETE /v1/watches/{id} (INTERFACE.md "Beyond the spec"). */
 function watchPaths() {
   const common = {
+    ...BEFORE_ANY_ROUTE,
     "401": ref("responses", "Unauthorized"),
     "403": ref("responses", "Forbidden"),
     "405": ref("responses", "MethodNotAllowed"),
     "429": ref("responses", "TooManyRequests"),
+    "503": ref("responses", "UpstreamBlocked"),
   };
   const json = (name: string) => ({
     content: { "application/json": { schema: ref("schemas", name) } },
@@ -249,16 +288,16 @@ function watchPaths() {
             ...json("WatchCreated"),
           },
           ...common,
-          "400": ref("responses", "BadRequest"),
           "408": ref("responses", "RequestTimeout"),
           "413": ref("responses", "PayloadTooLarge"),
-          "503": ref("responses", "UpstreamBlocked"),
           "409": {
             description: "watch_limit_reached: the account holds the most watches it may",
+            headers: meterHeaderRefs,
             ...json("Error"),
           },
           "422": {
             description: "A body field failed validation (`loc` starts with `body`)",
+            headers: meterHeaderRefs,
             ...json("BodyValidationError"),
           },
         },
@@ -339,7 +378,7 @@ export function openApiDocument(
             "Last resort for clients that cannot set headers; the key ends up in logs of proxies.",
         },
       },
-      headers: { ...METER_HEADERS, "Retry-After": RETRY_AFTER },
+      headers: { ...METER_HEADERS, ...OTHER_HEADERS, "Retry-After": RETRY_AFTER },
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map((
           [name, e],

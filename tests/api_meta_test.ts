@@ -83,11 +83,13 @@ Deno.test("/openapi.json names the metering headers, the three ways to send a ke
     o.$ref ? o.$ref.split("/").slice(1).reduce((n, k) => n[k], doc) : o;
   const details = doc.paths["/v1/products/details"].get;
   assert.deepEqual(Object.keys(details.responses["200"].headers).sort(), [
+    "Age",
     "RateLimit",
     "RateLimit-Policy",
     "X-Credits-Cost",
     "X-Credits-Remaining",
     "X-Credits-Reset",
+    "X-Request-Id",
   ]);
   for (const h of Object.values(details.responses["200"].headers) as { $ref: string }[]) {
     assert.ok(deref(h).schema);
@@ -126,6 +128,43 @@ Deno.test("/openapi.json names the metering headers, the three ways to send a ke
     assert.ok(deref(create[status]).content, status);
   }
   assert.ok(doc.paths["/v1/watches"].get.responses["200"].headers.RateLimit);
+  // Probe DN: what each path answers, as the server answers it.
+  const statuses = (op: { responses: Record<string, unknown> }) => Object.keys(op.responses).sort();
+  assert.deepEqual(statuses(details), [
+    "200",
+    "400",
+    "401",
+    "403",
+    "404",
+    "405",
+    "414",
+    "422",
+    "429",
+    "502",
+    "503",
+    "504",
+  ]);
+  assert.deepEqual(statuses(doc.paths["/v1/usage"].get), [
+    "200",
+    "400",
+    "401",
+    "403",
+    "405",
+    "414",
+    "503",
+  ]);
+  assert.deepEqual(statuses(doc.paths["/v1/"].get), ["200", "400", "405", "414"]);
+  for (const op of [doc.paths["/v1/watches"].get, doc.paths["/v1/watches/{id}"].delete]) {
+    assert.ok(op.responses["503"] && op.responses["414"]);
+  }
+  assert.ok(deref(details.responses["405"]).headers.Allow);
+  assert.ok(create["422"].headers["X-Credits-Remaining"] && create["409"].headers.RateLimit);
+  const tooLong = await s.get(`/v1/usage?q=${"x".repeat(17_000)}`);
+  await tooLong.body?.cancel();
+  assert.equal(tooLong.status, 414);
+  const post = await s.get("/v1/", null, { method: "POST" });
+  await post.body?.cancel();
+  assert.equal(post.status, 405);
 });
 
 Deno.test("/docs serves swagger-ui from the package itself, with no inline script and no CDN", async () => {
