@@ -34,17 +34,27 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
   }
   if (url.username || url.password) throw new NotMarketplaceUrl(url.href, "credentials in the URL");
   if (url.port) throw new NotMarketplaceUrl(url.href, "a port other than the default");
-  // The marketplace's own host or its bare domain only: other names under amazon.com (aws., a
-  // client's made-up one that resolves inside a network) are other sites.
-  const marketplace = marketplaceForHost(url.hostname);
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (!marketplace || (host !== marketplace.host && host !== marketplace.host.slice(4))) {
+  const marketplace = exactMarketplace(url.hostname);
+  if (!marketplace) {
     throw new NotMarketplaceUrl(url.href, `host ${url.hostname} is not a marketplace host`);
   }
   // Setting the scheme keeps host, path and query as parsed; nothing is re-read from the path.
   url.protocol = "https:";
   url.hash = "";
   return { url, marketplace };
+}
+
+/**
+ * The marketplace whose own host (or bare domain) `hostname` is exactly, else undefined: other
+ * names under amazon.com (aws., a client's made-up one that resolves inside a network) are other
+ * sites.
+ */
+export function exactMarketplace(hostname: string): Marketplace | undefined {
+  const marketplace = marketplaceForHost(hostname);
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  return marketplace && (host === marketplace.host || host === marketplace.host.slice(4))
+    ? marketplace
+    : undefined;
 }
 
 /** Whether `raw` passes upstreamUrl(); the scrape parameter's validation (422, never charged). */

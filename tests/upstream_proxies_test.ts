@@ -8,6 +8,34 @@ import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { credentialRelay } from "../upstream/proxy_relay.ts";
 
+/**
+ * Two proxies on loopback: one that takes connections and requests and answers nothing, and a
+ * forward proxy, to which each request comes in absolute form and is fetched as it names.
+ */
+function proxyPair() {
+  const stall = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const c of stall) held.push(c);
+  })().catch(() => {});
+  const pair = {
+    forwarded: 0,
+    stall: `http://127.0.0.1:${stall.addr.port}`,
+    forward: "",
+    async [Symbol.asyncDispose]() {
+      stall.close();
+      for (const c of held) c.close();
+      await server.shutdown();
+    },
+  };
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+    pair.forwarded++;
+    return fetch(req.url, { headers: req.headers, redirect: "manual" });
+  });
+  pair.forward = `http://127.0.0.1:${server.addr.port}`;
+  return pair;
+}
+
 Deno.test("an http proxy's credentials go on the CONNECT only, never to the marketplace inside the tunnel", async () => {
   const secret = `pw-${crypto.randomUUID()}`;
   const out = await new Deno.Command(Deno.execPath(), {
@@ -36,45 +64,25 @@ Deno.test("an http proxy's credentials go on the CONNECT only, never to the mark
 });
 
 Deno.test("a proxy that never answers is left: the next call goes through the next proxy, and new sessions start there", async () => {
-  // Takes connections and requests, and answers nothing.
-  const stall = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  (async () => {
-    for await (const c of stall) held.push(c);
-  })().catch(() => {});
-  // A forward proxy: each request comes in absolute form and is fetched as it names.
-  let forwarded = 0;
-  const forward = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
-    forwarded++;
-    return fetch(req.url, { headers: req.headers, redirect: "manual" });
+  await using proxies = proxyPair();
+  await using rig = await startRig({
+    env: { UPSTREAM_PROXIES: `${proxies.stall},${proxies.forward}` },
+    browser: { timeoutMs: 500, deadlineMs: 5_000 },
   });
-  try {
-    await using rig = await startRig({
-      env: {
-        UPSTREAM_PROXIES:
-          `http://127.0.0.1:${stall.addr.port},http://127.0.0.1:${forward.addr.port}`,
-      },
-      browser: { timeoutMs: 500, deadlineMs: 5_000 },
-    });
-    const page = "product/amazon.com__app-B07H57DNVV.html";
-    rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
-    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", page);
-    const first = await rig.call("/v1/products/details?asin=B07H57DNVV");
-    assert.equal(first.status, 504);
-    assert.equal(first.headers.get("x-credits-cost"), "0");
-    const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
-    assert.equal(second.status, 200, JSON.stringify(second.body));
-    // Another marketplace's first session starts at the proxy that answered, not the first.
-    const started = Date.now();
-    const other = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
-    assert.notEqual(other.status, 504);
-    assert.ok(Date.now() - started < 500, "no wait for the proxy that never answers");
-    assert.equal(forwarded, 2);
-  } finally {
-    stall.close();
-    for (const c of held) c.close();
-    await forward.shutdown();
-  }
+  const page = "product/amazon.com__app-B07H57DNVV.html";
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+  rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", page);
+  const first = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(first.status, 504);
+  assert.equal(first.headers.get("x-credits-cost"), "0");
+  const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(second.status, 200, JSON.stringify(second.body));
+  // Another marketplace's first session starts at the proxy that answered, not the first.
+  const started = Date.now();
+  const other = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
+  assert.notEqual(other.status, 504);
+  assert.ok(Date.now() - started < 500, "no wait for the proxy that never answers");
+  assert.equal(proxies.forwarded, 2);
 });
 
 Deno.test("the credential relay tunnels only to the hosts it is told, and adds the credentials to the CONNECT alone", async () => {
@@ -115,10 +123,56 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
         btoa("user:p@ss")
       }\r\n\r\n`,
     );
+    // Only a plain host name, passed on as checked (probe DL: a proxy reads
+    // `evil.com?.amazon.com:443` as host evil.com).
+    const loose = credentialRelay(`http://user:pw@127.0.0.1:${proxy.addr.port}`, () => true)!;
+    try {
+      const port = Number(new URL(loose.url).port);
+      for (
+        const target of ["evil.com?.amazon.com:443", "evil.com@www.amazon.com:443", "[::1]:443"]
+      ) {
+        const c = await Deno.connect({ hostname: "127.0.0.1", port });
+        await c.write(new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\n\r\n`));
+        const buf = new Uint8Array(256);
+        const n = await c.read(buf);
+        c.close();
+        assert.match(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 403/, target);
+      }
+    } finally {
+      loose.close();
+    }
+    assert.equal(heads.length, 1, "nothing more reached the proxy");
+    assert.equal(await ask("WWW.amazon.com.:0443"), "HTTP/1.1 200 Connection established");
+    assert.match(
+      heads[1],
+      /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\nHost: www\.amazon\.com:443\r\n/,
+    );
     assert.equal(credentialRelay("http://127.0.0.1:9", () => true), null, "no credentials");
     assert.equal(credentialRelay("socks5://u:p@127.0.0.1:9", () => true), null, "SOCKS5");
   } finally {
     relay.close();
     proxy.close();
   }
+});
+
+Deno.test("a call that meets a block page does not move everyone's session onto a proxy that never answers", async () => {
+  await using proxies = proxyPair();
+  await using rig = await startRig({
+    env: { UPSTREAM_PROXIES: `${proxies.forward},${proxies.stall}` },
+    browser: { timeoutMs: 500, deadlineMs: 5_000, backoffMs: 5 },
+  });
+  const details = "/v1/products/details?asin=B07H57DNVV";
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  assert.equal((await rig.call(details)).status, 200);
+  // A robot check moves the shared session to the next proxy, which is found never to answer.
+  rig.fake.fail("robot", 1);
+  assert.equal((await rig.call(details)).status, 504);
+  // Another robot check: the session is not moved onto that proxy again (probe DL: a client
+  // meeting one block page after another kept every account's calls on it, timing out).
+  rig.fake.fail("robot", 1);
+  const again = await rig.call(details);
+  assert.equal(again.status, 200, JSON.stringify(again.body));
+  const after = [];
+  for (let i = 0; i < 3; i++) after.push((await rig.call(details)).status);
+  assert.deepEqual(after, [200, 200, 200]);
 });

@@ -21,7 +21,7 @@ import type { InterstitialForm } from "../parsers/soft_interstitial.ts";
 import { readPage } from "./page_read.ts";
 import { navigationHeaders, xhrHeaders } from "./browser_headers.ts";
 import { CookieJar } from "./cookie_jar.ts";
-import { marketplace, marketplaceForHost } from "../schemas/marketplaces.ts";
+import { marketplace } from "../schemas/marketplaces.ts";
 import { credentialRelay, type ProxyRelay } from "./proxy_relay.ts";
 import {
   applyDeliveryLocation,
@@ -41,7 +41,7 @@ import {
   readCapped,
 } from "./read_capped.ts";
 import { metrics } from "../core/metrics.ts";
-import { NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
+import { exactMarketplace, NotMarketplaceUrl, upstreamUrl } from "../schemas/marketplace_url.ts";
 import { SingleFlight } from "./single_flight.ts";
 import { setBounded } from "../core/bounded_map.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -113,6 +113,8 @@ interface Session {
 }
 
 const MAX_REDIRECTS = 5;
+/** How long a proxy that took a request and never answered is passed over. */
+const STALLED_PROXY_MS = 60_000;
 
 /** A session's key: one per marketplace and postcode. */
 function sessionKey(code: string, zip?: string): string {
@@ -196,7 +198,7 @@ export class BrowserTransport implements Transport {
     const allowed = (host: string, port: number) =>
       origin
         ? host === origin.hostname.replace(/^\[|\]$/g, "") && port === (Number(origin.port) || 443)
-        : port === 443 && marketplaceForHost(host) !== undefined;
+        : port === 443 && exactMarketplace(host) !== undefined;
     this.clients = this.o.proxies.map((url) => {
       const relay = tunnels ? credentialRelay(url, allowed) : null;
       if (relay) this.relays.push(relay);
@@ -207,6 +209,28 @@ export class BrowserTransport implements Transport {
   private readonly relays: ProxyRelay[] = [];
   /** The proxy that last answered: a new session starts there, not at a first one that stalls. */
   private lastGoodProxy = 0;
+  /**
+   * Until when each proxy that took a request and never answered is passed over, and how often
+   * it has in a row: each time again twice as long, up to an hour, so that a client meeting one
+   * block page after another cannot send every account's calls back to it each minute.
+   */
+  private readonly stalledUntil: number[] = [];
+  private readonly stalls: number[] = [];
+
+  /**
+   * The proxy a session of `key` uses next, after `from` (or its last one): the first that has
+   * not stalled lately. Moving on by one alone, a call that met a block page moved the session
+   * every account shares onto a proxy that never answers, and every call timed out (probe DL).
+   */
+  private proxyAfter(from: number): number {
+    const n = Math.max(1, this.clients.length);
+    const now = Date.now();
+    for (let i = 1; i <= n; i++) {
+      const p = (from + i) % n;
+      if (!(this.stalledUntil[p] > now)) return p;
+    }
+    return (from + 1) % n;
+  }
 
   /** Upstream requests actually sent (not shared, not replayed), for tests and the bench. */
   sent = 0;
@@ -375,7 +399,12 @@ export class BrowserTransport implements Transport {
           this.failed(req, attempt, e.code, false);
           // A proxy that took the request and never answered kept every session on it: each call
           // ran into the same timeout, the next proxy never tried (probe DK).
-          if (e.code === "upstream_timeout") this.drop(session);
+          if (e.code === "upstream_timeout") {
+            const k = (this.stalls[session.proxy] = (this.stalls[session.proxy] ?? 0) + 1);
+            this.stalledUntil[session.proxy] = Date.now() +
+              Math.min(STALLED_PROXY_MS * 2 ** (k - 1), 3_600_000);
+            this.drop(session);
+          }
           throw e;
         }
         if (e instanceof LocationBlocked) {
@@ -458,7 +487,10 @@ export class BrowserTransport implements Transport {
       // operator's own), the last postcode winning.
       const operator = zip ? undefined : this.o.operatorCookies[code];
       if (operator) jar.seed(operator, marketplace(code).host);
-      const proxy = this.nextProxy.get(key) ?? this.lastGoodProxy;
+      const proxy = this.nextProxy.get(key) ??
+        (this.stalledUntil[this.lastGoodProxy] > Date.now()
+          ? this.proxyAfter(this.lastGoodProxy)
+          : this.lastGoodProxy);
       s = { key, marketplace: code, zip, jar, proxy, owner };
       if (this.sessions.size >= this.o.maxSessions) this.#forgetOne(owner);
     }
@@ -492,7 +524,7 @@ export class BrowserTransport implements Transport {
   private drop(s: Session) {
     if (this.sessions.get(s.key) === s) this.sessions.delete(s.key);
     // Bounded like the sessions: each refused postcode left an entry here for good.
-    const next = (s.proxy + 1) % Math.max(1, this.clients.length);
+    const next = this.proxyAfter(s.proxy);
     setBounded(this.nextProxy, s.key, next, this.o.maxSessions);
   }
 
@@ -723,6 +755,7 @@ export class BrowserTransport implements Transport {
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
       });
       this.lastGoodProxy = s.proxy;
+      this.stalls[s.proxy] = 0;
       return { status: res.status, headers: res.headers, body, signedIn };
     } catch (e) {
       metrics.upstreamRequests.inc({

@@ -14,6 +14,13 @@
 const MAX_HEAD = 16 * 1024;
 /** How long the runtime has to send that head. */
 const HEAD_MS = 10_000;
+/**
+ * Tunnels open at once, and how long one may carry nothing: each holds a connection of the
+ * operator's proxy account and about 130 KB here, and 10,500 left open by a local program held
+ * 1.57 GB (probe DL). The transport itself needs a few dozen (6 requests per marketplace).
+ */
+const MAX_TUNNELS = 256;
+const IDLE_MS = 120_000;
 
 export interface ProxyRelay {
   /** The proxy URL to give the runtime: `http://127.0.0.1:PORT`, without credentials. */
@@ -39,11 +46,25 @@ export function credentialRelay(
     hostname: u.hostname.replace(/^\[|\]$/g, ""),
     port: Number(u.port) || (tls ? 443 : 80),
   };
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let listener: Deno.Listener;
+  try {
+    listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  } catch (e) {
+    // Deno Deploy has no listening sockets: given to the runtime, the credentials would leak.
+    throw new RangeError(
+      `Cannot start as an http(s) proxy with credentials needs a loopback relay here, which cannot listen (${
+        (e as Error).name
+      }): use a socks5:// proxy, or one that admits this host without credentials`,
+    );
+  }
   const open = new Set<Deno.Conn>();
   (async () => {
     try {
       for await (const conn of listener) {
+        if (open.size >= MAX_TUNNELS) {
+          closeQuietly(conn);
+          continue;
+        }
         open.add(conn);
         relay(conn, proxy, tls, auth, allowed).finally(() => open.delete(conn));
       }
@@ -68,12 +89,15 @@ async function relay(
   let upstream: Deno.Conn | null = null;
   try {
     const head = await readHead(conn);
-    const target = head && /^CONNECT ([^\s]+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
-    const at = target ? hostPort(target) : null;
+    const asked = head && /^CONNECT ([^\s]+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
+    const at = asked ? hostPort(asked) : null;
     if (!head || !at || !allowed(at.host, at.port)) {
       await conn.write(encoder.encode(REFUSED)).catch(() => {});
       return;
     }
+    // Rebuilt from what was checked, never passed on as written: a proxy reads
+    // `evil.com?.amazon.com:443` as a host of its own (probe DL).
+    const target = `${at.host}:${at.port}`;
     upstream = tls
       ? await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port })
       : await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
@@ -81,12 +105,27 @@ async function relay(
       `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`,
     ));
     if (head.rest.length) await upstream.write(head.rest);
-    // The proxy's answer to the CONNECT, then the tunnel, go back as they come.
+    // The proxy's answer to the CONNECT, then the tunnel, go back as they come; a tunnel that
+    // carries nothing for IDLE_MS is closed.
     const up = upstream;
-    await Promise.race([
-      conn.readable.pipeTo(up.writable, { preventClose: true }),
-      up.readable.pipeTo(conn.writable, { preventClose: true }),
-    ]);
+    const end = () => (closeQuietly(conn), closeQuietly(up));
+    let idle = setTimeout(end, IDLE_MS);
+    const touched = () =>
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, c) {
+          clearTimeout(idle);
+          idle = setTimeout(end, IDLE_MS);
+          c.enqueue(chunk);
+        },
+      });
+    try {
+      await Promise.race([
+        conn.readable.pipeThrough(touched()).pipeTo(up.writable, { preventClose: true }),
+        up.readable.pipeThrough(touched()).pipeTo(conn.writable, { preventClose: true }),
+      ]);
+    } finally {
+      clearTimeout(idle);
+    }
   } catch {
     /* either side gone: both are closed below */
   } finally {
@@ -118,11 +157,11 @@ async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Arr
   }
 }
 
-/** `host:port` of a CONNECT target, with an IPv6 literal's brackets taken off. */
+/** `host:port` of a CONNECT target whose host is a plain name (letters, digits, dots, dashes). */
 function hostPort(target: string): { host: string; port: number } | null {
-  const m = /^(\[[0-9a-f:.]+\]|[^:\s/]+):(\d{1,5})$/i.exec(target);
+  const m = /^([a-z0-9.-]{1,253}):(\d{1,5})$/i.exec(target);
   if (!m) return null;
-  return { host: m[1].replace(/^\[|\]$/g, "").toLowerCase(), port: Number(m[2]) };
+  return { host: m[1].toLowerCase().replace(/\.$/, ""), port: Number(m[2]) };
 }
 
 function decoded(s: string): string {
