@@ -5,7 +5,8 @@
  *   UPC → UPC; EAN, EAN-13 → EAN; ISBN-13 → ISBN_13; ISBN-10 → ISBN_10; JAN → JAN;
  *   Global Trade Identification Number, GTIN → GLOBAL_TRADE_IDENTIFICATION_NUMBER.
  * Values keep their digits only ("978-0131103627" → "9780131103627"); a row listing several codes
- * gives the first. A value that is not all digits once hyphens go (an ISBN-10 ending in X) is left
+ * gives the first, and the others in `also`, so that a GTIN lookup confirms any code the page
+ * lists (probe DP: "0730143315609, 7301433156092", the second never confirmed). A value that is not all digits once hyphens go (an ISBN-10 ending in X) is left
  * out, as the schema wants digit strings. A page listing none gives {}.
  */
 import { byIds, captureSections } from "./sections.ts";
@@ -64,7 +65,21 @@ function readIdentifiers(html: string): IdentifiersPage {
   if (!asin) {
     throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
   }
-  return { asin, identifiers: identifiersOf(readDetailFacts(byIds(page, DETAIL_SECTION_IDS))) };
+  const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
+  const also = furtherCodesOf(facts);
+  return { asin, identifiers: identifiersOf(facts), ...(also.length ? { also } : {}) };
+}
+
+/** The codes identifier rows list after their first. */
+function furtherCodesOf(facts: Record<string, string>): string[] {
+  return Object.entries(facts)
+    .filter(([label]) => KEYS.some(([re]) => re.test(label)))
+    .flatMap(([, value]) => codesIn(value).slice(1));
+}
+
+/** A row's codes, digits only ("978-0131103627" → "9780131103627"), each all digits. */
+function codesIn(value: string): string[] {
+  return value.split(/[\s,;]+/).map((c) => c.replace(/-/g, "")).filter((c) => /^\d+$/.test(c));
 }
 
 /** The identifier rows of a label → value table, keyed by identifier type. */

@@ -76,7 +76,12 @@ export const ProductPage = z.object({
 });
 export type ProductPage = z.infer<typeof ProductPage>;
 
-export const IdentifiersPage = z.object({ asin: z.string(), identifiers: Identifiers });
+export const IdentifiersPage = z.object({
+  asin: z.string(),
+  identifiers: Identifiers,
+  /** Codes an identifier row lists after its first (parsers/identifiers.ts), for confirming. */
+  also: z.array(z.string().regex(/^\d+$/)).optional(),
+});
 export type IdentifiersPage = z.infer<typeof IdentifiersPage>;
 
 export const OffersPage = z.object({ asin: z.string(), offers: z.array(Offer) });

@@ -132,10 +132,16 @@ Deno.test("reviews: a page that states the page number asked for (its canonical 
   assert.equal(ten.page, 10);
   assert.equal(ten.note, null);
   assert.equal(ten.filters_applied, true);
-  // The same page answered for page 3 states page 10: page 3 was not applied.
+  // The same page answered for page 3 states page 10: page 3 was not applied, and the answer is
+  // the page it states.
   const three = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=3");
-  assert.equal(three.page, 1);
+  assert.equal(three.page, 10);
   assert.match(three.note, /page 3 could not be applied/);
+  // Answered for page 1, it is page 10 all the same, and says so (probe DP: labelled page 1).
+  rig.fake.page("https://www.amazon.com/product-reviews/B0BN72FYFG", p10);
+  const one = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG");
+  assert.equal(one.page, 10);
+  assert.equal(one.note, "The marketplace answered page 10 of the reviews.");
 });
 
 Deno.test("reviews are authenticated only with an operator-supplied session cookie", async () => {
@@ -316,6 +322,25 @@ Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds no
   const none = await rig.call("/v1/utility/gtin-to-asin?gtin=00000000");
   assert.equal(none.status, 404);
   assert.equal(none.headers.get("x-credits-cost"), "0");
+});
+
+Deno.test("gtin-to-asin confirms a code its product page lists second in one row", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/s?k=7301433156092",
+    "search/amazon.com__pavel-ipad-pro.html",
+  );
+  // The row "EAN ‎0730143315609, 7301433156092" (probe DP: only the first code was looked at, so
+  // the second was answered as an unsure match, charged).
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0BJLF2BRM",
+    "product/amazon.com.br__mzmvyp-B0D6NN6TM7.html",
+  );
+  const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=7301433156092");
+  assert.equal(body.asin, "B0D6NN6TM7");
+  assert.match(body.note, /whose page lists GTIN 7301433156092\.$/);
+  const asinToGtin = await expectValid(rig, "/v1/utility/asin-to-gtin?asin=B0BJLF2BRM");
+  assert.deepEqual(asinToGtin.identifiers, { EAN: "0730143315609" }, "the answer keeps the first");
 });
 
 Deno.test("gtin-to-asin whose candidates' pages cannot be read fails uncharged; once they can, the match is confirmed", async () => {

@@ -45,6 +45,18 @@ Deno.test("parseIdentifiers() reads UPC and ISBN rows of the corpus pages, {} wh
   }
 });
 
+Deno.test("parseIdentifiers() keeps a row's further codes in `also`", async () => {
+  const page = parseIdentifiers(
+    await fixture("product/amazon.com.br__mzmvyp-B0D6NN6TM7.html"),
+    { marketplace: "BR" },
+  );
+  assert.deepEqual(page.also, ["7301433156092"]);
+  const one = parseIdentifiers(await fixture("product/amazon.com__msheraz-B0G6KD54ZK.html"), {
+    marketplace: "US",
+  });
+  assert.equal(one.also, undefined);
+});
+
 Deno.test("parseIdentifiers() names the page's ASIN", async () => {
   const page = parseIdentifiers(await fixture("product/amazon.com__msheraz-B0G6KD54ZK.html"), {
     marketplace: "US",

@@ -29,6 +29,8 @@ export interface GtinLookup {
 export interface ProductIdentifiers {
   asin: string;
   identifiers: Identifiers;
+  /** Further codes its identifier rows list (a row of two EANs). */
+  also?: string[];
 }
 
 /** Candidates confirmed on their product pages; more would cost upstream time for little. */
@@ -55,10 +57,10 @@ export async function lookUpGtin(
       return null;
     });
   const pages = [await confirm(candidates[0])];
-  if (!(pages[0] !== null && carries(pages[0].identifiers, gtin))) {
+  if (!(pages[0] !== null && carries(pages[0], gtin))) {
     pages.push(...await Promise.all(candidates.slice(1, CONFIRM).map(confirm)));
   }
-  const agreeing = pages.findIndex((p) => p !== null && carries(p.identifiers, gtin));
+  const agreeing = pages.findIndex((p) => p !== null && carries(p, gtin));
   if (agreeing < 0 && unread.length > 0) throw unread[0];
   const match = candidates[Math.max(0, agreeing)];
   let note: string | null = null;
@@ -87,8 +89,8 @@ export function sameGtin(a: string, b: string): boolean {
   return strip(a) !== "" && strip(a) === strip(b);
 }
 
-function carries(ids: Identifiers, gtin: string): boolean {
-  return Object.values(ids).some((v) => sameGtin(v, gtin));
+function carries(page: ProductIdentifiers, gtin: string): boolean {
+  return [...Object.values(page.identifiers), ...(page.also ?? [])].some((v) => sameGtin(v, gtin));
 }
 
 function dedupe(items: ProductItem[]): ProductItem[] {

@@ -66,6 +66,11 @@ export function judgeReviews(
   }
 
   const notes: string[] = [];
+  // The page it states, whatever was asked: a page stating pageNumber=10 answered for page 1
+  // was labelled page 1 (probe DP).
+  if (statedPage !== null && statedPage !== page && page === 1) {
+    notes.push(`The marketplace answered page ${statedPage} of the reviews.`);
+  }
   if (reviews.some((r) => r.author === null)) {
     notes.push("Reviewer names are not shown on this page, so author and author_id are null.");
   }
@@ -78,7 +83,7 @@ export function judgeReviews(
     );
   }
   return {
-    page: notApplied.includes(`page ${page}`) ? 1 : page,
+    page: statedPage ?? (notApplied.includes(`page ${page}`) ? 1 : page),
     filters_applied: requested > 0 && notApplied.length === 0,
     note: notes.length ? notes.join(" ") : null,
   };
