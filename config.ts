@@ -404,9 +404,17 @@ export function localKvFile(kvPath: string | undefined): string | undefined {
  * The store a KV_PATH names, or why it cannot be used; the open is probed by a write and a read.
  * `turnsWaitMs` is how long a commit waits for its turn on a shared file (CommitTurns).
  */
+/**
+ * How long start-up waits to write the store while another program holds its lock: the write
+ * waits for as long as the lock is held, and a process kept silent, not listening, for as long
+ * as another program held the file (45 s seen, probe DQ).
+ */
+export const STORE_WAIT_MS = 15_000;
+
 export async function openStore(
   kvPath: string | undefined,
   turnsWaitMs?: number,
+  waitMs = STORE_WAIT_MS,
 ): Promise<Deno.Kv> {
   // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
   const where = kvPath === undefined ? "the platform's KV" : redactUrl(kvPath);
@@ -447,16 +455,41 @@ export async function openStore(
   } catch (e) {
     throw new StoreError(`Cannot open the store at ${where}: ${reason(e)}`);
   }
+  const waiting = setTimeout(
+    () =>
+      consoleLog.error(
+        `the store at ${where} is locked by another program: waiting up to ${waitMs / 1000} s`,
+      ),
+    Math.min(2_000, waitMs / 2),
+  );
+  let givingUp: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
   try {
     // A read-only or corrupt file can open and fail only at its first write.
     const probe = ["startup_probe"];
-    const written = await kv.set(probe, Date.now());
-    if (!written.ok) throw new Error("the probe write was refused");
-    await kv.get(probe);
-    await kv.delete(probe);
+    const write = (async () => {
+      const written = await kv.set(probe, Date.now());
+      if (!written.ok) throw new Error("the probe write was refused");
+      await kv.get(probe);
+      await kv.delete(probe);
+    })();
+    await Promise.race([
+      write,
+      new Promise((_, reject) =>
+        givingUp = setTimeout(() => {
+          timedOut = true;
+          reject(new Error(`another program held its lock for ${waitMs / 1000} s`));
+        }, waitMs)
+      ),
+    ]);
   } catch (e) {
-    kv.close();
+    // Closing waits for the write still queued behind the lock: left open, the exit that follows
+    // ends it (a CLI or server that cannot start exits 1).
+    if (!timedOut) kv.close();
     throw new StoreError(`Cannot write to the store at ${where}: ${reason(e)}`);
+  } finally {
+    clearTimeout(waiting);
+    clearTimeout(givingUp);
   }
   return kv;
 }

@@ -9,6 +9,8 @@ import { createAccount } from "./proof/admin_client.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { receiver } from "./webhook_receiver.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { openStore, StoreError } from "../config.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -367,4 +369,38 @@ Deno.test("settings with silently wrong values are refused, and before the store
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "a store another program holds locked is waited for a while, said so, then refused with one line",
+  // The probe write stays queued behind the lock until it is released; a process that cannot
+  // start exits, which ends it, but this test runs in-process.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const path = `${dir}/held.kv`;
+    (await Deno.openKv(path)).close();
+    const lock = new DatabaseSync(path);
+    lock.exec("BEGIN EXCLUSIVE");
+    try {
+      const started = Date.now();
+      await assert.rejects(
+        openStore(path, undefined, 600),
+        (e: Error) =>
+          e instanceof StoreError &&
+          e.message ===
+            `Cannot write to the store at ${path}: another program held its lock for 0.6 s`,
+      );
+      const took = Date.now() - started;
+      assert.ok(
+        took < 3_000,
+        `refused after ${took} ms (probe DQ: silent for as long as the lock)`,
+      );
+    } finally {
+      lock.exec("ROLLBACK");
+      lock.close();
+    }
+  },
 });
