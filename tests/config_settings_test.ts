@@ -219,6 +219,8 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
     { setting: "UPSTREAM_PROXIES", count: 1 },
   );
   assert.equal(proxiesSet(env({})), null);
+  // Without a scheme, as /etc/environment often has it: an http proxy, as curl reads it (probe DO).
+  assert.doesNotThrow(() => checkUpstream("live", env({ https_proxy: "proxy.corp.example:3128" })));
   for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000"]) {
     assert.throws(
       () => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: cookie })),

@@ -147,6 +147,17 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
       heads[1],
       /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\nHost: www\.amazon\.com:443\r\n/,
     );
+    // Connections that send nothing do not take the tunnels' places (probe DO: 256 silent ones
+    // made every upstream call fail).
+    const port = Number(new URL(relay.url).port);
+    const silent = await Promise.all(
+      Array.from({ length: 300 }, () => Deno.connect({ hostname: "127.0.0.1", port })),
+    );
+    try {
+      assert.equal(await ask("www.amazon.com:443"), "HTTP/1.1 200 Connection established");
+    } finally {
+      for (const c of silent) c.close();
+    }
     assert.equal(credentialRelay("http://127.0.0.1:9", () => true), null, "no credentials");
     assert.equal(credentialRelay("socks5://u:p@127.0.0.1:9", () => true), null, "SOCKS5");
   } finally {
@@ -175,4 +186,43 @@ Deno.test("a call that meets a block page does not move everyone's session onto 
   const after = [];
   for (let i = 0; i < 3; i++) after.push((await rig.call(details)).status);
   assert.deepEqual(after, [200, 200, 200]);
+});
+
+Deno.test("calls that time out together on one proxy are one stall, and a proxy that answers again is used again", async () => {
+  // A proxy that forwards, or takes requests and answers nothing while `stalling`.
+  let stalling = true;
+  let toA = 0;
+  const a = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    toA++;
+    if (stalling) await new Promise((r) => setTimeout(r, 3_000));
+    return fetch(req.url, { headers: req.headers, redirect: "manual" })
+      .catch(() => new Response(null, { status: 502 })); // the marketplace gone by then
+  });
+  await using proxies = proxyPair();
+  try {
+    await using rig = await startRig({
+      env: { UPSTREAM_PROXIES: `http://127.0.0.1:${a.addr.port},${proxies.forward}` },
+      browser: { timeoutMs: 300, deadlineMs: 5_000, stalledProxyMs: 500 },
+    });
+    const page = "product/amazon.com__app-B07H57DNVV.html";
+    const asins = ["B07H57DNV1", "B07H57DNV2", "B07H57DNV3"];
+    for (const asin of asins) rig.fake.page(`https://www.amazon.com/dp/${asin}`, page);
+    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", page);
+    // Three at once (three products, so three requests) on the shared session's first proxy,
+    // all timing out.
+    const three = await Promise.all(
+      asins.map((asin) => rig.call(`/v1/products/details?asin=${asin}`)),
+    );
+    assert.deepEqual(three.map((r) => r.status), [504, 504, 504]);
+    stalling = false;
+    // Passed over for one stall's time (0.5 s), not three's (0.5 × 4 s: probe DO, 16 minutes
+    // at the default): a new session then starts on it again.
+    await new Promise((r) => setTimeout(r, 800));
+    const before = toA;
+    const de = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
+    assert.equal(de.status, 200, JSON.stringify(de.body));
+    assert.equal(toA, before + 1, "the proxy that stalled took the new session's request");
+  } finally {
+    await a.shutdown();
+  }
 });

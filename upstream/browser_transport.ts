@@ -83,6 +83,8 @@ export interface BrowserOptions {
    * calls in a row ended blocked through every retry (default 30 s).
    */
   pauseMs?: number;
+  /** How long a proxy that took a request and never answered is first passed over. */
+  stalledProxyMs?: number;
 }
 
 /**
@@ -113,8 +115,6 @@ interface Session {
 }
 
 const MAX_REDIRECTS = 5;
-/** How long a proxy that took a request and never answered is passed over. */
-const STALLED_PROXY_MS = 60_000;
 
 /** A session's key: one per marketplace and postcode. */
 function sessionKey(code: string, zip?: string): string {
@@ -184,6 +184,7 @@ export class BrowserTransport implements Transport {
       maxSessions: 1_000,
       sessionsPerOwner: 100,
       pauseMs: 30_000,
+      stalledProxyMs: 60_000,
       ...opts,
       compressed: opts.compressed ?? !opts.origin,
     };
@@ -400,9 +401,14 @@ export class BrowserTransport implements Transport {
           // A proxy that took the request and never answered kept every session on it: each call
           // ran into the same timeout, the next proxy never tried (probe DK).
           if (e.code === "upstream_timeout") {
-            const k = (this.stalls[session.proxy] = (this.stalls[session.proxy] ?? 0) + 1);
-            this.stalledUntil[session.proxy] = Date.now() +
-              Math.min(STALLED_PROXY_MS * 2 ** (k - 1), 3_600_000);
+            // One stall per episode: calls that time out together are one (probe DO: five at
+            // once passed a proxy over for 16 minutes).
+            const p = session.proxy;
+            if (!(this.stalledUntil[p] > Date.now())) {
+              const k = (this.stalls[p] = (this.stalls[p] ?? 0) + 1);
+              this.stalledUntil[p] = Date.now() +
+                Math.min(this.o.stalledProxyMs * 2 ** (k - 1), 3_600_000);
+            }
             this.drop(session);
           }
           throw e;
@@ -754,8 +760,10 @@ export class BrowserTransport implements Transport {
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
       });
+      // A proxy that answers is one again, whatever it did before.
       this.lastGoodProxy = s.proxy;
       this.stalls[s.proxy] = 0;
+      this.stalledUntil[s.proxy] = 0;
       return { status: res.status, headers: res.headers, body, signedIn };
     } catch (e) {
       metrics.upstreamRequests.inc({

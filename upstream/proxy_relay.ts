@@ -21,6 +21,11 @@ const HEAD_MS = 10_000;
  */
 const MAX_TUNNELS = 256;
 const IDLE_MS = 120_000;
+/**
+ * Connections still sending their head: counted apart, so that connections that send nothing
+ * (any local program may open them) cannot take the tunnels' places (probe DO).
+ */
+const MAX_PENDING = 1_024;
 
 export interface ProxyRelay {
   /** The proxy URL to give the runtime: `http://127.0.0.1:PORT`, without credentials. */
@@ -58,15 +63,16 @@ export function credentialRelay(
     );
   }
   const open = new Set<Deno.Conn>();
+  const tunnels = { count: 0, max: MAX_TUNNELS };
   (async () => {
     try {
       for await (const conn of listener) {
-        if (open.size >= MAX_TUNNELS) {
+        if (open.size >= MAX_PENDING + MAX_TUNNELS) {
           closeQuietly(conn);
           continue;
         }
         open.add(conn);
-        relay(conn, proxy, tls, auth, allowed).finally(() => open.delete(conn));
+        relay(conn, proxy, tls, auth, allowed, tunnels).finally(() => open.delete(conn));
       }
     } catch { /* closed */ }
   })();
@@ -85,8 +91,10 @@ async function relay(
   tls: boolean,
   auth: string,
   allowed: (host: string, port: number) => boolean,
+  tunnels: { count: number; max: number },
 ): Promise<void> {
   let upstream: Deno.Conn | null = null;
+  let counted = false;
   try {
     const head = await readHead(conn);
     const asked = head && /^CONNECT ([^\s]+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
@@ -98,6 +106,13 @@ async function relay(
     // Rebuilt from what was checked, never passed on as written: a proxy reads
     // `evil.com?.amazon.com:443` as a host of its own (probe DL).
     const target = `${at.host}:${at.port}`;
+    // A tunnel takes a place only once asked for as it should be.
+    if (tunnels.count >= tunnels.max) {
+      await conn.write(encoder.encode(BUSY)).catch(() => {});
+      return;
+    }
+    tunnels.count++;
+    counted = true;
     upstream = tls
       ? await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port })
       : await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
@@ -129,12 +144,14 @@ async function relay(
   } catch {
     /* either side gone: both are closed below */
   } finally {
+    if (counted) tunnels.count--;
     if (upstream) closeQuietly(upstream);
     closeQuietly(conn);
   }
 }
 
 const REFUSED = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+const BUSY = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 const encoder = new TextEncoder();
 
 /** The request head (up to its blank line) and any bytes read past it; null past the limits. */

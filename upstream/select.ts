@@ -210,7 +210,10 @@ export function proxiesSet(env: Env = Deno.env): { setting: string; count: numbe
 function proxyList(env: Env): string[] {
   const name = PROXY_SETTINGS.find((n) => env.get(n));
   const list = name ? env.get(name)! : "";
-  return list.split(",").map((s) => s.trim()).filter(Boolean);
+  // `proxy.corp.example:3128`, without a scheme, is an http proxy, as curl and the runtime read it
+  // (probe DO: such a value, common in /etc/environment, stopped start-up).
+  return list.split(",").map((s) => s.trim()).filter(Boolean)
+    .map((s) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`));
 }
 
 function browserOptions(env: Env): BrowserOptions {
