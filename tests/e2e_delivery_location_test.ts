@@ -141,6 +141,24 @@ Deno.test("an account whose new postcodes the marketplace keeps refusing gets no
   await r.body?.cancel();
 });
 
+Deno.test("a postcode whose pages keep showing another location after its flow counts each flow against the budget", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  // The flow locates (its home page shows 10001), the product page then shows elsewhere (probe
+  // DT: each call ran the flow again, uncounted: 60 calls, 60 address changes, 0 credits).
+  rig.fake.pageLocation = "Mill Valley 94941";
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  let last: Awaited<ReturnType<typeof rig.call>> | undefined;
+  for (let i = 0; i < 60; i++) {
+    last = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(last.headers.get("x-credits-cost"), "0");
+    if (/ran the location flow/.test((last.body.error as { message: string }).message)) break;
+    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
+  }
+  assert.match((last!.body.error as { message: string }).message, /ran the location flow 50 times/);
+  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
+});
+
 Deno.test("postcodes written without their space, and a ZIP+4, match the location the marketplace shows", () => {
   assert.ok(locationMatches("London SW1A 1", "SW1A1AA"));
   assert.ok(locationMatches("London SW1A 1", "SW1A 1AA"));
@@ -149,6 +167,16 @@ Deno.test("postcodes written without their space, and a ZIP+4, match the locatio
   assert.ok(locationMatches("New York 10001", "10001-1234"));
   assert.ok(!locationMatches("London SW1A 1", "EC1A1BB"));
   assert.ok(!locationMatches("New York 10001", "10002-1234"));
+  // A district code is a whole word: E1 is not E14, M1 not M11, B1 not B15 (probe DT).
+  for (const [shown, zip] of [["London E14 5", "E1 6AN"], ["London E14 5", "E16AN"]] as const) {
+    assert.ok(!locationMatches(shown, zip), `${zip} in ${shown}`);
+  }
+  assert.ok(!locationMatches("Manchester M11 2", "M1 1AE"));
+  assert.ok(!locationMatches("Manchester M11 2", "M11AE"));
+  assert.ok(!locationMatches("Birmingham B15 2", "B1 1BB"));
+  assert.ok(locationMatches("London E1 6", "E1 6AN"));
+  assert.ok(locationMatches("London E1 6", "E16AN"));
+  assert.ok(locationMatches("Tokyo 100-0001", "100-0001"));
 });
 
 Deno.test("a postcode the marketplace accepts but then shows another location for is remembered and counted as refused", async () => {

@@ -71,6 +71,11 @@ export class FakeMarketplace {
   /** When set, pages show this delivery location whatever the session chose. */
   shownLocation: string | null = null;
   /**
+   * The location product pages show, while the home page (which the location flow reads) shows
+   * the session's own: a marketplace that does not keep a visitor's location from page to page.
+   */
+  pageLocation: string | null = null;
+  /**
    * Steps of the location flow that fail: the home page (before the address change and after),
    * the address selections, or the address change answer `status` the next `times` times (503
    * with a robot page).
@@ -336,7 +341,7 @@ export class FakeMarketplace {
     const html = decodeHtml(raw);
     const replaced = html.replace(
       /(id=["']glow-ingress-line2["'][^>]*>)[\s\S]*?(<\/span>)/,
-      (_, open, close) => `${open}${this.shown(session)}${close}`,
+      (_, open, close) => `${open}${this.pageLocation ?? this.shown(session)}${close}`,
     );
     return new TextEncoder().encode(replaced);
   }

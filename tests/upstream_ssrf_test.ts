@@ -343,6 +343,13 @@ Deno.test("CookieJar follows RFC 6265 domain, path, Secure and expiry rules, ins
     "no operator session outside the pages Shelf reads",
   );
   assert.equal(
+    seeded.header(
+      at("https://www.amazon.de/portal-migration/hz/glow/get-rendered-address-selections"),
+    ),
+    "",
+    "nor the address pop-over (probe DT)",
+  );
+  assert.equal(
     seeded.header(at("https://www.amazon.com/dp/X")),
     "",
     "operator cookies stay on their marketplace",

@@ -143,6 +143,8 @@ interface RecentPostcode {
   zip: string;
   at: number;
   refused: boolean;
+  /** Its location did not hold: each flow run for it again counts, as a failed one does. */
+  flowsCount?: boolean;
 }
 
 export class BrowserTransport implements Transport {
@@ -155,7 +157,7 @@ export class BrowserTransport implements Transport {
   private readonly flights = new SingleFlight<UpstreamResponse>();
   /**
    * Postcodes a marketplace refused (by session key), until when they are answered so without
-   * asking again: each try ran the whole location flow (3 upstream requests, and a POST of the
+   * asking again: each try ran the whole location flow (4 upstream requests, and a POST of the
    * client's text to the marketplace's address change) for an uncharged 502, as often as a client
    * liked.
    */
@@ -388,6 +390,11 @@ export class BrowserTransport implements Transport {
           const shown = res.outcome?.location ?? null;
           if (shown !== null && !locationMatches(shown, req.zip)) {
             this.drop(session); // located elsewhere since: the next call locates afresh
+            // ... and runs the flow again: counted as a flow that failed, each time, against the
+            // account's budget of new postcodes. Uncounted, a marketplace that did not keep the
+            // location let a client cause 5 upstream requests (an address-change POST among them)
+            // per uncharged call without end (probe DT).
+            this.#flowsCountEach(req.owner ?? "", req.zip);
             throw mismatch(
               `the page shows delivery to '${shown}' instead of postcode '${req.zip}'.`,
             );
@@ -580,6 +587,15 @@ export class BrowserTransport implements Transport {
     return kept;
   }
 
+  /** From now on each flow for `zip` counts against the owner's budget (see RecentPostcode). */
+  #flowsCountEach(owner: string, zip: string): void {
+    // Its flow ran over 15 minutes ago, forgotten since: noted now, as this call's.
+    if (!this.#recentPostcodes(owner).some((p) => p.zip === zip)) {
+      this.#notePostcode(owner, zip, false);
+    }
+    this.#recentPostcodes(owner).find((p) => p.zip === zip)!.flowsCount = true;
+  }
+
   /** Notes a flow for `zip` (`refused` when it ended so); one postcode counts once. */
   #notePostcode(owner: string, zip: string, refused: boolean, failed = false): void {
     const recent = this.#recentPostcodes(owner);
@@ -587,7 +603,7 @@ export class BrowserTransport implements Transport {
     // A flow that failed (neither located nor refused) counts each time: it is forgotten, so the
     // next call runs it again, and a postcode whose flow kept failing was located for free
     // without end (probe BK: 117 address changes from 40 calls, none counted).
-    if (known && !failed) known.refused ||= refused;
+    if (known && !failed && !known.flowsCount) known.refused ||= refused;
     else recent.push({ zip, at: Date.now(), refused });
     setBounded(this.postcodesByOwner, owner, recent.slice(-NEW_POSTCODES_PER_OWNER), 10_000);
   }

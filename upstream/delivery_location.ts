@@ -118,19 +118,22 @@ const MAX_LOCATION_CHARS = 120;
  * postcode ("London SW1A 1"), so a postcode with a space also matches on its first part.
  */
 export function locationMatches(shown: string, zip: string): boolean {
-  const norm = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "");
-  const displayed = norm(shown);
-  const given = norm(zip);
-  if (displayed.includes(given)) return true;
+  // Whole words only: "E1" is not shown by "London E14 5", where a plain search of the joined
+  // characters found it, and a page for another district was answered as the postcode's (probe DT).
+  const words = (s: string) => ` ${s.toUpperCase().replace(/[^A-Z0-9]+/g, " ").trim()} `;
+  const displayed = words(shown);
+  const holds = (part: string) => part.trim() !== "" && displayed.includes(words(part));
+  const given = zip.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  if (holds(zip) || holds(given)) return true;
   const outward = zip.trim().split(/\s+/);
-  if (outward.length > 1 && norm(outward[0]).length >= 2) {
-    return displayed.includes(norm(outward[0]));
+  if (outward.length > 1 && outward[0].replace(/[^A-Za-z0-9]/g, "").length >= 2) {
+    return holds(outward[0]);
   }
   // Written without its space: a UK postcode's inward part is its last three characters, a
   // Canadian one's outward part its first three; a US ZIP+4 is shown as its five digits.
   const part = /^([A-Z]{1,2}\d[A-Z\d]?)\d[A-Z]{2}$/.exec(given)?.[1] ??
     /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ?? /^(\d{5})\d{4}$/.exec(given)?.[1];
-  return part !== undefined && displayed.includes(part);
+  return part !== undefined && holds(part);
 }
 
 export function mismatch(message: string): ApiError {

@@ -1,13 +1,15 @@
 /**
  * The paths an operator's signed-in session (`UPSTREAM_COOKIES_<CODE>`) is sent to: the pages
- * Shelf reads, at the paths the marketplaces serve them, and the delivery-location flow. Every
- * other path (`/v1/scrape` may name any) is fetched without it, as a visitor who is not signed in:
- * a client must not be able to make the operator's account sign out, or open its orders or
- * addresses, by naming `/gp/flex/sign-out.html` or `/gp/css/order-history`.
+ * Shelf reads, at the paths the marketplaces serve them. Every other path (`/v1/scrape` may name
+ * any) is fetched without it, as a visitor who is not signed in: a client must not be able to make
+ * the operator's account sign out, or open its orders or addresses, by naming
+ * `/gp/flex/sign-out.html`, `/gp/css/order-history` or the address pop-over of the
+ * delivery-location flow, which runs on postcode sessions only, never the operator's (probe DT:
+ * `/portal-migration/hz/glow/` was still listed, for clients' scrapes alone).
  */
 
 const PAGE_PATHS = [
-  "/$", // the home page, where the delivery-location flow starts
+  "/$", // the home page
   "/s(?:/|$)", // search, category grids and seller storefronts
   "/(?:[^/]+/)?dp/",
   "/gp/product/", // product pages, and the offers of /gp/product/ajax/
@@ -24,7 +26,6 @@ const PAGE_PATHS = [
   "/gp/goldbox(?:/|$)",
   "/sp(?:/|$)",
   "/promotion/psp/",
-  "/portal-migration/hz/glow/", // the delivery-location flow
 ];
 
 // A marketplace may put the page's language first (`/-/en/dp/…`).
