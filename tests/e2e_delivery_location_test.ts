@@ -13,6 +13,23 @@ import {
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
 
+/**
+ * Calls for postcode 10001, each uncharged, until the account's budget of location flows is
+ * spent: it ends there, after exactly NEW_POSTCODES_PER_OWNER address changes.
+ */
+async function untilBudgetSpent(rig: Awaited<ReturnType<typeof startRig>>) {
+  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  let last: Awaited<ReturnType<typeof rig.call>> | undefined;
+  for (let i = 0; i < 60; i++) {
+    last = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+    assert.equal(last.headers.get("x-credits-cost"), "0");
+    if (/ran the location flow/.test((last.body.error as { message: string }).message)) break;
+    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
+  }
+  assert.match((last!.body.error as { message: string }).message, /ran the location flow 50 times/);
+  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
+}
+
 Deno.test("zip runs the location flow once and the session is reused for later calls", async () => {
   await using rig = await startRig();
   rig.fake.page(PAGE, FIXTURE);
@@ -147,16 +164,7 @@ Deno.test("a postcode whose pages keep showing another location after its flow c
   // The flow locates (its home page shows 10001), the product page then shows elsewhere (probe
   // DT: each call ran the flow again, uncounted: 60 calls, 60 address changes, 0 credits).
   rig.fake.pageLocation = "Mill Valley 94941";
-  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
-  let last: Awaited<ReturnType<typeof rig.call>> | undefined;
-  for (let i = 0; i < 60; i++) {
-    last = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
-    assert.equal(last.headers.get("x-credits-cost"), "0");
-    if (/ran the location flow/.test((last.body.error as { message: string }).message)) break;
-    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
-  }
-  assert.match((last!.body.error as { message: string }).message, /ran the location flow 50 times/);
-  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
+  await untilBudgetSpent(rig);
 });
 
 Deno.test("postcodes written without their space, and a ZIP+4, match the location the marketplace shows", () => {
@@ -251,19 +259,10 @@ Deno.test("accepted new postcodes count too: at most NEW_POSTCODES_PER_OWNER flo
 Deno.test("a postcode whose location flow keeps failing counts each flow against the account's budget", async () => {
   await using rig = await startRig();
   rig.fake.page(PAGE, FIXTURE);
-  const flows = () => rig.fake.requests.filter((q) => q.method === "POST").length;
   // The address change always fails without refusing (probe BK: each call ran the flow again,
   // with its retries, uncharged and uncounted).
   rig.fake.flowFailures.push({ step: "change", status: 400, times: 1_000 });
-  let last: Awaited<ReturnType<typeof rig.call>> | undefined;
-  for (let i = 0; i < 40; i++) {
-    last = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
-    assert.equal(last.headers.get("x-credits-cost"), "0");
-    if (/ran the location flow/.test((last.body.error as { message: string }).message)) break;
-    await new Promise((r) => setTimeout(r, 60)); // within the key's rate
-  }
-  assert.match((last!.body.error as { message: string }).message, /ran the location flow 50 times/);
-  assert.equal(flows(), NEW_POSTCODES_PER_OWNER, "no flow past the budget");
+  await untilBudgetSpent(rig);
 });
 
 Deno.test("sessions are bounded: past maxSessions postcodes the session used least lately is forgotten (15.4)", async () => {
