@@ -327,7 +327,7 @@ function flagFrom(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "0") return false;
   if (value === "1") return true;
   throw new RangeError(
-    `Cannot start as '${name}' must be 1 or unset: current value is ${JSON.stringify(value)}`,
+    `Cannot start as '${name}' must be 1, 0 or unset: current value is ${JSON.stringify(value)}`,
   );
 }
 

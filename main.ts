@@ -23,7 +23,7 @@ import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog, setLoggedSecrets } from "./core/ops_log.ts";
-import { flushErrorLog } from "./core/log.ts";
+import { consoleLog, flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
 
@@ -64,6 +64,13 @@ async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
   if (config.adminToken) setLoggedSecrets([config.adminToken]);
+  // Mailed links (sign-up, password reset, alert addresses) point at PUBLIC_URL: unset, at
+  // localhost, which no user's browser reaches (probe DS).
+  if (config.smtp && !Deno.env.get("PUBLIC_URL")) {
+    consoleLog.error(
+      `'PUBLIC_URL' is not set: links in mails point at ${config.publicUrl}/, which users cannot open`,
+    );
+  }
   const file = localKvFile(config.kvPath);
   checkUpstream(config.upstream, Deno.env, file);
   if (config.port !== 0 && file && !(await Deno.lstat(file).then(() => true, () => false))) {

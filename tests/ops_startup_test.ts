@@ -151,6 +151,19 @@ Deno.test("start-up prints one line naming version, address, store, upstream mod
     assert.match(line, /sign-up closed/, "closed is the default without SMTP_URL");
     assert.match(line, /parse workers \d+/);
     assert.doesNotMatch(line, /a{24}/, "no secret in the start-up line");
+    assert.doesNotMatch(shelf.logs(), /PUBLIC_URL/, "no mail, no word of PUBLIC_URL");
+  }
+  {
+    // With a mail server but no PUBLIC_URL, mailed links would point at localhost (probe DS).
+    await using shelf = await spawnShelf({
+      KV_PATH: `${dir}/m.kv`,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      SMTP_URL: "smtp://127.0.0.1:9",
+    });
+    assert.match(
+      shelf.logs(),
+      /'PUBLIC_URL' is not set: links in mails point at http:\/\/localhost:\d+\/, which users cannot open/,
+    );
   }
   await Deno.remove(dir, { recursive: true });
 });
