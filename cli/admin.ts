@@ -212,4 +212,7 @@ if (import.meta.main) {
   } finally {
     kv?.close();
   }
+  // A store another program held locked leaves its start-up write queued behind the lock, which
+  // kept the CLI alive long after it said it could not open the store (probe DR).
+  Deno.exit(Deno.exitCode);
 }

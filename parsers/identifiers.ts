@@ -66,20 +66,30 @@ function readIdentifiers(html: string): IdentifiersPage {
     throw new ParseError("unrecognised", "The page names no ASIN, so it is not a product page");
   }
   const facts = readDetailFacts(byIds(page, DETAIL_SECTION_IDS));
-  const also = furtherCodesOf(facts);
-  return { asin, identifiers: identifiersOf(facts), ...(also.length ? { also } : {}) };
+  const identifiers = identifiersOf(facts);
+  const also = otherCodesOf(facts, identifiers);
+  return { asin, identifiers, ...(also.length ? { also } : {}) };
 }
 
-/** The codes identifier rows list after their first. */
-function furtherCodesOf(facts: Record<string, string>): string[] {
-  return Object.entries(facts)
+/** Codes an identifier row lists, at most this many a row: a row of 4 million made a 16 MB reading. */
+const CODES_PER_ROW = 16;
+
+/**
+ * Every code of the identifier rows that `ids` does not give: a row's further codes, those after
+ * a first token that is no code ("N/A, 4006381333931"), a second row of one key (EAN-13 after EAN).
+ */
+export function otherCodesOf(facts: Record<string, string>, ids: Identifiers): string[] {
+  const given = new Set(Object.values(ids));
+  const codes = Object.entries(facts)
     .filter(([label]) => KEYS.some(([re]) => re.test(label)))
-    .flatMap(([, value]) => codesIn(value).slice(1));
+    .flatMap(([, value]) => codesIn(value).slice(0, CODES_PER_ROW));
+  return [...new Set(codes)].filter((c) => !given.has(c));
 }
 
 /** A row's codes, digits only ("978-0131103627" → "9780131103627"), each all digits. */
 function codesIn(value: string): string[] {
-  return value.split(/[\s,;]+/).map((c) => c.replace(/-/g, "")).filter((c) => /^\d+$/.test(c));
+  return value.split(/[\s,;]+/, 4 * CODES_PER_ROW).map((c) => c.replace(/-/g, ""))
+    .filter((c) => /^\d+$/.test(c));
 }
 
 /** The identifier rows of a label → value table, keyed by identifier type. */

@@ -3,6 +3,7 @@
  * browser transport → fake marketplace (`origin:`) → parser → a 200 whose body the endpoint's
  * response schema accepts, charged what the spec says.
  */
+import { judgeReviews } from "../upstream/reviews_answer.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
@@ -184,6 +185,17 @@ Deno.test("reviews are not said to be authenticated once the marketplace has end
   const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
   assert.doesNotMatch(sent.cookie, /at-main/);
   assert.equal(body.authenticated, false, "read signed out, and said so");
+});
+
+Deno.test("a reviews page that states its number is the proof of it, whatever the answered URL kept", () => {
+  // Signed in, the URL kept pageNumber=3, the page states 5: not applied, and labelled 5 (probe
+  // DR: answered as applied).
+  const url = "https://www.amazon.com/product-reviews/B0BN72FYFG?pageNumber=3";
+  const v = judgeReviews({ page: 3 }, [], url, true, 5);
+  assert.deepEqual([v.page, v.filters_applied], [5, false]);
+  assert.match(v.note!, /page 3 could not be applied/);
+  assert.deepEqual(judgeReviews({ page: 3 }, [], url, true, 3).filters_applied, true);
+  assert.deepEqual(judgeReviews({ page: 3 }, [], url, true, null).filters_applied, true);
 });
 
 Deno.test("reviews/top gives the rating summary", async () => {

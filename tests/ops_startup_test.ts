@@ -384,6 +384,22 @@ Deno.test("settings with silently wrong values are refused, and before the store
   }
 });
 
+/** Runs `use` with a new KV file at `path` that another program (a SQLite transaction) holds locked. */
+async function withHeldStore(use: (path: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/held.kv`;
+  (await Deno.openKv(path)).close();
+  const lock = new DatabaseSync(path);
+  lock.exec("BEGIN EXCLUSIVE");
+  try {
+    await use(path);
+  } finally {
+    lock.exec("ROLLBACK");
+    lock.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 Deno.test({
   name:
     "a store another program holds locked is waited for a while, said so, then refused with one line",
@@ -392,12 +408,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const dir = await Deno.makeTempDir();
-    const path = `${dir}/held.kv`;
-    (await Deno.openKv(path)).close();
-    const lock = new DatabaseSync(path);
-    lock.exec("BEGIN EXCLUSIVE");
-    try {
+    await withHeldStore(async (path) => {
       const started = Date.now();
       await assert.rejects(
         openStore(path, undefined, 600),
@@ -411,9 +422,24 @@ Deno.test({
         took < 3_000,
         `refused after ${took} ms (probe DQ: silent for as long as the lock)`,
       );
-    } finally {
-      lock.exec("ROLLBACK");
-      lock.close();
-    }
+    });
   },
+});
+
+Deno.test("the admin CLI refused a store another program holds locked exits, not waiting for the lock", async () => {
+  await withHeldStore(async (path) => {
+    const started = Date.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "admin", "account", "list"],
+      env: { KV_PATH: path, NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+      signal: AbortSignal.timeout(40_000),
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, stderr);
+    assert.match(stderr, /another program held its lock for 15 s/);
+    // Probe DR: it said so at 15 s, then stayed alive until the lock went.
+    assert.ok(Date.now() - started < 30_000, `${Date.now() - started} ms`);
+  });
 });

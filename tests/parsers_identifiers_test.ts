@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { identifiersOf, parseIdentifiers } from "../parsers/identifiers.ts";
+import { identifiersOf, otherCodesOf, parseIdentifiers } from "../parsers/identifiers.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { IdentifiersPage } from "../schemas/pages.ts";
 import { fixture, fixtureMarketplace, fixtureNames } from "./fixture.ts";
@@ -55,6 +55,23 @@ Deno.test("parseIdentifiers() keeps a row's further codes in `also`", async () =
     marketplace: "US",
   });
   assert.equal(one.also, undefined);
+});
+
+Deno.test("otherCodesOf() keeps every code identifiersOf does not give, at most 16 a row", () => {
+  const upcs = Array.from({ length: 100 }, (_, i) => String(100_000_000_000 + i)).join(", ");
+  const facts = {
+    "EAN": "N/A, 4006381333931, 4006381333948",
+    "EAN-13": "5012345678900",
+    "UPC": upcs,
+    "Brand": "012345678905",
+  };
+  const ids = identifiersOf(facts);
+  assert.deepEqual(ids, { EAN: "5012345678900", UPC: "100000000000" });
+  assert.deepEqual(otherCodesOf(facts, ids), [
+    "4006381333931",
+    "4006381333948",
+    ...Array.from({ length: 15 }, (_, i) => String(100_000_000_001 + i)),
+  ]);
 });
 
 Deno.test("parseIdentifiers() names the page's ASIN", async () => {

@@ -21,6 +21,8 @@ const HEAD_MS = 10_000;
  */
 const MAX_TUNNELS = 256;
 const IDLE_MS = 120_000;
+/** How long the proxy may take to accept a connection (and its TLS handshake). */
+const CONNECT_MS = 10_000;
 /**
  * Connections still sending their head: counted apart, so that connections that send nothing
  * (any local program may open them) cannot take the tunnels' places (probe DO).
@@ -40,6 +42,7 @@ export interface ProxyRelay {
 export function credentialRelay(
   proxyUrl: string,
   allowed: (host: string, port: number) => boolean,
+  limits: { tunnels?: number; connectMs?: number } = {},
 ): ProxyRelay | null {
   const u = new URL(proxyUrl);
   if ((u.protocol !== "http:" && u.protocol !== "https:") || (!u.username && !u.password)) {
@@ -63,11 +66,15 @@ export function credentialRelay(
     );
   }
   const open = new Set<Deno.Conn>();
-  const tunnels = { count: 0, max: MAX_TUNNELS };
+  const tunnels = {
+    count: 0,
+    max: limits.tunnels ?? MAX_TUNNELS,
+    connectMs: limits.connectMs ?? CONNECT_MS,
+  };
   (async () => {
     try {
       for await (const conn of listener) {
-        if (open.size >= MAX_PENDING + MAX_TUNNELS) {
+        if (open.size >= MAX_PENDING + tunnels.max) {
           closeQuietly(conn);
           continue;
         }
@@ -91,7 +98,7 @@ async function relay(
   tls: boolean,
   auth: string,
   allowed: (host: string, port: number) => boolean,
-  tunnels: { count: number; max: number },
+  tunnels: { count: number; max: number; connectMs: number },
 ): Promise<void> {
   let upstream: Deno.Conn | null = null;
   let counted = false;
@@ -113,9 +120,35 @@ async function relay(
     }
     tunnels.count++;
     counted = true;
-    upstream = tls
-      ? await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port })
-      : await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
+    // Bounded: a proxy that takes the connection and never finishes its TLS handshake held the
+    // tunnel's place for good, and 256 of them refused every tunnel after (probe DR).
+    // connectTls answers once TCP connects; the handshake is waited for too.
+    let raw: Deno.Conn | null = null;
+    const connecting = (async () => {
+      if (!tls) return raw = await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
+      const c = await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port });
+      raw = c;
+      await c.handshake();
+      return c;
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      upstream = await Promise.race([
+        connecting,
+        new Promise<never>((_, reject) =>
+          timer = setTimeout(
+            () => reject(new Error("the proxy did not connect")),
+            tunnels.connectMs,
+          )
+        ),
+      ]);
+    } catch (e) {
+      if (raw) closeQuietly(raw);
+      connecting.then(closeQuietly, () => {}); // one that connects late is let go
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
     await upstream.write(encoder.encode(
       `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`,
     ));

@@ -37,7 +37,11 @@ export function judgeReviews(
     requested++;
     // The page's own canonical link proves it, signed in or not (probe AR: a page stating
     // pageNumber=10 was answered as page 1).
-    if (statedPage !== page && !kept("pageNumber", String(page))) notApplied.push(`page ${page}`);
+    // The page's own number, when it states one, is the proof either way: a signed-in URL that
+    // kept pageNumber=3 on a page stating 5 was answered as applied and labelled 5 (probe DR).
+    if (statedPage !== null ? statedPage !== page : !kept("pageNumber", String(page))) {
+      notApplied.push(`page ${page}`);
+    }
   }
   const star = params.star as string | undefined;
   if (star && star !== "all") {

@@ -212,8 +212,10 @@ function proxyList(env: Env): string[] {
   const list = name ? env.get(name)! : "";
   // `proxy.corp.example:3128`, without a scheme, is an http proxy, as curl and the runtime read it
   // (probe DO: such a value, common in /etc/environment, stopped start-up).
+  // Only a bare `host:port` (with userinfo or not) is read so: `http:/host` or `socks5:/host`, typed
+  // wrong, stay refused rather than become a proxy at host "http" (probe DR).
   return list.split(",").map((s) => s.trim()).filter(Boolean)
-    .map((s) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`));
+    .map((s) => (/^(?:[^\s/@]+@)?[^\s/:@]+(?::\d{1,5})?$/.test(s) ? `http://${s}` : s));
 }
 
 function browserOptions(env: Env): BrowserOptions {
