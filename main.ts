@@ -66,6 +66,12 @@ async function main(): Promise<void> {
   if (config.adminToken) setLoggedSecrets([config.adminToken]);
   // Mailed links (sign-up, password reset, alert addresses) point at PUBLIC_URL: unset, at
   // localhost, which no user's browser reaches (probe DS).
+  // Believed from any client that reaches it directly, a forwarded address takes another's limits.
+  if (config.trustProxy && !/^(?:127\.|::1$|localhost$)/.test(config.host)) {
+    consoleLog.error(
+      `'TRUST_PROXY' is set while listening on ${config.host}: a client that reaches Shelf without the proxy can name any address in X-Forwarded-For`,
+    );
+  }
   if (config.smtp && !Deno.env.get("PUBLIC_URL")) {
     consoleLog.error(
       `'PUBLIC_URL' is not set: links in mails point at ${config.publicUrl}/, which users cannot open`,

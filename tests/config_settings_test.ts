@@ -221,9 +221,9 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
   assert.equal(proxiesSet(env({})), null);
   // Without a scheme, as /etc/environment often has it: an http proxy, as curl reads it (probe DO).
   assert.doesNotThrow(() => checkUpstream("live", env({ https_proxy: "proxy.corp.example:3128" })));
-  assert.doesNotThrow(() =>
-    checkUpstream("live", env({ HTTPS_PROXY: "user:pw@proxy.example:3128" }))
-  );
+  for (const bare of ["user:pw@proxy.example:3128", "[::1]:3128", "127.0.0.1:3128/"]) {
+    assert.doesNotThrow(() => checkUpstream("live", env({ HTTPS_PROXY: bare })), bare);
+  }
   // A scheme typed wrong stays an error, not a proxy at host "http" (probe DR).
   for (const typo of ["http:/127.0.0.1:3128", "socks5:/proxy.example:1080", "./proxy"]) {
     assert.throws(() => checkUpstream("live", env({ HTTPS_PROXY: typo })), /'HTTPS_PROXY'/, typo);

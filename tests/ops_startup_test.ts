@@ -164,6 +164,17 @@ Deno.test("start-up prints one line naming version, address, store, upstream mod
       shelf.logs(),
       /'PUBLIC_URL' is not set: links in mails point at http:\/\/localhost:\d+\/, which users cannot open/,
     );
+    assert.doesNotMatch(shelf.logs(), /TRUST_PROXY/);
+  }
+  {
+    // TRUST_PROXY on every address: direct clients could forge their address (probe DU).
+    await using shelf = await spawnShelf({
+      KV_PATH: `${dir}/t.kv`,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      HOST: "0.0.0.0",
+      TRUST_PROXY: "1",
+    });
+    assert.match(shelf.logs(), /'TRUST_PROXY' is set while listening on 0\.0\.0\.0/);
   }
   await Deno.remove(dir, { recursive: true });
 });

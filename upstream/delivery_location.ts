@@ -118,22 +118,27 @@ const MAX_LOCATION_CHARS = 120;
  * postcode ("London SW1A 1"), so a postcode with a space also matches on its first part.
  */
 export function locationMatches(shown: string, zip: string): boolean {
-  // Whole words only: "E1" is not shown by "London E14 5", where a plain search of the joined
-  // characters found it, and a page for another district was answered as the postcode's (probe DT).
-  const words = (s: string) => ` ${s.toUpperCase().replace(/[^A-Z0-9]+/g, " ").trim()} `;
-  const displayed = words(shown);
-  const holds = (part: string) => part.trim() !== "" && displayed.includes(words(part));
-  const given = zip.toUpperCase().replace(/[^A-Z0-9]/g, "");
-  if (holds(zip) || holds(given)) return true;
+  // Whole words only, separators aside: "E1" is not shown by "London E14 5", where a search of
+  // the page's joined characters found it, and a page for another district was answered as the
+  // postcode's (probe DT); "1000001" is shown by "Tokyo 100-0001", two words joined (probe DU).
+  const words = shown.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean).slice(0, 64);
+  const shownAs = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    let joined = "";
+    for (let j = i; j < Math.min(words.length, i + 4); j++) shownAs.add(joined += words[j]);
+  }
+  const compact = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  const given = compact(zip);
+  if (given && shownAs.has(given)) return true;
   const outward = zip.trim().split(/\s+/);
-  if (outward.length > 1 && outward[0].replace(/[^A-Za-z0-9]/g, "").length >= 2) {
-    return holds(outward[0]);
+  if (outward.length > 1 && compact(outward[0]).length >= 2) {
+    return shownAs.has(compact(outward[0]));
   }
   // Written without its space: a UK postcode's inward part is its last three characters, a
   // Canadian one's outward part its first three; a US ZIP+4 is shown as its five digits.
   const part = /^([A-Z]{1,2}\d[A-Z\d]?)\d[A-Z]{2}$/.exec(given)?.[1] ??
     /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ?? /^(\d{5})\d{4}$/.exec(given)?.[1];
-  return part !== undefined && holds(part);
+  return part !== undefined && shownAs.has(part);
 }
 
 export function mismatch(message: string): ApiError {

@@ -207,6 +207,9 @@ export function proxiesSet(env: Env = Deno.env): { setting: string; count: numbe
   return setting ? { setting, count: proxyList(env).length } : null;
 }
 
+/** `host:port`, with `user:pass@` or not, an IPv6 literal in brackets, and a trailing slash. */
+const BARE_PROXY = /^(?:[^\s/@]+@)?(?:\[[0-9a-f:.]+\]|[^\s/:@[\]]+)(?::\d{1,5})?\/?$/i;
+
 function proxyList(env: Env): string[] {
   const name = PROXY_SETTINGS.find((n) => env.get(n));
   const list = name ? env.get(name)! : "";
@@ -215,7 +218,7 @@ function proxyList(env: Env): string[] {
   // Only a bare `host:port` (with userinfo or not) is read so: `http:/host` or `socks5:/host`, typed
   // wrong, stay refused rather than become a proxy at host "http" (probe DR).
   return list.split(",").map((s) => s.trim()).filter(Boolean)
-    .map((s) => (/^(?:[^\s/@]+@)?[^\s/:@]+(?::\d{1,5})?$/.test(s) ? `http://${s}` : s));
+    .map((s) => (BARE_PROXY.test(s) ? `http://${s}` : s));
 }
 
 function browserOptions(env: Env): BrowserOptions {
