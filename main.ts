@@ -41,6 +41,18 @@ function startupLine(config: Config, hostname: string, port: number): string {
     }`;
 }
 
+/** Whether HOST names this machine's loopback, however written ("::1", "0:0:0:0:0:0:0:1", …). */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  if (h === "localhost" || /^127(?:\.\d{1,3}){3}$/.test(h)) return true;
+  try {
+    const v6 = new URL(`http://[${h}]/`).hostname;
+    return v6 === "[::1]" || v6.startsWith("[::ffff:7f");
+  } catch {
+    return false;
+  }
+}
+
 /** Until the app exists (a few milliseconds after the bind): 503 `unavailable`, retry in 1 s. */
 function starting(): Response {
   return errorResponse(
@@ -67,7 +79,7 @@ async function main(): Promise<void> {
   // Mailed links (sign-up, password reset, alert addresses) point at PUBLIC_URL: unset, at
   // localhost, which no user's browser reaches (probe DS).
   // Believed from any client that reaches it directly, a forwarded address takes another's limits.
-  if (config.trustProxy && !/^(?:127\.|::1$|localhost$)/.test(config.host)) {
+  if (config.trustProxy && !isLoopback(config.host)) {
     consoleLog.error(
       `'TRUST_PROXY' is set while listening on ${config.host}: a client that reaches Shelf without the proxy can name any address in X-Forwarded-For`,
     );

@@ -225,7 +225,15 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
     assert.doesNotThrow(() => checkUpstream("live", env({ HTTPS_PROXY: bare })), bare);
   }
   // A scheme typed wrong stays an error, not a proxy at host "http" (probe DR).
-  for (const typo of ["http:/127.0.0.1:3128", "socks5:/proxy.example:1080", "./proxy"]) {
+  for (
+    const typo of [
+      "http:/127.0.0.1:3128",
+      "socks5:/proxy.example:1080",
+      "./proxy",
+      "user:12#ss@proxy.corp:3128", // read as host "user", port 12 (probe DW): percent-encode it
+      "proxy.corp#x:3128",
+    ]
+  ) {
     assert.throws(() => checkUpstream("live", env({ HTTPS_PROXY: typo })), /'HTTPS_PROXY'/, typo);
   }
   for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000"]) {

@@ -109,6 +109,21 @@ Deno.test("a step of the location flow that fails is retried, and never taken as
   }
 });
 
+Deno.test("a prompt in place of the location after the address change is a failed step, not a refused postcode", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  // "Update location", as real pages show before a location is set (probe DW: the postcode was
+  // then refused for every account for 15 minutes).
+  rig.fake.shownLocation = "Update location";
+  const failed = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(failed.status, 502);
+  assert.equal(failed.headers.get("x-credits-cost"), "0");
+  assert.doesNotMatch((failed.body.error as { message: string }).message, /did not accept/);
+  rig.fake.shownLocation = null;
+  const later = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(later.status, 200, JSON.stringify(later.body));
+});
+
 Deno.test("a page showing another delivery location is an uncharged 502, not wrong prices", async () => {
   await using rig = await startRig();
   rig.fake.page(PAGE, FIXTURE);
@@ -198,6 +213,21 @@ Deno.test("postcodes written without their space, and a ZIP+4, match the locatio
       ["London SW1A 1AA", "SW1A1AA"],
     ] as const
   ) assert.ok(locationMatches(shown, zip), `${zip} in ${shown}`);
+  // Joined words stand for a whole postcode only: "M1 1" is not district M11, nor "E1 4" E14; and
+  // a first part without a letter is no UK, Canadian or Irish one (probe DW).
+  for (
+    const [shown, zip] of [
+      ["Manchester M1 1", "M11 2AB"],
+      ["Manchester M1 1", "M112AB"],
+      ["London E1 4", "E14 5AB"],
+      ["London E1 4", "E145AB"],
+      ["Stockholm 111 51", "111 22"],
+      ["Tokyo 100-0002", "100 0001"],
+      ["Amsterdam 1012 XY", "1012 AB"],
+    ] as const
+  ) assert.ok(!locationMatches(shown, zip), `${zip} in ${shown}`);
+  assert.ok(locationMatches("Stockholm 111 22", "111 22"));
+  assert.ok(locationMatches("New York 10001", "10001 1234"));
 });
 
 Deno.test("a postcode the marketplace accepts but then shows another location for is remembered and counted as refused", async () => {

@@ -300,3 +300,42 @@ Deno.test("watches: a page that shows nothing of its stock sends no in_stock eve
   assert.equal(body.after.in_stock, false);
   await send(`${base}/v1/watches/${watch.id}`, rig.key, "DELETE");
 });
+
+Deno.test("watches: a product page that shows another ASIN is no refresh: refunded, noted, nothing sent or recorded", async () => {
+  await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
+  await using hook = receiver();
+  rig.fake.page(DP, PAGE);
+  const base = rig.server.url;
+  const created = await send(`${base}/v1/watches`, rig.key, "POST", {
+    asin: "B07H57DNVV",
+    every_seconds: 1,
+    webhook_url: hook.url,
+    on: ["price", "in_stock", "rank"],
+  });
+  const watch = WatchCreated.parse(await created.json());
+  const listed = async () =>
+    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
+      .find((w) => w.id === watch.id)!;
+  const first = await until("the first refresh", async () => {
+    const w = await listed();
+    return w.refreshes >= 1 ? w : undefined;
+  });
+  const used = (await rig.call("/v1/usage")).body.requests_used as number;
+  // A merged listing: the watched product's address now shows another product (probe DV: a
+  // signed, charged event gave the watched ASIN the other product's price and ranks).
+  rig.fake.page(
+    "https://www.amazon.com/dp/B0057OC5O8",
+    "product/amazon.com__metascraper-B0057OC5O8.html",
+  );
+  rig.fake.redirect(DP, "https://www.amazon.com/dp/B0057OC5O8");
+  const noted = await until("a refresh of the other page", async () => {
+    const w = await listed();
+    return w.last_error ? w : undefined;
+  });
+  assert.match(noted.last_error!, /shows ASIN B07H57DNVV as B0057OC5O8/);
+  assert.equal(noted.refreshes, first.refreshes);
+  assert.deepEqual(noted.last, first.last, "the watched values are kept");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(hook.got.length, 0, "no event");
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, used, "refunded");
+});

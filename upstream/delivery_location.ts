@@ -72,7 +72,9 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   const afterHtml = decodeHtml(after.body, after.headers.get("content-type"));
   throwIfFailed(after, afterHtml, "home page after the change");
   const shown = displayedLocation(afterHtml);
-  if (shown === null) {
+  // A prompt in its place ("Update location", "Atualizar CEP", "場所を更新する") shows no location
+  // either: a failed step, tried again, not a refusal remembered for every account (probe DW).
+  if (shown === null || !/\d/.test(shown)) {
     throw new LocationBlocked(false, "the home page after the change shows no delivery location");
   }
   if (!locationMatches(shown, zip)) {
@@ -121,24 +123,28 @@ export function locationMatches(shown: string, zip: string): boolean {
   // Whole words only, separators aside: "E1" is not shown by "London E14 5", where a search of
   // the page's joined characters found it, and a page for another district was answered as the
   // postcode's (probe DT); "1000001" is shown by "Tokyo 100-0001", two words joined (probe DU).
+  // Joins count for the whole postcode only: "Manchester M1 1" joined reads "M11", another
+  // district, so a first part is looked for as one word (probe DW).
   const words = shown.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean).slice(0, 64);
-  const shownAs = new Set<string>();
+  const joins = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     let joined = "";
-    for (let j = i; j < Math.min(words.length, i + 4); j++) shownAs.add(joined += words[j]);
+    for (let j = i; j < Math.min(words.length, i + 4); j++) joins.add(joined += words[j]);
   }
   const compact = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, "");
   const given = compact(zip);
-  if (given && shownAs.has(given)) return true;
+  if (given && joins.has(given)) return true;
+  // A first part alone only where a page shows just that much: a UK, Canadian or Irish one, which
+  // holds a letter. "111 22" is not shown by "Stockholm 111 51" (probe DW).
   const outward = zip.trim().split(/\s+/);
-  if (outward.length > 1 && compact(outward[0]).length >= 2) {
-    return shownAs.has(compact(outward[0]));
+  if (outward.length > 1 && /[A-Z]/i.test(outward[0]) && compact(outward[0]).length >= 2) {
+    return words.includes(compact(outward[0]));
   }
   // Written without its space: a UK postcode's inward part is its last three characters, a
   // Canadian one's outward part its first three; a US ZIP+4 is shown as its five digits.
   const part = /^([A-Z]{1,2}\d[A-Z\d]?)\d[A-Z]{2}$/.exec(given)?.[1] ??
     /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ?? /^(\d{5})\d{4}$/.exec(given)?.[1];
-  return part !== undefined && shownAs.has(part);
+  return part !== undefined && words.includes(part);
 }
 
 export function mismatch(message: string): ApiError {

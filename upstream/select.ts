@@ -208,7 +208,7 @@ export function proxiesSet(env: Env = Deno.env): { setting: string; count: numbe
 }
 
 /** `host:port`, with `user:pass@` or not, an IPv6 literal in brackets, and a trailing slash. */
-const BARE_PROXY = /^(?:[^\s/@]+@)?(?:\[[0-9a-f:.]+\]|[^\s/:@[\]]+)(?::\d{1,5})?\/?$/i;
+const BARE_PROXY = /^(?:[^\s/@#?\\]+@)?(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?\/?$/i;
 
 function proxyList(env: Env): string[] {
   const name = PROXY_SETTINGS.find((n) => env.get(n));

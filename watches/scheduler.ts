@@ -227,6 +227,16 @@ export class WatchScheduler extends PollLoop {
         chargePage: () => Promise.resolve(false),
       });
       page = checkedAnswer(details, answer, (m, e) => this.#d.log.error(m, e)) as ProductPage;
+      // A page of another product (a merged listing redirects): its price and ranks are not the
+      // watched product's. Taken as read, a signed, charged event told the receiver the watched
+      // ASIN's price had moved to the other product's (probe DV).
+      if (page.asin !== w.asin) {
+        throw new ApiError(
+          502,
+          "upstream_error",
+          `The marketplace shows ASIN ${w.asin} as ${page.asin}; the watch records nothing of it.`,
+        );
+      }
     } catch (e) {
       letGo();
       await this.#refund(w, snapshot, charged);
