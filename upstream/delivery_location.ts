@@ -72,12 +72,14 @@ export async function applyDeliveryLocation(send: Send, code: string, zip: strin
   const afterHtml = decodeHtml(after.body, after.headers.get("content-type"));
   throwIfFailed(after, afterHtml, "home page after the change");
   const shown = displayedLocation(afterHtml);
-  // A prompt in its place ("Update location", "Atualizar CEP", "場所を更新する") shows no location
-  // either: a failed step, tried again, not a refusal remembered for every account (probe DW).
-  if (shown === null || !/\d/.test(shown)) {
+  // A prompt in its place ("Update location", "Atualizar CEP", "場所を更新する": no digit, not the
+  // postcode) shows no location either: a failed step, tried again, not a refusal remembered for
+  // every account (probe DW).
+  const matches = shown !== null && locationMatches(shown, zip);
+  if (shown === null || (!matches && !/\d/.test(shown))) {
     throw new LocationBlocked(false, "the home page after the change shows no delivery location");
   }
-  if (!locationMatches(shown, zip)) {
+  if (!matches) {
     // Right after the change, so not a location moved since: the postcode is as good as refused.
     // A plain mismatch was neither remembered nor counted, and each call ran the flow again.
     throw new PostcodeRefused(
