@@ -227,6 +227,10 @@ Deno.test("postcodes written without their space, and a ZIP+4, match the locatio
     ] as const
   ) assert.ok(!locationMatches(shown, zip), `${zip} in ${shown}`);
   assert.ok(locationMatches("Stockholm 111 22", "111 22"));
+  // An Eircode written without its space, as with its space (probe DX).
+  assert.ok(locationMatches("Dublin D02", "D02X285"));
+  assert.ok(locationMatches("Athlone A65", "A65F4E2"));
+  assert.ok(!locationMatches("Dublin D03", "D02X285"));
   assert.ok(locationMatches("New York 10001", "10001 1234"));
 });
 

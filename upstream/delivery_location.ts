@@ -143,9 +143,12 @@ export function locationMatches(shown: string, zip: string): boolean {
     return words.includes(compact(outward[0]));
   }
   // Written without its space: a UK postcode's inward part is its last three characters, a
-  // Canadian one's outward part its first three; a US ZIP+4 is shown as its five digits.
+  // Canadian one's outward part its first three, an Irish Eircode's routing key its first three
+  // (probe DX); a US ZIP+4 is shown as its five digits.
   const part = /^([A-Z]{1,2}\d[A-Z\d]?)\d[A-Z]{2}$/.exec(given)?.[1] ??
-    /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ?? /^(\d{5})\d{4}$/.exec(given)?.[1];
+    /^([A-Z]\d[A-Z])\d[A-Z]\d$/.exec(given)?.[1] ??
+    /^([AC-FHKNPRTV-Y]\d{2}|D6W)[0-9AC-FHKNPRTV-Y]{4}$/.exec(given)?.[1] ??
+    /^(\d{5})\d{4}$/.exec(given)?.[1];
   return part !== undefined && words.includes(part);
 }
 
