@@ -25,6 +25,7 @@ import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog, setLoggedSecrets } from "./core/ops_log.ts";
 import { consoleLog, flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
+import { parseV4, parseV6 } from "./core/ip_address.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
@@ -44,13 +45,14 @@ function startupLine(config: Config, hostname: string, port: number): string {
 /** Whether HOST names this machine's loopback, however written ("::1", "0:0:0:0:0:0:0:1", …). */
 function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
-  if (h === "localhost" || /^127(?:\.\d{1,3}){3}$/.test(h)) return true;
-  try {
-    const v6 = new URL(`http://[${h}]/`).hostname;
-    return v6 === "[::1]" || v6.startsWith("[::ffff:7f");
-  } catch {
-    return false;
-  }
+  if (h === "localhost") return true;
+  const v4 = parseV4(h);
+  if (v4) return v4[0] === 127;
+  const g = parseV6(h);
+  if (!g) return false;
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  // ::1, or an IPv4-mapped ::ffff:127.x.y.z
+  return (zeroTo(7) && g[7] === 1) || (zeroTo(5) && g[5] === 0xffff && g[6] >> 8 === 127);
 }
 
 /** Until the app exists (a few milliseconds after the bind): 503 `unavailable`, retry in 1 s. */
@@ -76,14 +78,14 @@ async function main(): Promise<void> {
   // Every setting first: nothing is opened or created for a configuration that cannot run.
   const config = loadConfig();
   if (config.adminToken) setLoggedSecrets([config.adminToken]);
-  // Mailed links (sign-up, password reset, alert addresses) point at PUBLIC_URL: unset, at
-  // localhost, which no user's browser reaches (probe DS).
   // Believed from any client that reaches it directly, a forwarded address takes another's limits.
   if (config.trustProxy && !isLoopback(config.host)) {
     consoleLog.error(
       `'TRUST_PROXY' is set while listening on ${config.host}: a client that reaches Shelf without the proxy can name any address in X-Forwarded-For`,
     );
   }
+  // Mailed links (sign-up, password reset, alert addresses) point at PUBLIC_URL: unset, at
+  // localhost, which no user's browser reaches (probe DS).
   if (config.smtp && !Deno.env.get("PUBLIC_URL")) {
     consoleLog.error(
       `'PUBLIC_URL' is not set: links in mails point at ${config.publicUrl}/, which users cannot open`,
