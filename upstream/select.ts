@@ -95,7 +95,7 @@ export function checkUpstream(
       }`,
     );
   }
-  const proxySetting = PROXY_SETTINGS.find((name) => env.get(name)) ?? "UPSTREAM_PROXIES";
+  const proxySetting = proxySettingOf(env) ?? "UPSTREAM_PROXIES";
   proxyList(env).forEach((proxy, i) => {
     const u = httpUrl(proxy, ["http:", "https:", "socks5:", "socks5h:"]);
     let why = typeof u === "string" ? u : null;
@@ -201,9 +201,14 @@ const PROXY_SETTINGS = [
   "all_proxy",
 ];
 
+/** The first of PROXY_SETTINGS that is set. */
+function proxySettingOf(env: Env): string | undefined {
+  return PROXY_SETTINGS.find((n) => env.get(n));
+}
+
 /** The proxies' setting and how many it lists, for the start-up line; null when none is set. */
 export function proxiesSet(env: Env = Deno.env): { setting: string; count: number } | null {
-  const setting = PROXY_SETTINGS.find((n) => env.get(n));
+  const setting = proxySettingOf(env);
   return setting ? { setting, count: proxyList(env).length } : null;
 }
 
@@ -211,7 +216,7 @@ export function proxiesSet(env: Env = Deno.env): { setting: string; count: numbe
 const BARE_PROXY = /^(?:[^\s/@#?\\]+@)?(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?\/?$/i;
 
 function proxyList(env: Env): string[] {
-  const name = PROXY_SETTINGS.find((n) => env.get(n));
+  const name = proxySettingOf(env);
   const list = name ? env.get(name)! : "";
   // `proxy.corp.example:3128`, without a scheme, is an http proxy, as curl and the runtime read it
   // (probe DO: such a value, common in /etc/environment, stopped start-up).
