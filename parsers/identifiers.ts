@@ -98,7 +98,8 @@ export function identifiersOf(facts: Record<string, string>): Identifiers {
   for (const [label, value] of Object.entries(facts)) {
     const key = KEYS.find(([re]) => re.test(label))?.[1];
     if (!key || key in ids) continue;
-    const code = (value.split(/[\s,;]+/)[0] ?? "").replace(/-/g, "");
+    // The first token alone: splitting all of a row of millions of codes cost a copy of it.
+    const code = (value.split(/[\s,;]+/, 1)[0] ?? "").replace(/-/g, "");
     if (/^\d+$/.test(code)) ids[key] = code;
   }
   return ids;
