@@ -36,6 +36,12 @@ function send(url: string, key: string, method: string, body?: unknown) {
   });
 }
 
+/** Watch `id` as GET /v1/watches lists it to `key`. */
+async function listedWatch(base: string, key: string, id: string) {
+  return WatchList.parse(await (await send(`${base}/v1/watches`, key, "GET")).json()).watches
+    .find((w) => w.id === id)!;
+}
+
 Deno.test("watches: a price change between two refreshes POSTs one signed event; refreshes are charged", async () => {
   await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
   await using hook = receiver();
@@ -56,9 +62,7 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
   assert.match(watch.secret, /^whsec_[0-9a-f]{64}$/);
 
   // The first refresh records the values; nothing is sent for it.
-  const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
-      .find((w) => w.id === watch.id)!;
+  const listed = () => listedWatch(base, rig.key, watch.id);
   const first = await until("the first refresh", async () => {
     const w = await listed();
     return w.refreshes >= 1 ? w : undefined;
@@ -131,9 +135,7 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
       on: ["price"],
     })).json(),
   );
-  const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, key, "GET")).json()).watches
-      .find((w) => w.id === created.id)!;
+  const listed = () => listedWatch(base, key, created.id);
   await until("the first refresh", async () => ((await listed()).refreshes >= 1 ? 1 : undefined));
   rig.fake.page(DP, { html: page.replaceAll("$11.88", "$9.99") });
   const w = await until("a delivered attempt", async () => {
@@ -270,9 +272,7 @@ Deno.test("watches: a page that shows nothing of its stock sends no in_stock eve
   });
   assert.equal(created.status, 201);
   const watch = WatchCreated.parse(await created.json());
-  const refreshes = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
-      .find((w) => w.id === watch.id)!;
+  const refreshes = () => listedWatch(base, rig.key, watch.id);
   const more = async (n: number) => {
     const from = (await refreshes()).refreshes;
     return await until(`${n} more refreshes`, async () => {
@@ -313,9 +313,7 @@ Deno.test("watches: a product page that shows another ASIN is no refresh: refund
     on: ["price", "in_stock", "rank"],
   });
   const watch = WatchCreated.parse(await created.json());
-  const listed = async () =>
-    WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json()).watches
-      .find((w) => w.id === watch.id)!;
+  const listed = () => listedWatch(base, rig.key, watch.id);
   const first = await until("the first refresh", async () => {
     const w = await listed();
     return w.refreshes >= 1 ? w : undefined;
