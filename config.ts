@@ -11,6 +11,7 @@ import { redactUrl } from "./core/redact_url.ts";
 import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
 import { commitLockFile } from "./core/kv_files.ts";
 import { consoleLog } from "./core/log.ts";
+import { within } from "./core/within.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -462,7 +463,6 @@ export async function openStore(
       ),
     Math.min(2_000, waitMs / 2),
   );
-  let givingUp: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   try {
     // A read-only or corrupt file can open and fail only at its first write.
@@ -473,15 +473,10 @@ export async function openStore(
       await kv.get(probe);
       await kv.delete(probe);
     })();
-    await Promise.race([
-      write,
-      new Promise((_, reject) =>
-        givingUp = setTimeout(() => {
-          timedOut = true;
-          reject(new Error(`another program held its lock for ${waitMs / 1000} s`));
-        }, waitMs)
-      ),
-    ]);
+    await within(write, waitMs, () => {
+      timedOut = true;
+      return new Error(`another program held its lock for ${waitMs / 1000} s`);
+    });
   } catch (e) {
     // Closing waits for the write still queued behind the lock: left open, the exit that follows
     // ends it (a CLI or server that cannot start exits 1).
@@ -489,7 +484,6 @@ export async function openStore(
     throw new StoreError(`Cannot write to the store at ${where}: ${reason(e)}`);
   } finally {
     clearTimeout(waiting);
-    clearTimeout(givingUp);
   }
   return kv;
 }

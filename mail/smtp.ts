@@ -12,6 +12,7 @@
  */
 import { normalizeEmail } from "../metering/accounts.ts";
 import nodemailer from "nodemailer";
+import { within } from "../core/within.ts";
 
 export interface SmtpConfig {
   host: string;
@@ -115,24 +116,17 @@ export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
     socketTimeout: cfg.timeoutMs,
     dnsTimeout: cfg.timeoutMs,
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new SmtpError(0, `no answer from the mail server within ${cfg.timeoutMs} ms`)),
-      cfg.timeoutMs,
-    );
-  });
   try {
-    await Promise.race([
+    await within(
       transport.sendMail({ from: cfg.from, to: mail.to, subject: mail.subject, text: mail.text }),
-      deadline,
-    ]);
+      cfg.timeoutMs,
+      () => new SmtpError(0, `no answer from the mail server within ${cfg.timeoutMs} ms`),
+    );
   } catch (e) {
     if (e instanceof SmtpError) throw e;
     const err = e as { responseCode?: number; message?: string };
     throw new SmtpError(err.responseCode ?? 0, (err.message ?? String(e)).split("\n")[0]);
   } finally {
-    clearTimeout(timer);
     transport.close();
   }
 }

@@ -9,6 +9,7 @@
  * listens on loopback, where any local program could otherwise use the operator's proxy account
  * to reach anywhere.
  */
+import { within } from "../core/within.ts";
 
 /** The longest CONNECT request head taken from the runtime. */
 const MAX_HEAD = 16 * 1024;
@@ -131,23 +132,16 @@ async function relay(
       await c.handshake();
       return c;
     })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      upstream = await Promise.race([
+      upstream = await within(
         connecting,
-        new Promise<never>((_, reject) =>
-          timer = setTimeout(
-            () => reject(new Error("the proxy did not connect")),
-            tunnels.connectMs,
-          )
-        ),
-      ]);
+        tunnels.connectMs,
+        () => new Error("the proxy did not connect"),
+      );
     } catch (e) {
       if (raw) closeQuietly(raw);
       connecting.then(closeQuietly, () => {}); // one that connects late is let go
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
     await upstream.write(encoder.encode(
       `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`,
