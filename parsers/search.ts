@@ -80,10 +80,12 @@ function readPage(shell: PageScan, code: string, host: string, where: string): S
   const results = shell.cards.map((card, i) => readItem(card, i + 1, code, host));
   const page = currentPage(shell);
   return {
-    page,
+    page: page ?? 1,
+    page_stated: page !== null,
+    links_query: linksQuery(shell),
     results,
     ...(shell.wantDepartments ? { breadcrumb: breadcrumbOf(shell.departments) } : {}),
-    has_next_page: hasNextPage(shell, page),
+    has_next_page: hasNextPage(shell, page ?? 1),
     // Newer grids (2025) print no "1-48 of over N results" banner; the page then vouches for
     // only the results it shows, so that count is the honest total.
     total_results: totalResults(shell) ?? results.length,
@@ -634,9 +636,20 @@ const VOLUME =
 
 // --- page fields ---------------------------------------------------------------------------
 
-function currentPage(scan: PageScan): number {
+function currentPage(scan: PageScan): number | null {
   const n = intFrom(text(scan.selectedPage));
-  return n && n >= 1 ? n : 1;
+  return n && n >= 1 ? n : null;
+}
+
+/** The `k` of the first pagination link that has one, spaces collapsed and lower-cased. */
+function linksQuery(scan: PageScan): string | null {
+  for (const href of scan.pageLinks) {
+    const q = href.indexOf("?");
+    if (q < 0) continue;
+    const k = new URLSearchParams(href.slice(q + 1)).get("k");
+    if (k?.trim()) return k.trim().replace(/\s+/g, " ").toLowerCase();
+  }
+  return null;
 }
 
 /**

@@ -25,7 +25,14 @@ import {
 export const Crumb = z.object({ id: z.string(), name: z.string() });
 
 export const SearchPage = z.object({
+  /** The page the pagination marks as current, 1 when it marks none (`page_stated` false). */
   page: z.int().min(1),
+  page_stated: z.boolean(),
+  /**
+   * The search words (`k`) the page's own pagination links carry, null without such links: what
+   * tells a further page of a `limit` search from another search's page.
+   */
+  links_query: z.string().nullable(),
   results: z.array(ProductItem),
   breadcrumb: z.array(Crumb).optional(),
   has_next_page: z.boolean(),

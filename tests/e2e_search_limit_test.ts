@@ -306,3 +306,83 @@ Deno.test("further pages that are the first again (a redirect to it, or its item
     assert.equal((usage.body as { requests_used: number }).requests_used, 1, how);
   }
 });
+
+/** Page 1's results again under page `p`'s address, with each ad replaced by a new one. */
+function withNewAds(html: string, p: number): string {
+  const page = parseSearch(html, { marketplace: "US" });
+  const results = new Set(page.results.filter((x) => !x.sponsored).map((x) => x.asin));
+  let out = html;
+  for (const [i, ad] of page.results.filter((x) => x.sponsored).entries()) {
+    if (!results.has(ad.asin)) out = out.replaceAll(ad.asin, `B0AD${p}X${i}`.padEnd(10, "0"));
+  }
+  return out;
+}
+
+Deno.test("further pages that are page 1 again with new ads are given back and end the search (probe DY)", async () => {
+  const html = await fixture("search/amazon.com__alaa-laptop.html");
+  const first = parseSearch(html, { marketplace: "US" });
+  const results = first.results.filter((x) => !x.sponsored).length;
+  assert.ok(first.results.length > results, "the page holds ads");
+  // As served (stating page 1), and stating the page asked for: its results alone tell it.
+  for (const stated of ["page 1", "the page asked for"] as const) {
+    await using rig = await startRig();
+    rig.fake.page("https://www.amazon.com/s?k=laptop", { html });
+    for (let p = 2; p <= 30; p++) {
+      let page = withNewAds(html, p);
+      if (stated !== "page 1") page = page.replace(/(s-pagination-selected"[^>]*>)1/, `$1${p}`);
+      rig.fake.page(`https://www.amazon.com/s?k=laptop&page=${p}`, { html: page });
+    }
+    const r = await rig.call("/v1/products/search?query=laptop&limit=200&include_sponsored=false");
+    assert.equal(r.status, 200, stated);
+    assert.equal(r.body.count, results, stated);
+    assert.equal(r.body.has_next_page, false, stated);
+    assert.equal(r.headers.get("x-credits-cost"), "1", stated);
+    await new Promise((r) => setTimeout(r, 200)); // pages fetched ahead settle their refunds
+    const usage = await rig.call("/v1/usage");
+    assert.equal((usage.body as { requests_used: number }).requests_used, 1, stated);
+    assert.ok(rig.fake.pageRequests("/s?") <= 5, `${stated}: ${rig.fake.pageRequests("/s?")}`);
+  }
+});
+
+Deno.test("a further page of another search or another marketplace is given back and not merged in (probe DY)", async () => {
+  const other = {
+    // Another query's page, stating page 2 as asked.
+    "another query": (await fixture("search/amazon.com__pricechecker-portable-charger.html"))
+      .replace(/(s-pagination-selected"[^>]*>)1/, "$12"),
+    // amazon.de's page for the same words: only its prices (EUR) tell it.
+    "another marketplace": (await fixture("search/amazon.de__parsy-katzenfutter.html"))
+      .replaceAll("katzenfutter", "ipad pro").replace(/(s-pagination-selected"[^>]*>)1/, "$12"),
+  };
+  for (const [how, html] of Object.entries(other)) {
+    await using rig = await startRig();
+    await servePages(rig, 1);
+    rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html });
+    const r = await rig.call("/v1/products/search?query=ipad&limit=40");
+    assert.equal(r.status, 200, how);
+    const asins = (r.body.results as { asin: string }[]).map((x) => x.asin);
+    const page1 = parseSearch(await fixture("search/amazon.com__pavel-ipad-pro.html"), {
+      marketplace: "US",
+    }).results.map((x) => x.asin);
+    assert.deepEqual(asins, page1, `${how}: page 1's items alone`);
+    assert.equal(r.body.has_next_page, true, how);
+    assert.equal(r.headers.get("x-credits-cost"), "1", how);
+    await new Promise((r) => setTimeout(r, 200));
+    const usage = await rig.call("/v1/usage");
+    assert.equal((usage.body as { requests_used: number }).requests_used, 1, how);
+  }
+});
+
+Deno.test("a listing is labelled with the page the marketplace's page states, not the page asked for (probe DY)", async () => {
+  await using rig = await startRig();
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  // Past the last page, the marketplace answers page 1, whether by redirect or under the address.
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=7", { html });
+  rig.fake.page("https://www.amazon.com/s?k=ipad", { html });
+  rig.fake.redirect("https://www.amazon.com/s?k=ipad&page=9", "https://www.amazon.com/s?k=ipad");
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=3", { html: asResultsPage(html, 3) });
+  for (const [asked, stated] of [[7, 1], [9, 1], [3, 3]]) {
+    const r = await rig.call(`/v1/products/search?query=ipad&page=${asked}`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.page, stated, `page=${asked}`);
+  }
+});

@@ -40,9 +40,10 @@ export function fixtureMarketplace(name: string): string {
 
 /**
  * A search page as page `page` of its results: every item's ASIN renamed to one of its own, as a
- * marketplace's further pages hold other items than its first. Served unchanged under every page
- * number, one page would be read again and again, and a further page holding only items already
- * read ends a search (upstream/search_pages.ts).
+ * marketplace's further pages hold other items than its first, and its pagination marking page
+ * `page` as the current one. Served unchanged under every page number, one page would be read
+ * again and again, and a further page holding only items already read, or stating another page
+ * number, ends a search (upstream/search_pages.ts).
  */
 export function asResultsPage(html: string, page: number): string {
   if (page <= 1) return html;
@@ -53,5 +54,6 @@ export function asResultsPage(html: string, page: number): string {
       names.set(m[1], `B${tag}${names.size.toString(36).toUpperCase().padStart(7, "0")}`);
     }
   }
-  return html.replace(/[A-Z0-9]{10}/g, (a) => names.get(a) ?? a);
+  return html.replace(/[A-Z0-9]{10}/g, (a) => names.get(a) ?? a)
+    .replace(/(s-pagination-selected"[^>]*>)\d+/, `$1${page}`);
 }

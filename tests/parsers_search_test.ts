@@ -467,10 +467,31 @@ Deno.test("parseSearch() refuses the amazon.in shell that holds no result list",
   );
 });
 
+// Read off each page: the pagination's current page, and the `k` of its page links (what tells a
+// further page of a `limit` search from another search's page).
+for (
+  const [name, page, query] of [
+    ["search/amazon.com__pavel-ipad-pro.html", 1, "ipad pro"],
+    ["search/amazon.in__aditya-motorola-phone-5g.html", 3, "motorola phone 5g"],
+    ["search/amazon.co.jp__kureho-pokemon-card-box.html", 1, "ポケモンカードゲーム box"],
+    ["search/amazon.nl__cagdas-playstation-5.html", 1, "playstation 5"],
+    ["search/amazon.in__vedant-rh-n6612025031.html", 1, null],
+  ] as const
+) {
+  Deno.test(`parseSearch() reads the stated page and the links' query of ${name}`, async () => {
+    const got = parseSearch(await fixture(name), { marketplace: fixtureMarketplace(name) });
+    assert.equal(got.page, page);
+    assert.equal(got.page_stated, true);
+    assert.equal(got.links_query, query);
+  });
+}
+
 Deno.test("parseSearch() returns no results for a result list that is empty", () => {
   const html = '<html><body><div class="s-main-slot s-result-list"></div></body></html>';
   assert.deepEqual(parseSearch(html, { marketplace: "US" }), {
     page: 1,
+    page_stated: false,
+    links_query: null,
     results: [],
     has_next_page: false,
     total_results: 0,

@@ -32,6 +32,8 @@ export interface Answered {
 
 /** A listing's items gathered over one or more pages (search_pages.ts). */
 export interface Listing {
+  /** The page the marketplace's page states it is. */
+  page?: number;
   results: ProductItem[];
   has_next_page: boolean;
   total_results: number;
@@ -195,7 +197,7 @@ export const envelope = {
 
   /** Search, category and seller storefront: the grid with the request's own fields. */
   listing: (p: Params, mp: string, got: Listing, extra: Params) => ({
-    page: Number(p.page ?? 1),
+    page: got.page ?? Number(p.page ?? 1),
     count: got.results.length,
     results: got.results,
     marketplace: mp,

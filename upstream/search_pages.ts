@@ -25,6 +25,8 @@ import type { ProductItem } from "../schemas/resources.ts";
 import { ApiError } from "../core/api_error.ts";
 
 export interface Collected {
+  /** The page the first page states it is (a request past the last page is answered page 1). */
+  page: number;
   results: ProductItem[];
   has_next_page: boolean;
   total_results: number;
@@ -80,7 +82,7 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     }
     o.ahead?.wasted(wasted);
     // Pages fetched ahead and not read are paid for once they have come; those that fail are not,
-    // nor those after a further page that failed: the answer ends before them, and their items
+    // nor those after a further page that failed, found or not: the answer ends before them, and their items
     // would have to be bought again from the page that failed (probe AJ). Waiting for them costs a
     // call nothing it would not wait for anyway: they went out with the pages it read, at most
     // PAGES_AHEAD at once.
@@ -89,7 +91,7 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
         // The first page is the call's own credit: the route refunds it if the call fails.
         page === o.firstPage ? undefined : p.then(
           () => void (page > progress.failedAt && refunded.add(page)),
-          (e) => void (pageMissing(e) || refunded.add(page)),
+          (e) => void ((page > progress.failedAt || !pageMissing(e)) && refunded.add(page)),
         )
       ),
     );
@@ -137,30 +139,34 @@ async function collect<Raw>(
   const itemKey = (r: ProductItem) => `${r.sponsored ? "ad" : "result"} ${r.asin}`;
   let total = 0;
   let seenPerPage = 0;
+  let first: SearchPage | null = null;
+  const done = (results: ProductItem[], hasNext: boolean, pages: number) =>
+    answer(first?.page_stated ? first.page : o.firstPage, results, hasNext, total, pages);
   for (let page = o.firstPage, used = 0;; page++) {
     if (!fetched.has(page)) await request(page);
     const pending = fetched.get(page);
-    if (!pending) return done(results, true, total, used); // the credits ran out
+    if (!pending) return done(results, true, used); // the credits ran out
     let got: SearchPage;
     try {
       got = o.read(await pending);
     } catch (e) {
       if (used === 0) throw e; // the first page: the call fails
-      if (pageMissing(e)) return done(results, false, total, used); // the results ended before it
+      if (pageMissing(e)) return done(results, false, used); // the results ended before it
       refunded.add(page);
       progress.failedAt = page;
-      return done(results, true, total, used);
+      return done(results, true, used);
     }
-    // A further page that holds only items already read is no further page: the marketplace
-    // answered an earlier one again (a redirect to the first page, a page past the last). It is
-    // given back and ends the results (probe CS: limit=100 charged 7 pages for 16 items, each
-    // repeated). Items already read are left out of the pages that also hold new ones.
     const fresh = got.results.filter((r) => !r.asin || !seen.has(itemKey(r)));
-    if (used > 0 && fresh.length === 0 && got.results.length > 0) {
+    const other = first && otherPage(first, got, page, fresh);
+    if (other) {
+      // Not the page asked for: given back, and the answer ends before it. An earlier page (a
+      // redirect to the first, a page past the last) ends the results; another search's or
+      // marketplace's page says nothing of whether this one goes on.
       refunded.add(page);
       progress.failedAt = page;
-      return done(results, false, total, used);
+      return done(results, other === "another", used);
     }
+    first ??= got;
     for (const r of got.results) if (r.asin) seen.add(itemKey(r));
     progress.used = ++used;
     if (used === 1) total = got.total_results;
@@ -168,15 +174,10 @@ async function collect<Raw>(
     results.push(...fresh.filter(o.keep));
     const limit = o.limit || Infinity;
     if (o.limit === 0 || results.length >= limit) {
-      return done(
-        results.slice(0, limit),
-        results.length > limit || got.has_next_page,
-        total,
-        used,
-      );
+      return done(results.slice(0, limit), results.length > limit || got.has_next_page, used);
     }
     if (!got.has_next_page || got.results.length === 0 || page >= MAX_PAGE) {
-      return done(results, false, total, used);
+      return done(results, false, used);
     }
     await plan(page + 1, o.limit - results.length, seenPerPage);
   }
@@ -187,10 +188,51 @@ function pageMissing(e: unknown): boolean {
   return e instanceof ApiError && e.status === 404;
 }
 
-function done(results: ProductItem[], hasNext: boolean, total: number, pages: number): Collected {
+/**
+ * Why a further page fetched as `page` is not that page of the listing the first page began, or
+ * null when it is: `earlier` when it is an earlier page again, `another` when it is another
+ * search's or marketplace's page or a later one.
+ * - It states another page number: page 1 again past the last page (probe DY).
+ * - Its items are all items already read: the marketplace answered an earlier page again (probe
+ *   CS: `limit=100` charged 7 pages for 16 items, each repeated). Only its results count when it
+ *   has any: a search page's ads change on every load, and page 1 again with one new ad was paid
+ *   for as a new page, up to the 400-page cap (probe DY: 64 credits for 16 items).
+ * - Its pagination links search other words than the first page's (probe DY: another query's
+ *   page was merged into the answer and charged), or all its prices are in currencies the first
+ *   page showed none of (another marketplace's page).
+ */
+function otherPage(
+  first: SearchPage,
+  got: SearchPage,
+  page: number,
+  fresh: ProductItem[],
+): "earlier" | "another" | null {
+  if (got.page_stated && got.page !== page) return got.page < page ? "earlier" : "another";
+  if (got.results.length > 0) {
+    const results = got.results.some((r) => !r.sponsored);
+    if (!fresh.some((r) => !results || !r.sponsored)) return "earlier";
+  }
+  if (first.links_query && got.links_query && first.links_query !== got.links_query) {
+    return "another";
+  }
+  const shown = (p: SearchPage) => new Set(p.results.map((r) => r.price?.currency).filter(Boolean));
+  const was = shown(first);
+  const now = shown(got);
+  if (was.size > 0 && now.size > 0 && ![...now].some((c) => was.has(c))) return "another";
+  return null;
+}
+
+function answer(
+  page: number,
+  results: ProductItem[],
+  hasNext: boolean,
+  total: number,
+  pages: number,
+): Collected {
   // Positions count the whole answer, so that page 2's first item follows page 1's last.
   const numbered = results.map((r, i) => ({ ...r, position: i + 1 }));
   return {
+    page,
     results: numbered,
     has_next_page: hasNext,
     total_results: Math.max(total, numbered.length),
