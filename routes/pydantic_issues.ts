@@ -4,6 +4,28 @@
  */
 export type Failure = { type: string; msg: string };
 
+/**
+ * The issues a client is told of, one field's at a time as pydantic reports them: a value of the
+ * wrong type is only that (zod also ran the list's `max(3)` on the string "price" and reported
+ * "at most 3 characters"), and an integer's own bound, ±2^53 - 1, which zod checks for every
+ * `z.int()`, gives way to the field's documented one (probe EA: `every_seconds: 1e20` was first
+ * told to be at most 9007199254740991).
+ */
+export function reportedIssues<T extends { code: string; path: PropertyKey[] }>(issues: T[]): T[] {
+  const at = (i: T) => JSON.stringify(i.path.map(String));
+  const typed = new Set(issues.filter((i) => i.code === "invalid_type").map(at));
+  const bounded = new Set(issues.filter((i) => !safeIntegerBound(i)).map(at));
+  return issues.filter((i) =>
+    typed.has(at(i)) ? i.code === "invalid_type" : !(safeIntegerBound(i) && bounded.has(at(i)))
+  );
+}
+
+function safeIntegerBound(issue: object): boolean {
+  const i = issue as { code?: string; maximum?: unknown; minimum?: unknown };
+  return (i.code === "too_big" && i.maximum === Number.MAX_SAFE_INTEGER) ||
+    (i.code === "too_small" && i.minimum === Number.MIN_SAFE_INTEGER);
+}
+
 /** One zod issue in pydantic's words. */
 export function describeIssue(issue: Record<string, unknown>): Failure {
   switch (issue.code) {

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { Param } from "../schemas/params.ts";
 import type { Query } from "./query_params.ts";
-import { describeIssue, type Failure } from "./pydantic_issues.ts";
+import { describeIssue, type Failure, reportedIssues } from "./pydantic_issues.ts";
 
 export interface DetailEntry {
   loc: ["query", string];
@@ -116,8 +116,16 @@ function convert(param: Param, raw: string): { value: unknown } | { failure: Fai
       };
     }
     case "string":
-      return { value: param.upper ? raw.trim().toUpperCase() : raw.trim() };
+      return { value: param.upper ? asciiUpper(raw.trim()) : raw.trim() };
   }
+}
+
+/**
+ * a–z in upper case, and nothing else: String#toUpperCase maps all of Unicode, so a ligature "ﬀ"
+ * became "FF" and a long "ſ" an "S", making a 9-character value a valid, charged ASIN (probe EA).
+ */
+function asciiUpper(s: string): string {
+  return s.replace(/[a-z]+/g, (m) => m.toUpperCase());
 }
 
 const TRUE_WORDS = new Set(["true", "1", "yes", "y", "on", "t"]);
@@ -126,5 +134,6 @@ const FALSE_WORDS = new Set(["false", "0", "no", "n", "off", "f"]);
 function parseWith(schema: z.ZodType, input: unknown): { value: unknown } | { failure: Failure } {
   const r = schema.safeParse(input);
   if (r.success) return { value: r.data };
-  return { failure: describeIssue(r.error.issues[0] as unknown as Record<string, unknown>) };
+  const first = reportedIssues(r.error.issues)[0];
+  return { failure: describeIssue(first as unknown as Record<string, unknown>) };
 }

@@ -22,7 +22,7 @@ import { MAX_WATCHES_PER_ACCOUNT, watchCreateBody, type WatchView } from "../sch
 import { createWatch, deleteWatch, listWatches, newWatch, type Watch } from "../watches/store.ts";
 import { webhookRefusal } from "../watches/webhook_target.ts";
 import { PerSecond } from "../core/per_second.ts";
-import { describeIssue, MISSING } from "./pydantic_issues.ts";
+import { describeIssue, MISSING, reportedIssues } from "./pydantic_issues.ts";
 
 interface BodyError {
   loc: (string | number)[];
@@ -172,7 +172,9 @@ async function readBody(
   }
   const parsed = watchCreateBody(minSeconds).safeParse(raw);
   if (parsed.success) return { value: parsed.data };
-  return { detail: parsed.error.issues.flatMap((i) => bodyErrors(i, raw)).slice(0, 20) };
+  return {
+    detail: reportedIssues(parsed.error.issues).flatMap((i) => bodyErrors(i, raw)).slice(0, 20),
+  };
 }
 
 /** A zod issue of the body as SPEC.md's 422 entries: pydantic's words, the value given. */

@@ -93,6 +93,31 @@ Deno.test("valid values in every accepted form pass validation", async () => {
   assert.equal((await page.json()).detail[0].type, "int_parsing");
 });
 
+Deno.test("ids are upper-cased a–z only: letters that upper-case to others are a 422, uncharged (probe EA)", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (
+    const [path, param, value] of [
+      ["/v1/products/details", "asin", "B07H57DN\uFB00"], // "ﬀ", upper-cased "FF"
+      ["/v1/products/details", "asin", "B07H57DNV\u017F"], // long s, upper-cased "S"
+      ["/v1/products/details", "asin", "B07H57DNV\u0131"], // dotless i, upper-cased "I"
+      ["/v1/products/reviews/details", "review_id", "R3ABCDEFGH\u00DF"], // "ß", upper-cased "SS"
+      ["/v1/products/details?asin=B07H57DNVV", "marketplace", "\u017FE"], // "ſE" for SE
+    ]
+  ) {
+    const sep = path.includes("?") ? "&" : "?";
+    const r = await s.get(`${path}${sep}${param}=${encodeURIComponent(value)}`, key);
+    assert.equal(r.status, 422, `${param}=${value}`);
+    const names = (await r.json()).detail.map((d: { loc: string[] }) => d.loc[1]);
+    assert.ok(names.includes(param), `${param}=${value}: ${names}`);
+  }
+  // a–z still pass (this server has no upstream for details: past validation, a 502).
+  const lower = await s.get("/v1/products/details?asin=b07h57dnvv&marketplace=de", key);
+  assert.equal(lower.status, 502);
+  await lower.body?.cancel();
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+});
+
 Deno.test("booleans take the words pydantic takes: 1/yes/on/t/y and 0/no/off/f/n, in any case", async () => {
   await using s = await startServer({ plans: roomy });
   const { key } = await s.account("roomy");

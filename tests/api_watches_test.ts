@@ -161,6 +161,46 @@ Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words
   }
 });
 
+Deno.test("watches API: a field's 422 is its own error alone, in its documented limits (probe EA)", async () => {
+  await using s = await startServer({ watches: { ...watchesOpts, minSeconds: 60 }, plans });
+  const { key } = await s.account("bulk");
+  const cases: [unknown, { loc: string[]; type: string; msg: string }][] = [
+    // Not also "String should have at most 3 characters", the list's own bound run on a string.
+    [{ ...GOOD, on: "price" }, {
+      loc: ["body", "on"],
+      type: "list_type",
+      msg: "Input should be a valid list",
+    }],
+    // Not first "at most 9007199254740991", the bound zod gives every integer.
+    [{ ...GOOD, every_seconds: 1e20 }, {
+      loc: ["body", "every_seconds"],
+      type: "less_than_equal",
+      msg: "Input should be less than or equal to 2592000",
+    }],
+    [{ ...GOOD, every_seconds: -1e20 }, {
+      loc: ["body", "every_seconds"],
+      type: "greater_than_equal",
+      msg: "Input should be greater than or equal to 60",
+    }],
+  ];
+  for (const [body, want] of cases) {
+    const r = await post(s.url, key, body);
+    assert.equal(r.status, 422, JSON.stringify(body));
+    const detail = (await r.json()).detail.map((
+      e: { loc: unknown[]; type: string; msg: string },
+    ) => ({
+      loc: e.loc.map(String),
+      type: e.type,
+      msg: e.msg,
+    }));
+    assert.deepEqual(detail, [want], JSON.stringify(body));
+  }
+  // A query parameter past an integer's own bound is told its documented limit too.
+  const page = await s.get(`/v1/products/search?query=x&page=${"9".repeat(20)}`, key);
+  assert.equal(page.status, 422);
+  assert.equal((await page.json()).detail[0].type, "less_than_equal");
+});
+
 Deno.test("watches API: a deeply nested or bulky value is a 422 that echoes null, not a 503", async () => {
   await using s = await startServer({ watches: watchesOpts, plans });
   const { key } = await s.account("bulk");
