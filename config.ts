@@ -12,6 +12,7 @@ import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
 import { commitLockFile } from "./core/kv_files.ts";
 import { consoleLog } from "./core/log.ts";
 import { within } from "./core/within.ts";
+import { readAtMostSync } from "./core/read_at_most.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -198,18 +199,10 @@ function readPlansFile(file: string): string {
       throw cannot(`${file} is larger than ${MAX_PLANS_FILE_BYTES} bytes`);
     }
     f = Deno.openSync(file, { read: true });
-    // Read up to one byte past the limit: a file that grew since the stat is refused all the same.
-    const buf = new Uint8Array(MAX_PLANS_FILE_BYTES + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const got = f.readSync(buf.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    if (n > MAX_PLANS_FILE_BYTES) {
-      throw cannot(`${file} is larger than ${MAX_PLANS_FILE_BYTES} bytes`);
-    }
-    return new TextDecoder().decode(buf.subarray(0, n));
+    // A file that grew since the stat is refused all the same.
+    const bytes = readAtMostSync(f, MAX_PLANS_FILE_BYTES);
+    if (!bytes) throw cannot(`${file} is larger than ${MAX_PLANS_FILE_BYTES} bytes`);
+    return new TextDecoder().decode(bytes);
   } catch (e) {
     if (e instanceof RangeError) throw e;
     throw cannot((e as Error).message);

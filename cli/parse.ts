@@ -26,6 +26,8 @@ import {
 } from "../upstream/envelopes.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 import { reviewUrl } from "../upstream/urls.ts";
+import { MAX_UPSTREAM_BYTES } from "../upstream/read_capped.ts";
+import { readAtMostSync } from "../core/read_at_most.ts";
 
 interface Args {
   type?: PageType;
@@ -148,11 +150,22 @@ function enveloped(
   }
 }
 
+/**
+ * The file's bytes, refused past `max`, the most the server reads of a page: read whole,
+ * `/dev/zero` took 3 GB in 6 s (probe DZ).
+ */
+function readAtMost(path: string, max: number): Uint8Array {
+  using f = Deno.openSync(path);
+  const bytes = readAtMostSync(f, max);
+  if (!bytes) throw new Error(`larger than the ${max >> 20} MiB a page may be`);
+  return bytes;
+}
+
 function main() {
   const args = parseArgs(Deno.args);
   let bytes: Uint8Array;
   try {
-    bytes = Deno.readFileSync(args.file);
+    bytes = readAtMost(args.file, MAX_UPSTREAM_BYTES);
   } catch (e) {
     fail(1, `cannot read ${args.file}: ${e instanceof Error ? e.message : e}`);
   }

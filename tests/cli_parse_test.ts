@@ -135,3 +135,18 @@ Deno.test("deno task parse prints the page number the page shows, not its canoni
   assert.equal(code, 0);
   assert.equal(JSON.parse(stdout).page, 3);
 });
+
+Deno.test("deno task parse reads no more of a file than a page may be (probe DZ: /dev/zero took 3 GB)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    // Not through `deno task`: a kill must reach the process that reads.
+    args: ["run", "--allow-read", "cli/parse.ts", "/dev/zero"],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => out.kill("SIGKILL"), 20_000);
+  const { code, stderr } = await out.output();
+  clearTimeout(timer);
+  assert.equal(code, 1);
+  assert.match(new TextDecoder().decode(stderr), /larger than the 8 MiB a page may be/);
+});

@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
+import { ArchiveTransport } from "../upstream/archive_transport.ts";
+import { ApiError } from "../core/api_error.ts";
 
 const encoder = new TextEncoder();
 
@@ -18,13 +20,23 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
 
 /** One WARC response record; `cutTo` keeps only that many bytes of its HTTP block. */
 function record(url: string, head: string, body: Uint8Array, cutTo?: number): Uint8Array {
-  const block = new Uint8Array([...encoder.encode(head + "\r\n"), ...body]);
+  return warcRecord(
+    "response",
+    url,
+    new Uint8Array([...encoder.encode(head + "\r\n"), ...body]),
+    cutTo,
+  );
+}
+
+/** One WARC record of `type` holding `block`, of which `cutTo` keeps only that many bytes. */
+function warcRecord(type: string, url: string, block: Uint8Array, cutTo?: number): Uint8Array {
   const kept = cutTo === undefined ? block : block.subarray(0, cutTo);
+  const msgtype = type === "request" ? "request" : "response";
   const warc = encoder.encode(
-    "WARC/1.0\r\nWARC-Type: response\r\n" +
+    `WARC/1.0\r\nWARC-Type: ${type}\r\n` +
       `WARC-Target-URI: ${url}\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n` +
       `WARC-Record-ID: <urn:uuid:${crypto.randomUUID()}>\r\n` +
-      "Content-Type: application/http; msgtype=response\r\n" +
+      `Content-Type: application/http; msgtype=${msgtype}\r\n` +
       `Content-Length: ${block.length}\r\n\r\n`,
   );
   return new Uint8Array([
@@ -90,6 +102,94 @@ Deno.test("archive: a record over 8 MiB once decompressed, and one cut short, ar
       ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used,
       1,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A WARC record of another kind than response, its content cut to `cutTo` bytes when given. */
+function otherRecord(type: string, content: string, cutTo?: number): Uint8Array {
+  return warcRecord(type, "https://www.amazon.com/dp/B07H57DNVV", encoder.encode(content), cutTo);
+}
+
+Deno.test("archive: a file that ends inside a record of any kind is read up to it (probe DZ: the server spun for good)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
+    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+    const request = "GET /dp/B07H57DNVV HTTP/1.1\r\nHost: www.amazon.com\r\n\r\n";
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      new Uint8Array([
+        ...record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+        ...otherRecord("request", request, 20),
+      ]),
+    );
+    await Deno.writeFile(`${dir}/b.warc`, otherRecord("metadata", "via: x\r\n".repeat(100), 10));
+    // In a child process: warcio's skip of such a record never yields, so it froze the process
+    // that read it, timers and all, and a test in this one would never end.
+    const code = `
+      import { ArchiveTransport } from ${
+      JSON.stringify(import.meta.resolve("../upstream/archive_transport.ts"))
+    };
+      const t = new ArchiveTransport(${JSON.stringify(dir)});
+      const r = await t.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" });
+      console.log(r.status, r.body.length);`;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--no-check", code],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const out = await child.output();
+    clearTimeout(timer);
+    assert.equal(
+      new TextDecoder().decode(out.stdout).trim(),
+      `200 ${page.length}`,
+      new TextDecoder().decode(out.stderr),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("archive: a record it cannot use is skipped, pages past its budget refused, an unreadable archive logged and not told to clients (probe DZ)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
+    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      new Uint8Array([
+        ...record("http://[::1", html, page), // no URL: every call was a 502
+        ...record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+        ...record("https://www.amazon.com/dp/B0SECOND01", html, page),
+      ]),
+    );
+    const lines: Record<string, unknown>[] = [];
+    const held = page.length + 1; // one page
+    const archive = new ArchiveTransport(dir, (l) => lines.push(l), { held, read: 1 << 30 });
+    const first = await archive.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" } as never);
+    assert.equal(first.status, 200);
+    await assert.rejects(
+      archive.fetch({ url: "https://www.amazon.com/dp/B0SECOND01" } as never),
+      (e) => e instanceof ApiError && e.status === 502 && /past the/.test(e.message),
+    );
+    assert.deepEqual(lines, [{ event: "archive_loaded", records: 2, skipped: 1 }]);
+
+    const missing = `${dir}/none.warc`;
+    const logged: Record<string, unknown>[] = [];
+    const gone = new ArchiveTransport(missing, (l) => logged.push(l));
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(
+        gone.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" } as never),
+        (e) => e instanceof ApiError && e.status === 502 && !e.message.includes(dir),
+      );
+      if (i === 0) await Deno.copyFile(`${dir}/a.warc`, missing); // read once, not per call
+    }
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0].event, "archive_unreadable");
+    assert.match(String(logged[0].error), /none\.warc/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

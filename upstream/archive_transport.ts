@@ -4,7 +4,7 @@
  * matched on their canonical URL (canonical_url.ts); when a URL was recorded more than once the
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
-import { WARCParser } from "warcio";
+import { WARCParser, type WARCRecord } from "warcio";
 import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -19,19 +19,49 @@ interface Recorded {
   unusable?: string;
 }
 
-export class ArchiveTransport implements Transport {
-  private index?: Promise<Map<string, Recorded>>;
+/**
+ * Decoded page bytes the archive may hold in all: each record is capped at MAX_UPSTREAM_BYTES, and
+ * 200 such records of gzip in a 1.7 MB file held 1.8 GB (probe DZ). Records past it are indexed,
+ * and answer as unusable.
+ */
+export const MAX_ARCHIVE_HELD_BYTES = 256 * 1024 * 1024;
+/**
+ * Bytes the archive may take to read, records skipped or not: a file of gzip decompresses as it is
+ * read, and a record declaring terabytes would be read for as long as that takes.
+ */
+export const MAX_ARCHIVE_READ_BYTES = 2 * 1024 * 1024 * 1024;
 
-  constructor(private readonly path: string) {}
+type Log = (line: Record<string, unknown>) => void;
+
+export class ArchiveTransport implements Transport {
+  /** Read once, from the start: a failure is the operator's to fix, not retried per call. */
+  private readonly index: Promise<Map<string, Recorded>>;
+
+  constructor(
+    path: string,
+    log: Log = () => {},
+    limits = { held: MAX_ARCHIVE_HELD_BYTES, read: MAX_ARCHIVE_READ_BYTES },
+  ) {
+    this.index = loadArchive(path, limits).then(
+      ({ index, skipped }) => {
+        log({ event: "archive_loaded", records: index.size, ...(skipped ? { skipped } : {}) });
+        return index;
+      },
+      (e) => {
+        // The reason, with the file's path, is the operator's; a client is only told it failed.
+        log({ event: "archive_unreadable", error: (e as Error).message });
+        throw e;
+      },
+    );
+    this.index.catch(() => {});
+  }
 
   async fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
-    this.index ??= loadArchive(this.path);
-    const index = await this.index.catch((e) => {
-      this.index = undefined;
+    const index = await this.index.catch(() => {
       throw new ApiError(
         502,
         "upstream_error",
-        `The replay archive could not be read: ${(e as Error).message}`,
+        "The replay archive could not be read; the server's log says why.",
       );
     });
     const hit = index.get(canonicalUrl(req.url));
@@ -59,30 +89,50 @@ export class ArchiveTransport implements Transport {
   }
 }
 
-async function loadArchive(path: string): Promise<Map<string, Recorded>> {
+/** What warcio's record keeps of its place in the file (warcio 2.4, pinned in deno.json). */
+interface RecordReader {
+  /** Bytes of the record not yet read. */
+  limit: number;
+  sourceIter: { skipSize(n: number): Promise<number> };
+}
+
+async function loadArchive(
+  path: string,
+  limits: { held: number; read: number },
+): Promise<{ index: Map<string, Recorded>; skipped: number }> {
   const index = new Map<string, Recorded>();
+  const budget = { held: 0, read: 0, limits };
+  let skipped = 0;
   for (const file of await warcFiles(path)) {
     const f = await Deno.open(file);
     try {
       for await (const record of new WARCParser(f.readable)) {
-        if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) {
-          continue;
+        const reader = record._reader as unknown as RecordReader;
+        const declared = reader.limit;
+        let entry: [string, Recorded] | null = null;
+        try {
+          entry = await indexed(record, budget);
+        } catch {
+          skipped++; // a record this reader cannot make sense of (a target URI that is no URL)
         }
-        const { body, unusable } = await readRecordBody(record);
-        const headers = new Headers();
-        for (const [k, v] of record.httpHeaders.headers) {
-          if (
-            !["content-encoding", "transfer-encoding", "content-length"].includes(k.toLowerCase())
-          ) headers.append(k, v);
+        // The rest of the record, read here rather than by warcio, which skips it in a loop that
+        // never ends when the file ends first: one cut-short request record hung the server for
+        // good, deaf to SIGTERM (probe DZ).
+        const rest = await skipRest(reader, limits.read - budget.read);
+        (record as { consumed: string }).consumed = "skipped";
+        budget.read += declared - Math.max(0, reader.limit);
+        if (rest === "over") {
+          throw new Error(
+            `the archive is larger than the ${limits.read >> 20} MiB it may be`,
+          );
         }
-        const target = record.warcTargetURI;
-        index.set(canonicalUrl(target), {
-          url: record.warcHeaders.headers.get("WARC-Refers-To-Target-URI") ?? target,
-          status: Number(record.httpHeaders.statusCode),
-          headers,
-          body,
-          unusable: unusable ?? cutShort(record.httpHeaders.headers, body),
-        });
+        if (entry) {
+          if (rest === "cut" && !entry[1].unusable) {
+            entry[1] = { ...entry[1], unusable: "was cut short" };
+          }
+          index.set(...entry);
+        }
+        if (rest === "cut") break; // nothing follows a record the file ends in
       }
     } finally {
       try {
@@ -90,7 +140,55 @@ async function loadArchive(path: string): Promise<Map<string, Recorded>> {
       } catch { /* the parser's stream already closed it */ }
     }
   }
-  return index;
+  return { index, skipped };
+}
+
+/**
+ * Skips what is left of a record, reading at most `allowance` bytes: "cut" when the file ended
+ * first, "over" when the record is longer than that.
+ */
+async function skipRest(reader: RecordReader, allowance: number): Promise<"done" | "cut" | "over"> {
+  const step = 1 << 20;
+  while (reader.limit > 0) {
+    if (allowance <= 0) return "over";
+    const n = await reader.sourceIter.skipSize(Math.min(reader.limit, step, allowance));
+    if (n <= 0) return "cut";
+    reader.limit -= n;
+    allowance -= n;
+  }
+  return "done";
+}
+
+/** A response record's index entry, or null for the other kinds. */
+async function indexed(
+  record: WARCRecord,
+  budget: { held: number; limits: { held: number } },
+): Promise<[string, Recorded] | null> {
+  if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) {
+    return null;
+  }
+  const target = record.warcTargetURI;
+  const key = canonicalUrl(target);
+  const read = await readRecordBody(record);
+  let { body, unusable } = read;
+  if (!unusable && budget.held + body.length > budget.limits.held) {
+    body = new Uint8Array();
+    unusable = `is past the ${budget.limits.held >> 20} MiB of pages an archive may hold`;
+  }
+  budget.held += body.length;
+  const headers = new Headers();
+  for (const [k, v] of record.httpHeaders.headers) {
+    if (
+      !["content-encoding", "transfer-encoding", "content-length"].includes(k.toLowerCase())
+    ) headers.append(k, v);
+  }
+  return [key, {
+    url: record.warcHeaders.headers.get("WARC-Refers-To-Target-URI") ?? target,
+    status: Number(record.httpHeaders.statusCode),
+    headers,
+    body,
+    unusable: unusable ?? cutShort(record.httpHeaders.headers, body),
+  }];
 }
 
 /**

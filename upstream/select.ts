@@ -32,7 +32,7 @@ export function transportFor(
   extra: BrowserOptions = {},
 ): Transport {
   const mode = checkUpstream(upstream, env);
-  if (mode.kind === "archive") return new ArchiveTransport(mode.path);
+  if (mode.kind === "archive") return new ArchiveTransport(mode.path, extra.log);
   const transport = new BrowserTransport({
     ...browserOptions(env),
     ...extra,
