@@ -49,6 +49,11 @@ export function parseDealProducts(html: string, opts: ParseOptions): DealProduct
       const item = readItem(section, origin, opts.marketplace);
       if (item) results.push(item);
     }
+    // A deal page listing no products is an ended or unknown deal: a 404, as an ended promotion
+    // is, not an empty answer that costs a credit (probe EC).
+    if (results.length === 0) {
+      throw new ParseError("not_found", "The deal page shows no products (ended or unknown)");
+    }
     return { deal_id: dealIdOf(html, opts.url), results };
   });
 }
@@ -90,9 +95,11 @@ function priceOf(section: Element, marketplace: string): PriceWithList | null {
 }
 
 /** The deal id from the requested URL, else from the page's canonical link; "" when neither. */
+/**
+ * The deal the page is of: its canonical link's, which names the deal shown whatever id reached
+ * the page (probe EC: another deal's page was answered as the deal asked for), else the URL's.
+ */
 function dealIdOf(html: string, url?: string): string {
-  const fromUrl = DEAL_ID.exec(url ?? "")?.[1];
-  if (fromUrl) return fromUrl;
   const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
-  return DEAL_ID.exec(canonical)?.[1] ?? "";
+  return DEAL_ID.exec(canonical)?.[1] ?? DEAL_ID.exec(url ?? "")?.[1] ?? "";
 }

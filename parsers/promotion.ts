@@ -58,8 +58,11 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
     if (!title && !terms && items.length === 0) {
       throw new ParseError("not_found", "The promotion page shows no promotion (ended or unknown)");
     }
+    // The URL names the promotion shown: not the one asked for when the page states another
+    // (probe EC: the answer named two promotions).
+    const asked = PROMO_ID.exec(opts.url ?? "")?.[1];
     return {
-      url: opts.url
+      url: opts.url && (!shownId || shownId === asked)
         ? linkUrl(opts.url, origin)
         : promoId
         ? `${origin}/promotion/psp/${promoId}`

@@ -24,6 +24,7 @@ import {
 } from "./dom.ts";
 import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
+import { isEmptyValue } from "../core/empty_value.ts";
 import type { SellerProfilePage } from "../schemas/pages.ts";
 import { guardParse, originOf, type ParseOptions } from "./page_common.ts";
 
@@ -40,8 +41,13 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
     const sellerId = sellerIdOf(doc, opts.url);
     const summary = one(doc, "#seller-info-feedback-summary");
     const summaryText = text(summary);
-    return {
-      url: opts.url ? linkUrl(opts.url, origin) : sellerId ? `${origin}/sp?seller=${sellerId}` : "",
+    const asked = /[?&]seller=([A-Z0-9]+)/.exec(opts.url ?? "")?.[1];
+    const profile = {
+      url: opts.url && (!asked || asked === sellerId)
+        ? linkUrl(opts.url, origin)
+        : sellerId
+        ? `${origin}/sp?seller=${sellerId}`
+        : "",
       logo: imageUrl(
         attr(one(doc, "#seller-logo-column img, #sellerLogo, img.seller-logo-img"), "src"),
       ),
@@ -54,6 +60,13 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
       ratings_count: ratingsCountOf(summaryText, doc),
       business_details: businessDetails(doc),
     };
+    // A profile showing nothing of a seller is an unknown one: a 404, as an ended promotion is,
+    // not an empty answer that costs a credit (probe EC).
+    const { url: _, seller_id: __, ...shown } = profile;
+    if (Object.values(shown).every(isEmptyValue)) {
+      throw new ParseError("not_found", "The seller profile page shows no seller");
+    }
+    return profile;
   });
 }
 
@@ -91,12 +104,20 @@ function parenthesisedCount(s: string): string | undefined {
 }
 
 /** The seller id of the requested URL, else of the page's storefront or feedback links. */
+/**
+ * The seller the page is of: its storefront link's, which names the seller shown whatever id
+ * reached the page (probe EC: another seller's profile at `?seller=X` was answered as X's), else
+ * the id asked for, else the first seller link's.
+ */
 function sellerIdOf(doc: Document, url?: string): string {
+  const idIn = (href: string) => /[?&](?:seller|me)=([A-Z0-9]{8,})/.exec(href)?.[1];
+  const own = idIn(attr(one(doc, '#seller-info-storefront-link a[href*="me="]'), "href"));
+  if (own) return own;
   const fromUrl = /[?&]seller=([A-Z0-9]+)/.exec(url ?? "")?.[1];
   if (fromUrl) return fromUrl;
   for (const a of all(doc, 'a[href*="seller="], a[href*="me="]')) {
-    const m = /[?&](?:seller|me)=([A-Z0-9]{8,})/.exec(attr(a, "href"));
-    if (m) return m[1];
+    const id = idIn(attr(a, "href"));
+    if (id) return id;
   }
   return "";
 }

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type Rig, startRig } from "./upstream_harness.ts";
+import { DEAL_PRODUCTS_PAGE, SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
 
 /** `from` redirects to B0G6KD54ZK's real product page, as the marketplace does a merged ASIN. */
 function redirectToCharger(rig: Rig, from: string): void {
@@ -138,4 +139,27 @@ Deno.test("a search or product page at a promotion's address is an uncharged 404
     assert.equal(r.headers.get("x-credits-cost"), "0");
   }
   assert.equal(await used(rig), 0);
+});
+
+Deno.test("a seller profile or deal page reached under another id answers with the id the page states; an ended deal is an uncharged 404 (probe EC)", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/sp?seller=AOTHERSELLER99", { html: SELLER_PROFILE_PAGE });
+  rig.fake.page("https://www.amazon.com/deal/ZZZZ9999", { html: DEAL_PRODUCTS_PAGE });
+  rig.fake.page("https://www.amazon.com/deal/EMPTY001", {
+    html: DEAL_PRODUCTS_PAGE.replace(
+      /(<[^>]*id="octopus-dlp-asin-stream"[^>]*>)[\s\S]*$/,
+      "$1</ul></div></body></html>",
+    ),
+  });
+  const seller = await rig.call("/v1/sellers/profile?seller_id=AOTHERSELLER99");
+  assert.equal(seller.status, 200, JSON.stringify(seller.body).slice(0, 300));
+  assert.equal(seller.body.seller_id, "A1EXAMPLE7SELLER");
+  assert.equal(seller.body.url, "https://www.amazon.com/sp?seller=A1EXAMPLE7SELLER");
+  const deal = await rig.call("/v1/deals/products?deal_id=ZZZZ9999");
+  assert.equal(deal.status, 200, JSON.stringify(deal.body).slice(0, 300));
+  assert.equal(deal.body.deal_id, "e5f6a7b8");
+  const ended = await rig.call("/v1/deals/products?deal_id=EMPTY001");
+  assert.equal(ended.status, 404, JSON.stringify(ended.body).slice(0, 300));
+  assert.equal(ended.headers.get("x-credits-cost"), "0");
+  assert.equal(await used(rig), 2);
 });

@@ -31,12 +31,27 @@ Deno.test("parseDealProducts() reads each product of the deal with its list pric
   assert.equal(page.results[1].reviews_count, 0);
 });
 
-Deno.test("parseDealProducts() takes the deal id from the requested URL first", () => {
-  const page = parseDealProducts(DEAL_PRODUCTS_PAGE, {
-    marketplace: "US",
-    url: "https://www.amazon.com/deal/ffff0000?ref=x",
-  });
-  assert.equal(page.deal_id, "ffff0000");
+Deno.test("parseDealProducts() names the deal its canonical link shows, else the requested URL's (probe EC)", () => {
+  const url = "https://www.amazon.com/deal/ffff0000?ref=x";
+  // Another deal's page at that address: the page's own id, not the one asked for.
+  assert.equal(
+    parseDealProducts(DEAL_PRODUCTS_PAGE, { marketplace: "US", url }).deal_id,
+    "e5f6a7b8",
+  );
+  const uncanonical = DEAL_PRODUCTS_PAGE.replace(/<link rel="canonical"[^>]*>/, "");
+  assert.notEqual(uncanonical, DEAL_PRODUCTS_PAGE);
+  assert.equal(parseDealProducts(uncanonical, { marketplace: "US", url }).deal_id, "ffff0000");
+});
+
+Deno.test("parseDealProducts() answers a deal page listing no products as not found: an ended deal (probe EC)", () => {
+  const empty = DEAL_PRODUCTS_PAGE.replace(
+    /(<[^>]*id="octopus-dlp-asin-stream"[^>]*>)[\s\S]*$/,
+    "$1</ul></div></body></html>",
+  );
+  assert.throws(
+    () => parseDealProducts(empty, { marketplace: "US" }),
+    (e) => e instanceof ParseError && e.reason === "not_found",
+  );
 });
 
 Deno.test("parseDealProducts() refuses a page without a deal product list", async () => {

@@ -46,6 +46,16 @@ Deno.test("parsePromotion() reads a real amazon.com.br promotion page", async ()
   assert.match(promo.terms, /^Se algum dos produtos relacionados à promoção for devolvido, /);
 });
 
+Deno.test("parsePromotion() names the promotion its page shows in its URL too, whatever id reached it (probe EC)", async () => {
+  const html = await fixture("promotion/amazon.com.br__amazingscraper-A3TBV928F3J7NX.html");
+  const url = "https://www.amazon.com.br/promotion/psp/AOTHERPROMO1";
+  const promo = parsePromotion(html, { marketplace: "BR", url });
+  assert.equal(promo.promo_id, "A3TBV928F3J7NX");
+  assert.equal(promo.url, "https://www.amazon.com.br/promotion/psp/A3TBV928F3J7NX");
+  const own = "https://www.amazon.com.br/promotion/psp/A3TBV928F3J7NX?ref=x";
+  assert.equal(parsePromotion(html, { marketplace: "BR", url: own }).url, own);
+});
+
 // Read off the page: 18 li[name=productGrid] tiles (one empty), the first B0DTMQBLSY and the last
 // B0BN8BN8RT; before them, the signed-in shopper's cart: 34 div.ewc-item rows of the "everywhere
 // cart" flyout (B003PAOAWG first, not a tile) and one li.cartItemGrid (B0BFYX32MW, which a tile

@@ -35,6 +35,22 @@ Deno.test("parseSellerProfile() takes the seller id from the storefront link wit
   assert.equal(profile.url, "https://www.amazon.com/sp?seller=A1EXAMPLE7SELLER");
 });
 
+Deno.test("parseSellerProfile() names the seller its storefront link shows, whatever id reached it (probe EC)", () => {
+  const url = "https://www.amazon.com/sp?seller=AOTHERSELLER99";
+  const profile = parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US", url });
+  assert.equal(profile.seller_id, "A1EXAMPLE7SELLER");
+  assert.equal(profile.url, "https://www.amazon.com/sp?seller=A1EXAMPLE7SELLER");
+});
+
+Deno.test("parseSellerProfile() answers a profile showing nothing of a seller as not found (probe EC)", () => {
+  const empty = '<html><body><h1 id="seller-name"></h1>' +
+    '<div id="seller-info-feedback-summary"></div></body></html>';
+  assert.throws(
+    () => parseSellerProfile(empty, { marketplace: "US" }),
+    (e) => e instanceof ParseError && e.reason === "not_found",
+  );
+});
+
 Deno.test("parseSellerProfile() leaves absent parts empty", () => {
   const bare = '<html><body><h1 id="seller-name">Solo</h1></body></html>';
   assert.deepEqual(parseSellerProfile(bare, { marketplace: "DE" }), {

@@ -160,7 +160,7 @@ export const envelope = {
 
   deal_products: (p: Params, mp: string, _a: Answered, d: Out<typeof parseDealProducts>) => ({
     count: d.results.length,
-    deal_id: String(p.deal_id ?? ""),
+    deal_id: d.deal_id || String(p.deal_id ?? ""),
     results: d.results,
     marketplace: mp,
   }),
