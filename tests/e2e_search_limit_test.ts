@@ -386,3 +386,52 @@ Deno.test("a listing is labelled with the page the marketplace's page states, no
     assert.equal(r.body.page, stated, `page=${asked}`);
   }
 });
+
+Deno.test("a limit search answered page 1 for a page past the last answers page 1 with its own next page (probe EB)", async () => {
+  await using rig = await startRig();
+  await servePages(rig, 3);
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=7", { html });
+  for (const q of ["page=7", "page=7&limit=40"]) {
+    const r = await rig.call(`/v1/products/search?query=ipad&${q}`);
+    assert.equal(r.status, 200, q);
+    assert.equal(r.body.page, 1, q);
+    assert.equal(r.body.count, 16, q);
+    assert.equal(r.body.has_next_page, true, q);
+    assert.equal(r.headers.get("x-credits-cost"), "1", q);
+  }
+  await new Promise((r) => setTimeout(r, 200)); // pages fetched ahead settle their refunds
+  assert.equal(((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used, 2);
+});
+
+Deno.test("a limit search asks for no further page once its time for them is spent, and a call past its deadline is an uncharged 504 (probe EB)", async () => {
+  {
+    await using rig = await startRig({ times: { deadlineMs: 10_000, morePagesMs: 500 } });
+    await servePages(rig, 13);
+    rig.fake.delayMs = 400;
+    const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    const count = r.body.count as number;
+    assert.ok(count >= 16 && count < 200, String(count));
+    assert.equal(r.body.has_next_page, true);
+    const pages = Number(r.headers.get("x-credits-cost"));
+    assert.equal(r.body.count, pages * 16);
+    await new Promise((r) => setTimeout(r, 600)); // pages fetched ahead settle their refunds
+    const usage = (await rig.call("/v1/usage")).body as { requests_used: number };
+    assert.equal(usage.requests_used, pages);
+  }
+  {
+    await using rig = await startRig({ times: { deadlineMs: 600, morePagesMs: 60_000 } });
+    rig.fake.page(
+      "https://www.amazon.com/dp/B07H57DNVV",
+      "product/amazon.com__app-B07H57DNVV.html",
+    );
+    rig.fake.delayMs = 1_000;
+    const r = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(r.status, 504, JSON.stringify(r.body).slice(0, 300));
+    assert.equal((r.body as { error: { code: string } }).error.code, "upstream_timeout");
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    const usage = (await rig.call("/v1/usage")).body as { requests_used: number };
+    assert.equal(usage.requests_used, 0);
+  }
+});

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { type Rig, startRig } from "./upstream_harness.ts";
+import { asResultsPage, fixture } from "./fixture.ts";
 
 const SEARCH = "search/amazon.com__pricechecker-portable-charger.html";
 const SEARCH_DE = "search/amazon.de__parsy-katzenfutter.html";
@@ -15,7 +16,7 @@ const REVIEWS = "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html";
 const BEST = "bestsellers/amazon.com__parsy-zgbs-hi.html";
 
 /** Serves `page` at `upstream` only, calls `path`, and says which upstream paths were asked. */
-async function asks(rig: Rig, path: string, upstream: string, page: string) {
+async function asks(rig: Rig, path: string, upstream: string, page: string | { html: string }) {
   rig.fake.page(upstream, page);
   const before = rig.fake.requests.length;
   const r = await rig.call(path);
@@ -79,7 +80,7 @@ Deno.test("search: every sort, the price filter in hundredths, departments, and 
     rig,
     "/v1/products/search?query=mug&page=3",
     "https://www.amazon.com/s?k=mug&page=3",
-    SEARCH,
+    { html: asResultsPage(await fixture(SEARCH), 3) }, // a page 3, as the answer is labelled
   );
   assert.equal(third.page, 3);
 });
@@ -196,7 +197,7 @@ Deno.test("best sellers, category and seller storefront: first and further pages
     rig,
     "/v1/sellers/products?seller_id=A2DP2EEPU3VU45&page=4",
     "https://www.amazon.com/s?me=A2DP2EEPU3VU45&page=4",
-    SEARCH,
+    { html: asResultsPage(await fixture(SEARCH), 4) },
   );
   assert.equal(seller.page, 4);
   assert.equal(seller.seller_id, "A2DP2EEPU3VU45");

@@ -8,7 +8,7 @@ import { FakeMarketplace } from "./fake_marketplace.ts";
 import type { DataRequest, DataSource } from "../upstream/data_source.ts";
 import type { BrowserOptions } from "../upstream/browser_transport.ts";
 import { transportFor } from "../upstream/select.ts";
-import { UpstreamSource } from "../upstream/source.ts";
+import { CALL_TIMES, UpstreamSource } from "../upstream/source.ts";
 import type { Transport } from "../upstream/transport.ts";
 import type { PageReader } from "../upstream/page_pool.ts";
 import type { Plans } from "../metering/plans.ts";
@@ -52,6 +52,8 @@ export async function startRig(opts: {
   accessLog?: (line: Record<string, unknown>) => void;
   /** The meter's clock (default the system's). */
   clock?: Clock;
+  /** A data call's time limits (default upstream/source.ts CALL_TIMES). */
+  times?: typeof CALL_TIMES;
 } = {}): Promise<Rig> {
   const fake = opts.fake ?? new FakeMarketplace();
   const env = new Map(Object.entries(opts.env ?? {}));
@@ -59,7 +61,7 @@ export async function startRig(opts: {
     ...FAST,
     ...opts.browser,
   });
-  const upstream = new UpstreamSource(transport, opts.reader);
+  const upstream = new UpstreamSource(transport, opts.reader, opts.times);
   const passThrough = new PassThroughSource(upstream);
   const server = await startServer({
     source: passThrough,

@@ -38,6 +38,8 @@ export interface CollectOptions<Raw> {
   firstPage: number;
   /** 0: just the first page. */
   limit: number;
+  /** When (ms since the epoch) the call stops asking for further pages and answers what it has. */
+  morePagesUntil?: number;
   fetchPage(page: number): Promise<Raw>;
   /** Parses a fetched page; run only on pages that are used, so a page fetched ahead costs no CPU. */
   read(raw: Raw): SearchPage;
@@ -108,6 +110,10 @@ async function collect<Raw>(
   let unpaid = false;
   const request = async (page: number) => {
     if (page > MAX_PAGE || fetched.has(page) || unpaid) return;
+    if (page !== o.firstPage && Date.now() > (o.morePagesUntil ?? Infinity)) {
+      unpaid = true; // out of time: ends as when out of credits
+      return;
+    }
     if (page !== o.firstPage && !(await o.chargePage())) {
       unpaid = true;
       return;
@@ -145,7 +151,7 @@ async function collect<Raw>(
   for (let page = o.firstPage, used = 0;; page++) {
     if (!fetched.has(page)) await request(page);
     const pending = fetched.get(page);
-    if (!pending) return done(results, true, used); // the credits ran out
+    if (!pending) return done(results, true, used); // the credits or the time ran out
     let got: SearchPage;
     try {
       got = o.read(await pending);
@@ -173,6 +179,12 @@ async function collect<Raw>(
     seenPerPage = Math.max(seenPerPage, got.results.length);
     results.push(...fresh.filter(o.keep));
     const limit = o.limit || Infinity;
+    if (used === 1 && got.page_stated && got.page !== o.firstPage) {
+      // The marketplace answered another page than the one asked for (page 1, past the last):
+      // the answer is that page, and the pages after the one asked for are not its next ones
+      // (probe EB: page 8 after page 1 ended the results with has_next_page false).
+      return done(results.slice(0, limit), results.length > limit || got.has_next_page, used);
+    }
     if (o.limit === 0 || results.length >= limit) {
       return done(results.slice(0, limit), results.length > limit || got.has_next_page, used);
     }

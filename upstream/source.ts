@@ -20,12 +20,22 @@ import type { JobParser } from "./page_read.ts";
 import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
+import { ApiError } from "../core/api_error.ts";
 
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
 const PRIME_IN_URL = new Set(["US"]);
 
 type Get = (url: string, parser: JobParser) => Promise<FetchedPage>;
+
+/**
+ * How long one data call may take in all, and how long a search with `limit` goes on asking for
+ * further pages (it then answers what it has, `has_next_page` true). Each upstream request has its
+ * own deadline (30 s), and a `limit` search asks for page after page: a proxy in front that gave up
+ * first (nginx's 120 s, deploy/nginx.conf) answered a timeout for a call Shelf then charged (probe
+ * EB).
+ */
+export const CALL_TIMES = { deadlineMs: 100_000, morePagesMs: 60_000 };
 
 export class UpstreamSource implements DataSource {
   /** Which accounts' `limit` searches may fetch pages with their first one. */
@@ -35,10 +45,24 @@ export class UpstreamSource implements DataSource {
     private readonly transport: Transport,
     /** Where pages are read: inline, or on the page workers (PARSE_WORKERS). */
     readonly reader: PageReader = inlineReader,
+    private readonly times = CALL_TIMES,
   ) {}
 
   fetch(req: DataRequest): Promise<unknown> {
     req.watchHangUp?.();
+    const deadline = AbortSignal.timeout(this.times.deadlineMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
+    return this.#answer({ ...req, signal }).catch((e) => {
+      if (!deadline.aborted || req.signal?.aborted) throw e;
+      throw new ApiError(
+        504,
+        "upstream_timeout",
+        `The call did not finish within ${this.times.deadlineMs / 1000} s.`,
+      );
+    });
+  }
+
+  #answer(req: DataRequest): Promise<unknown> {
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const get: Get = (url, parser) =>
@@ -151,6 +175,7 @@ export class UpstreamSource implements DataSource {
     const got = await collectSearch({
       firstPage: Number(p.page ?? 1),
       limit,
+      morePagesUntil: Date.now() + this.times.morePagesMs,
       ahead: { pages: ahead, wasted: (n) => this.#ahead.settle(owner, ahead, n) },
       fetchPage: (n) => get(urlOf(n)),
       // Each page is checked as it is read: checked once all were fetched, a first page showing
