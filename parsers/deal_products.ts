@@ -35,7 +35,9 @@ import { startTagWhere } from "./page_text.ts";
 const ITEM = ".octopus-dlp-asin-section, #octopus-dlp-asin-stream li[data-asin]";
 const STRIKE =
   ".octopus-widget-strike-through-price, .a-price.a-text-price .a-offscreen, .a-text-strike";
-const DEAL_ID = /\/deal\/([A-Za-z0-9]+)/;
+// As the deal_id parameter is written (schemas/endpoints.ts): cut at a "-", the page's own id
+// named another deal (probe ED).
+const DEAL_ID = /\/deal\/([A-Za-z0-9_-]+)/;
 
 export function parseDealProducts(html: string, opts: ParseOptions): DealProductsPage {
   return guardParse("deal page", html, opts, () => {

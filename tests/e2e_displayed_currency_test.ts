@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
+import { DEAL_PRODUCTS_PAGE, DEALS_PAGE } from "./handbuilt_pages.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 
@@ -74,4 +75,49 @@ Deno.test("a search limit with a postcode whose first page shows another currenc
   assert.ok(rig.fake.pageRequests("/s?") <= 4, "no page fetched past the first's answer");
   const usage = await rig.call("/v1/usage");
   assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+});
+
+Deno.test("with a postcode, offers, best sellers, deals and a deal's products in another currency are uncharged mismatches (probe EE)", async () => {
+  await using rig = await startRig({ plan: "scale" });
+  // Their prices in euros, as a page rendered for a shopper elsewhere shows them.
+  const inEuros = (html: string) =>
+    html.replace(
+      /<span class="a-price-symbol">\$<\/span>/g,
+      '<span class="a-price-symbol">€</span>',
+    )
+      .replace(/\$(\d)/g, "€$1");
+  const cases: [string, string, string][] = [
+    [
+      "/v1/products/offers?asin=B0BN72FYFG",
+      "https://www.amazon.com/gp/product/ajax/?asin=B0BN72FYFG&pc=dp&experienceId=aodAjaxMain",
+      await fixture("offers/amazon.com__wk-aod-page-B0BN72FYFG.html"),
+    ],
+    [
+      "/v1/bestsellers",
+      "https://www.amazon.com/gp/bestsellers",
+      await fixture("bestsellers/amazon.com__parsy-zgbs-hi.html"),
+    ],
+    ["/v1/deals", "https://www.amazon.com/deals", DEALS_PAGE],
+    [
+      "/v1/deals/products?deal_id=e5f6a7b8",
+      "https://www.amazon.com/deal/e5f6a7b8",
+      DEAL_PRODUCTS_PAGE,
+    ],
+  ];
+  for (const [path, url, html] of cases) {
+    rig.fake.page(url, { html: inEuros(html) });
+    const sep = path.includes("?") ? "&" : "?";
+    const plain = await rig.call(path);
+    assert.equal(plain.status, 200, `${path}: ${JSON.stringify(plain.body).slice(0, 300)}`);
+    assert.match(JSON.stringify(plain.body), /"currency":"EUR"/, path);
+    const zipped = await rig.call(`${path}${sep}zip=10001`);
+    assert.equal(zipped.status, 502, `${path}: ${JSON.stringify(zipped.body).slice(0, 300)}`);
+    assert.match(
+      (zipped.body.error as { message: string }).message,
+      /prices in EUR instead of USD for postcode '10001'/,
+      path,
+    );
+    assert.equal(zipped.headers.get("x-credits-cost"), "0", path);
+  }
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, cases.length);
 });

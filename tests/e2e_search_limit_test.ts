@@ -345,10 +345,12 @@ Deno.test("further pages that are page 1 again with new ads are given back and e
 });
 
 Deno.test("a further page of another search or another marketplace is given back and not merged in (probe DY)", async () => {
+  const charger = await fixture("search/amazon.com__pricechecker-portable-charger.html");
   const other = {
     // Another query's page, stating page 2 as asked.
-    "another query": (await fixture("search/amazon.com__pricechecker-portable-charger.html"))
-      .replace(/(s-pagination-selected"[^>]*>)1/, "$12"),
+    "another query": charger.replace(/(s-pagination-selected"[^>]*>)1/, "$12"),
+    // Another query's own page 1: not an earlier page of this search (probe EF).
+    "another query's page 1": charger,
     // amazon.de's page for the same words: only its prices (EUR) tell it.
     "another marketplace": (await fixture("search/amazon.de__parsy-katzenfutter.html"))
       .replaceAll("katzenfutter", "ipad pro").replace(/(s-pagination-selected"[^>]*>)1/, "$12"),

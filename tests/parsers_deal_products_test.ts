@@ -43,6 +43,11 @@ Deno.test("parseDealProducts() names the deal its canonical link shows, else the
   assert.equal(parseDealProducts(uncanonical, { marketplace: "US", url }).deal_id, "ffff0000");
 });
 
+Deno.test("parseDealProducts() reads a deal id written with - and _, as the parameter takes it (probe ED)", () => {
+  const page = DEAL_PRODUCTS_PAGE.replace(/\/deal\/e5f6a7b8/, "/deal/ab-cd_12");
+  assert.equal(parseDealProducts(page, { marketplace: "US" }).deal_id, "ab-cd_12");
+});
+
 Deno.test("parseDealProducts() answers a deal page listing no products as not found: an ended deal (probe EC)", () => {
   const empty = DEAL_PRODUCTS_PAGE.replace(
     /(<[^>]*id="octopus-dlp-asin-stream"[^>]*>)[\s\S]*$/,

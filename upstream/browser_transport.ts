@@ -253,7 +253,7 @@ export class BrowserTransport implements Transport {
     const key = `${req.owner ?? ""}|${req.marketplace}|${req.zip ?? ""}|${req.url}|${
       req.readKey ?? ""
     }`;
-    return this.flights.run(key, () => this.limited(req));
+    return this.flights.run(key, (signal) => this.limited({ ...req, signal }), req.signal);
   }
 
   /** Waits for a slot (the owner's turn), then fetches; the deadline counts from the start. */

@@ -84,10 +84,10 @@ export async function collectSearch<Raw>(o: CollectOptions<Raw>): Promise<Collec
     }
     o.ahead?.wasted(wasted);
     // Pages fetched ahead and not read are paid for once they have come; those that fail are not,
-    // nor those after a further page that failed, found or not: the answer ends before them, and their items
-    // would have to be bought again from the page that failed (probe AJ). Waiting for them costs a
-    // call nothing it would not wait for anyway: they went out with the pages it read, at most
-    // PAGES_AHEAD at once.
+    // nor those after a further page that failed, found or not: the answer ends before them, and
+    // their items would have to be bought again from the page that failed (probe AJ). Waiting for
+    // them costs a call nothing it would not wait for anyway: they went out with the pages it
+    // read, at most PAGES_AHEAD at once.
     await Promise.all(
       [...fetched].map(([page, p]) =>
         // The first page is the call's own credit: the route refunds it if the call fails.
@@ -204,14 +204,14 @@ function pageMissing(e: unknown): boolean {
  * Why a further page fetched as `page` is not that page of the listing the first page began, or
  * null when it is: `earlier` when it is an earlier page again, `another` when it is another
  * search's or marketplace's page or a later one.
+ * - Its pagination links search other words than the first page's (probe DY: another query's
+ *   page was merged into the answer and charged), or all its prices are in currencies the first
+ *   page showed none of (another marketplace's page).
  * - It states another page number: page 1 again past the last page (probe DY).
  * - Its items are all items already read: the marketplace answered an earlier page again (probe
  *   CS: `limit=100` charged 7 pages for 16 items, each repeated). Only its results count when it
  *   has any: a search page's ads change on every load, and page 1 again with one new ad was paid
  *   for as a new page, up to the 400-page cap (probe DY: 64 credits for 16 items).
- * - Its pagination links search other words than the first page's (probe DY: another query's
- *   page was merged into the answer and charged), or all its prices are in currencies the first
- *   page showed none of (another marketplace's page).
  */
 function otherPage(
   first: SearchPage,
@@ -219,11 +219,7 @@ function otherPage(
   page: number,
   fresh: ProductItem[],
 ): "earlier" | "another" | null {
-  if (got.page_stated && got.page !== page) return got.page < page ? "earlier" : "another";
-  if (got.results.length > 0) {
-    const results = got.results.some((r) => !r.sponsored);
-    if (!fresh.some((r) => !results || !r.sponsored)) return "earlier";
-  }
+  // Another search's page first: its own page 1 says nothing of where this search ends (probe EF).
   if (first.links_query && got.links_query && first.links_query !== got.links_query) {
     return "another";
   }
@@ -231,6 +227,11 @@ function otherPage(
   const was = shown(first);
   const now = shown(got);
   if (was.size > 0 && now.size > 0 && ![...now].some((c) => was.has(c))) return "another";
+  if (got.page_stated && got.page !== page) return got.page < page ? "earlier" : "another";
+  if (got.results.length > 0) {
+    const results = got.results.some((r) => !r.sponsored);
+    if (!fresh.some((r) => !results || !r.sponsored)) return "earlier";
+  }
   return null;
 }
 

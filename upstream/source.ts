@@ -50,9 +50,16 @@ export class UpstreamSource implements DataSource {
 
   fetch(req: DataRequest): Promise<unknown> {
     req.watchHangUp?.();
+    const p = req.params;
+    const mp = String(p.marketplace ?? "US");
     const deadline = AbortSignal.timeout(this.times.deadlineMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
-    return this.#answer({ ...req, signal }).catch((e) => {
+    return this.#answer({ ...req, signal }).then((answer) => {
+      // Every price of the answer, whatever the endpoint: offers, best sellers, deals and a
+      // gtin-to-asin match answered a page in another currency for a postcode (probe EE).
+      if (p.zip) shownForZip(p, mp, currenciesIn(answer));
+      return answer;
+    }).catch((e) => {
       if (!deadline.aborted || req.signal?.aborted) throw e;
       throw new ApiError(
         504,
@@ -101,11 +108,9 @@ export class UpstreamSource implements DataSource {
           },
         );
       case "details":
-        return first("product").then((page) => {
-          const product = parsed<Out<typeof parseProduct>>(page);
-          shownForZip(p, mp, [product.price?.currency]);
-          return envelope.details(p, mp, page, product);
-        });
+        return first("product").then((page) =>
+          envelope.details(p, mp, page, parsed<Out<typeof parseProduct>>(page))
+        );
       case "offers":
         return first("offers").then((page) => envelope.offers(p, mp, page, parsed(page)));
       case "reviews":
@@ -221,6 +226,19 @@ export class UpstreamSource implements DataSource {
  * showing another delivery location (issue 16.3). A currency the page did not show ("") proves
  * nothing either way.
  */
+/** The `currency` of every price in an answer. */
+function currenciesIn(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) {
+    for (const v of value) currenciesIn(v, found);
+  } else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "currency" && typeof v === "string") found.push(v);
+      else currenciesIn(v, found);
+    }
+  }
+  return found;
+}
+
 function shownForZip(p: Params, mp: string, currencies: (string | undefined)[]): void {
   if (!p.zip) return;
   const own = marketplace(mp).currency;

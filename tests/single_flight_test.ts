@@ -1,0 +1,88 @@
+/**
+ * One upstream fetch shared by identical concurrent requests (upstream/single_flight.ts): each
+ * caller waits as long as its own signal allows, and the fetch is aborted only once every caller
+ * that joined it has given up (probes ED, EF: one call's deadline failed another's shared fetch).
+ */
+import assert from "node:assert/strict";
+import { SingleFlight } from "../upstream/single_flight.ts";
+import { startRig } from "./upstream_harness.ts";
+
+/** A fetch that ends when told to, or when its signal aborts. */
+function pending() {
+  let finish!: (v: string) => void;
+  const seen: AbortSignal[] = [];
+  let started = 0;
+  const work = (signal: AbortSignal) => {
+    started++;
+    seen.push(signal);
+    return new Promise<string>((resolve, reject) => {
+      finish = resolve;
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  };
+  return { work, seen, finish: (v: string) => finish(v), started: () => started };
+}
+
+/** Two callers, each with a signal of its own, joined on one fetch. */
+function twoCallers() {
+  const flights = new SingleFlight<string>();
+  const f = pending();
+  const a = new AbortController();
+  const b = new AbortController();
+  const first = flights.run("k", f.work, a.signal);
+  const second = flights.run("k", f.work, b.signal);
+  return { flights, f, a, b, first, second };
+}
+
+Deno.test("single flight: a caller that gives up leaves the fetch to the others, who get its answer", async () => {
+  const { f, a, first, second } = twoCallers();
+  assert.equal(f.started(), 1);
+  a.abort(new Error("a's deadline"));
+  await assert.rejects(first, /a's deadline/);
+  assert.equal(f.seen[0].aborted, false, "still wanted by the second caller");
+  f.finish("page");
+  assert.equal(await second, "page");
+});
+
+Deno.test("single flight: the fetch is aborted once every caller has given up, and the next caller starts anew", async () => {
+  const { flights, f, a, b, first, second } = twoCallers();
+  a.abort(new Error("a"));
+  b.abort(new Error("b"));
+  await assert.rejects(first, /a/);
+  await assert.rejects(second, /b/);
+  assert.equal(f.seen[0].aborted, true);
+  const third = flights.run("k", f.work, new AbortController().signal);
+  assert.equal(f.started(), 2, "not joined to the aborted fetch");
+  f.finish("again");
+  assert.equal(await third, "again");
+});
+
+Deno.test("single flight: a caller without a signal keeps the fetch going; an aborted signal does not join", async () => {
+  const flights = new SingleFlight<string>();
+  const f = pending();
+  const a = new AbortController();
+  const first = flights.run("k", f.work, a.signal);
+  const second = flights.run("k", f.work);
+  a.abort(new Error("a"));
+  await assert.rejects(first, /a/);
+  assert.equal(f.seen[0].aborted, false);
+  f.finish("page");
+  assert.equal(await second, "page");
+  await assert.rejects(flights.run("k", f.work, AbortSignal.abort(new Error("late"))), /late/);
+  assert.equal(f.started(), 1);
+});
+
+Deno.test("over HTTP: a call joined to another's fetch is not ended by the other's deadline (probes ED, EF)", async () => {
+  await using rig = await startRig({ times: { deadlineMs: 1_000, morePagesMs: 60_000 } });
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  rig.fake.delayMs = 1_300; // past the first call's deadline, within the second's
+  const first = rig.call("/v1/products/details?asin=B07H57DNVV");
+  await new Promise((r) => setTimeout(r, 500));
+  const second = rig.call("/v1/products/details?asin=B07H57DNVV");
+  const [a, b] = await Promise.all([first, second]);
+  assert.equal(a.status, 504, JSON.stringify(a.body).slice(0, 200));
+  assert.equal(b.status, 200, JSON.stringify(b.body).slice(0, 200));
+  assert.equal(rig.fake.pageRequests("/dp/"), 1, "one shared fetch");
+  assert.equal(((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used, 1);
+  assert.equal(rig.server.errors.length, 0, rig.server.errors.join("\n"));
+});
