@@ -194,3 +194,90 @@ Deno.test("archive: a record it cannot use is skipped, pages past its budget ref
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("archive: header blocks are bounded, a record without a numeric length ends its file's reading, and a body cut short when recorded is refused (probe ED)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
+    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+    const good = record("https://www.amazon.com/dp/B07H57DNVV", html, page);
+    // warcio holds a header block whole until its blank line: 400 MiB took 3.4 GB.
+    const big = record(
+      "https://www.amazon.com/dp/B0BIGHEAD1",
+      `${html}X-Pad: ${"a".repeat(2 * 1024 * 1024)}\r\n`,
+      page,
+    );
+    await Deno.writeFile(`${dir}/a.warc`, new Uint8Array([...good, ...big]));
+    const lengthless = (length: string) =>
+      encoder.encode(
+        `WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: https://www.amazon.com/\r\n` +
+          `Content-Length: ${length}\r\n\r\nvia: x\r\n\r\n\r\n`,
+      );
+    await Deno.writeFile(
+      `${dir}/b.warc`,
+      new Uint8Array([
+        ...record("https://www.amazon.com/dp/B0BEFORE01", html, page),
+        ...lengthless("-99999"),
+        ...record("https://www.amazon.com/dp/B0AFTER001", html, page),
+      ]),
+    );
+    await Deno.writeFile(
+      `${dir}/c.warc`,
+      new Uint8Array([
+        ...lengthless("abc"),
+        ...record("https://www.amazon.com/dp/B0AFTER002", html, page),
+      ]),
+    );
+    // Whole records whose bodies were cut when recorded: gzip without its end, chunked without
+    // its last chunk.
+    const zipped = await gzip(page);
+    const half = zipped.subarray(0, zipped.length >> 1);
+    const chunked = new Uint8Array([
+      ...encoder.encode(`${(page.length >> 1).toString(16)}\r\n`),
+      ...page.subarray(0, page.length >> 1),
+      ...encoder.encode("\r\n"),
+    ]);
+    await Deno.writeFile(
+      `${dir}/d.warc`,
+      new Uint8Array([
+        ...record(
+          "https://www.amazon.com/dp/B0GZIPCUT1",
+          `${html}Content-Encoding: gzip\r\nContent-Length: ${half.length}\r\n`,
+          half,
+        ),
+        ...record(
+          "https://www.amazon.com/dp/B0CHUNKCUT",
+          `${html}Transfer-Encoding: chunked\r\n`,
+          chunked,
+        ),
+        ...record(
+          "https://www.amazon.com/dp/B0GZIPWHOL",
+          `${html}Content-Encoding: gzip\r\nContent-Length: ${zipped.length}\r\n`,
+          zipped,
+        ),
+      ]),
+    );
+    const lines: Record<string, unknown>[] = [];
+    const archive = new ArchiveTransport(dir, (l) => lines.push(l));
+    const get = (asin: string) =>
+      archive.fetch({ url: `https://www.amazon.com/dp/${asin}` } as never).then(
+        (r) => `${r.status} ${r.body.length}`,
+        (e) => (e as Error).message,
+      );
+    assert.equal(await get("B07H57DNVV"), `200 ${page.length}`);
+    assert.equal(await get("B0BEFORE01"), `200 ${page.length}`);
+    assert.equal(await get("B0GZIPWHOL"), `200 ${page.length}`);
+    for (const asin of ["B0BIGHEAD1", "B0AFTER001", "B0AFTER002"]) {
+      assert.match(await get(asin), /holds no response/, asin);
+    }
+    for (const asin of ["B0GZIPCUT1", "B0CHUNKCUT"]) {
+      assert.match(await get(asin), /cut short/, asin);
+    }
+    const unread = (lines[0] as { unread: string[] }).unread.join("\n");
+    assert.match(unread, /a\.warc: a record's headers are longer than 1 MiB/);
+    assert.match(unread, /b\.warc: a record's Content-Length is "-99999"/);
+    assert.match(unread, /c\.warc: a record's Content-Length is "abc"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

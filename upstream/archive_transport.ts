@@ -4,7 +4,7 @@
  * matched on their canonical URL (canonical_url.ts); when a URL was recorded more than once the
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
-import { WARCParser, type WARCRecord } from "warcio";
+import { AsyncIterReader, type LimitReader, WARCParser, type WARCRecord } from "warcio";
 import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -43,8 +43,13 @@ export class ArchiveTransport implements Transport {
     limits = { held: MAX_ARCHIVE_HELD_BYTES, read: MAX_ARCHIVE_READ_BYTES },
   ) {
     this.index = loadArchive(path, limits).then(
-      ({ index, skipped }) => {
-        log({ event: "archive_loaded", records: index.size, ...(skipped ? { skipped } : {}) });
+      ({ index, skipped, unread }) => {
+        log({
+          event: "archive_loaded",
+          records: index.size,
+          ...(skipped ? { skipped } : {}),
+          ...(unread ? { unread } : {}),
+        });
         return index;
       },
       (e) => {
@@ -89,74 +94,113 @@ export class ArchiveTransport implements Transport {
   }
 }
 
-/** What warcio's record keeps of its place in the file (warcio 2.4, pinned in deno.json). */
-interface RecordReader {
-  /** Bytes of the record not yet read. */
-  limit: number;
-  sourceIter: { skipSize(n: number): Promise<number> };
+/** Bytes a record's WARC and HTTP header blocks may take together (a page's are a few KB). */
+export const MAX_ARCHIVE_HEADER_BYTES = 1024 * 1024;
+
+/**
+ * warcio's reader of a file, counting every byte it hands out, decompressed: past the archive's
+ * read limit, or past MAX_ARCHIVE_HEADER_BYTES while header blocks are read (warcio reads one to
+ * its blank line, holding it all: a 400 MiB block in 1.7 MB of gzip took 3.4 GB; probe ED), the
+ * next read throws. Bytes are counted as read, not as records declare them: a negative
+ * Content-Length took its record's bytes off the count (probe ED).
+ */
+class CountedReader extends AsyncIterReader {
+  /** Where the header blocks being read began, or null while a record's body is read. */
+  headersFrom: number | null = 0;
+
+  constructor(source: ReadableStream<Uint8Array>, private readonly readLimit: number) {
+    super(source);
+  }
+
+  override _next(): Promise<Uint8Array | null> {
+    if (this._readOffset > this.readLimit) {
+      return Promise.reject(
+        new ArchiveTooLarge(`the archive is larger than the ${this.readLimit >> 20} MiB it may be`),
+      );
+    }
+    if (
+      this.headersFrom !== null && this._readOffset - this.headersFrom > MAX_ARCHIVE_HEADER_BYTES
+    ) {
+      return Promise.reject(
+        new Error(`a record's headers are longer than ${MAX_ARCHIVE_HEADER_BYTES >> 20} MiB`),
+      );
+    }
+    return super._next();
+  }
 }
+
+class ArchiveTooLarge extends Error {}
 
 async function loadArchive(
   path: string,
   limits: { held: number; read: number },
-): Promise<{ index: Map<string, Recorded>; skipped: number }> {
+): Promise<{ index: Map<string, Recorded>; skipped: number; unread?: string[] }> {
   const index = new Map<string, Recorded>();
   const budget = { held: 0, read: 0, limits };
-  let skipped = 0;
+  const counts = { skipped: 0 };
+  // Why files were left before their end; what they held before that is kept.
+  const unread: string[] = [];
   for (const file of await warcFiles(path)) {
     const f = await Deno.open(file);
+    const reader = new CountedReader(f.readable, limits.read - budget.read);
     try {
-      for await (const record of new WARCParser(f.readable)) {
-        const reader = record._reader as unknown as RecordReader;
-        const declared = reader.limit;
-        let entry: [string, Recorded] | null = null;
-        try {
-          entry = await indexed(record, budget);
-        } catch {
-          skipped++; // a record this reader cannot make sense of (a target URI that is no URL)
-        }
-        // The rest of the record, read here rather than by warcio, which skips it in a loop that
-        // never ends when the file ends first: one cut-short request record hung the server for
-        // good, deaf to SIGTERM (probe DZ).
-        const rest = await skipRest(reader, limits.read - budget.read);
-        (record as { consumed: string }).consumed = "skipped";
-        budget.read += declared - Math.max(0, reader.limit);
-        if (rest === "over") {
-          throw new Error(
-            `the archive is larger than the ${limits.read >> 20} MiB it may be`,
-          );
-        }
-        if (entry) {
-          if (rest === "cut" && !entry[1].unusable) {
-            entry[1] = { ...entry[1], unusable: "was cut short" };
-          }
-          index.set(...entry);
-        }
-        if (rest === "cut") break; // nothing follows a record the file ends in
-      }
+      await readFile(reader, index, budget, counts);
+    } catch (e) {
+      unread.push(`${file}: ${(e as Error).message}`);
+      if (e instanceof ArchiveTooLarge) break;
     } finally {
+      budget.read += reader.getReadOffset();
       try {
         f.close();
       } catch { /* the parser's stream already closed it */ }
     }
   }
-  return { index, skipped };
+  return { index, skipped: counts.skipped, ...(unread.length ? { unread } : {}) };
 }
 
-/**
- * Skips what is left of a record, reading at most `allowance` bytes: "cut" when the file ended
- * first, "over" when the record is longer than that.
- */
-async function skipRest(reader: RecordReader, allowance: number): Promise<"done" | "cut" | "over"> {
-  const step = 1 << 20;
-  while (reader.limit > 0) {
-    if (allowance <= 0) return "over";
-    const n = await reader.sourceIter.skipSize(Math.min(reader.limit, step, allowance));
-    if (n <= 0) return "cut";
-    reader.limit -= n;
-    allowance -= n;
+async function readFile(
+  reader: CountedReader,
+  index: Map<string, Recorded>,
+  budget: { held: number; limits: { held: number } },
+  counts: { skipped: number },
+): Promise<void> {
+  for await (const record of new WARCParser(reader)) {
+    reader.headersFrom = null;
+    const length = record.warcHeaders.headers.get("Content-Length") ?? "";
+    if (!/^\d+$/.test(length.trim())) {
+      // Where the record ends, and the next begins, is unknown.
+      throw new Error(`a record's Content-Length is ${JSON.stringify(length.slice(0, 40))}`);
+    }
+    let entry: [string, Recorded] | null = null;
+    try {
+      entry = await indexed(record, budget);
+    } catch (e) {
+      if (e instanceof ArchiveTooLarge) throw e;
+      counts.skipped++; // a record this reader cannot make sense of (a target URI that is no URL)
+    }
+    // The rest of the record, read here rather than by warcio, which skips it in a loop that never
+    // ends when the file ends first: one cut-short request record hung the server for good, deaf
+    // to SIGTERM (probe DZ).
+    const limited = record._reader as LimitReader;
+    const whole = await skipRest(limited);
+    record.consumed = "skipped";
+    if (entry) {
+      if (!whole && !entry[1].unusable) entry[1] = { ...entry[1], unusable: "was cut short" };
+      index.set(...entry);
+    }
+    if (!whole) return; // nothing follows a record the file ends in
+    reader.headersFrom = reader.getReadOffset();
   }
-  return "done";
+}
+
+/** Skips what is left of a record; false when the file ended first. */
+async function skipRest(reader: LimitReader): Promise<boolean> {
+  while (reader.limit > 0) {
+    const n = await reader.sourceIter.skipSize(Math.min(reader.limit, 1 << 20));
+    if (n <= 0) return false;
+    reader.limit -= n;
+  }
+  return true;
 }
 
 /** A response record's index entry, or null for the other kinds. */
@@ -197,7 +241,7 @@ async function indexed(
  * copied it again (probe CP). The rest of a larger record is skipped unread.
  */
 async function readRecordBody(
-  record: AsyncIterable<Uint8Array> & { _reader?: unknown },
+  record: WARCRecord,
 ): Promise<{ body: Uint8Array; unusable?: string }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -214,9 +258,18 @@ async function readRecordBody(
   // warcio reads a record through a reader limited to its WARC Content-Length: bytes it still
   // expected when the file ended mean the record was cut short, whatever its encoding (a gzip or
   // chunked body cut in the middle decodes to a shorter page without a word; probe CR).
-  const expected = (record._reader as { limit?: unknown } | undefined)?.limit;
-  if (typeof expected === "number" && expected > 0) {
+  const expected = (record._reader as LimitReader).limit;
+  if (expected > 0) {
     return { body: new Uint8Array(), unusable: `was cut short (${expected} bytes missing)` };
+  }
+  // A whole record may hold a body cut short when it was recorded: a gzip stream without its end,
+  // a chunked body without its last chunk, served as a shorter page (probe ED).
+  const decoder = record._contentReader;
+  if (
+    decoder instanceof AsyncIterReader &&
+    (decoder.errored || (decoder.compressed && decoder.inflator && !decoder.inflator.ended))
+  ) {
+    return { body: new Uint8Array(), unusable: "holds a gzip or chunked body cut short" };
   }
   const body = new Uint8Array(size);
   let at = 0;
