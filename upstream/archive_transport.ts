@@ -1,6 +1,6 @@
 /**
  * `UPSTREAM=archive:PATH`: answers upstream requests from recorded WARC `response` records (a
- * .warc or .warc.gz file, or a folder of them, read once on first use). Requests and records are
+ * .warc or .warc.gz file, or a folder of them, read once, as the transport is made). Requests and records are
  * matched on their canonical URL (canonical_url.ts); when a URL was recorded more than once the
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
@@ -30,6 +30,8 @@ export const MAX_ARCHIVE_HELD_BYTES = 256 * 1024 * 1024;
  * read, and a record declaring terabytes would be read for as long as that takes.
  */
 export const MAX_ARCHIVE_READ_BYTES = 2 * 1024 * 1024 * 1024;
+/** Bytes a record's WARC and HTTP header blocks may take together (a page's are a few KB). */
+export const MAX_ARCHIVE_HEADER_BYTES = 1024 * 1024;
 
 type Log = (line: Record<string, unknown>) => void;
 
@@ -94,9 +96,6 @@ export class ArchiveTransport implements Transport {
   }
 }
 
-/** Bytes a record's WARC and HTTP header blocks may take together (a page's are a few KB). */
-export const MAX_ARCHIVE_HEADER_BYTES = 1024 * 1024;
-
 /**
  * warcio's reader of a file, counting every byte it hands out, decompressed: past the archive's
  * read limit, or past MAX_ARCHIVE_HEADER_BYTES while header blocks are read (warcio reads one to
@@ -108,14 +107,20 @@ class CountedReader extends AsyncIterReader {
   /** Where the header blocks being read began, or null while a record's body is read. */
   headersFrom: number | null = 0;
 
-  constructor(source: ReadableStream<Uint8Array>, private readonly readLimit: number) {
+  constructor(
+    source: ReadableStream<Uint8Array>,
+    /** What is left of the archive's read limit for this file, and the whole limit. */
+    private readonly limit: { left: number; whole: number },
+  ) {
     super(source);
   }
 
   override _next(): Promise<Uint8Array | null> {
-    if (this._readOffset > this.readLimit) {
+    if (this._readOffset > this.limit.left) {
       return Promise.reject(
-        new ArchiveTooLarge(`the archive is larger than the ${this.readLimit >> 20} MiB it may be`),
+        new ArchiveTooLarge(
+          `the archive is larger than the ${this.limit.whole >> 20} MiB it may be`,
+        ),
       );
     }
     if (
@@ -142,7 +147,10 @@ async function loadArchive(
   const unread: string[] = [];
   for (const file of await warcFiles(path)) {
     const f = await Deno.open(file);
-    const reader = new CountedReader(f.readable, limits.read - budget.read);
+    const reader = new CountedReader(f.readable, {
+      left: limits.read - budget.read,
+      whole: limits.read,
+    });
     try {
       await readFile(reader, index, budget, counts);
     } catch (e) {
