@@ -220,12 +220,6 @@ export class UpstreamSource implements DataSource {
   }
 }
 
-/**
- * With a postcode asked for, prices must be in the marketplace's own currency: another one means
- * the page was rendered for a shopper elsewhere, the same uncharged location mismatch as a page
- * showing another delivery location (issue 16.3). A currency the page did not show ("") proves
- * nothing either way.
- */
 /** The `currency` of every price in an answer. */
 function currenciesIn(value: unknown, found: string[] = []): string[] {
   if (Array.isArray(value)) {
@@ -239,6 +233,12 @@ function currenciesIn(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
+/**
+ * With a postcode asked for, prices must be in the marketplace's own currency: another one means
+ * the page was rendered for a shopper elsewhere, the same uncharged location mismatch as a page
+ * showing another delivery location (issue 16.3). A currency the page did not show ("") proves
+ * nothing either way.
+ */
 function shownForZip(p: Params, mp: string, currencies: (string | undefined)[]): void {
   if (!p.zip) return;
   const own = marketplace(mp).currency;
