@@ -121,3 +121,32 @@ Deno.test("with a postcode, offers, best sellers, deals and a deal's products in
   }
   assert.equal((await rig.call("/v1/usage")).body.requests_used, cases.length);
 });
+
+Deno.test("with a postcode, only prices are checked, and a bare $ off the dollar marketplaces is another currency (probe EG)", async () => {
+  await using rig = await startRig();
+  // A detail row labelled "currency" is a page label, not a price.
+  const html = (await fixture("product/amazon.com__app-B07H57DNVV.html"))
+    .replace("<b>Label:</b> Lava Music", "<b>currency:</b> US Dollar");
+  rig.fake.page(DP, { html });
+  const labelled = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=10001");
+  assert.equal(labelled.status, 200, JSON.stringify(labelled.body).slice(0, 300));
+  assert.equal((labelled.body.product_facts as Record<string, string>).currency, "US Dollar");
+  // amazon.de showing "$6.37": its currency is not read, yet it cannot be euros.
+  const de = await fixture("product/amazon.de__app-B01LW7X0JJ.html");
+  const dollars = de.replaceAll("EUR 6,37", "$6.37").replaceAll("6,37 €", "$6.37")
+    .replaceAll("6,37&nbsp;€", "$6.37");
+  assert.notEqual(dollars, de);
+  rig.fake.page("https://www.amazon.de/dp/B01LW7X0JJ", { html: dollars });
+  const plain = await rig.call("/v1/products/details?asin=B01LW7X0JJ&marketplace=DE");
+  assert.deepEqual(
+    [
+      (plain.body.price as { currency: string }).currency,
+      (plain.body.price as { display: string }).display,
+    ],
+    ["", "$6.37"],
+  );
+  const zipped = await rig.call("/v1/products/details?asin=B01LW7X0JJ&marketplace=DE&zip=10115");
+  assert.equal(zipped.status, 502, JSON.stringify(zipped.body).slice(0, 300));
+  assert.match((zipped.body.error as { message: string }).message, /prices in \$ instead of EUR/);
+  assert.equal(zipped.headers.get("x-credits-cost"), "0");
+});

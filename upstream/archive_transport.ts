@@ -5,6 +5,7 @@
  * latest record answers. An unrecorded URL is a 502, as the marketplace being unreachable is.
  */
 import { AsyncIterReader, type LimitReader, WARCParser, type WARCRecord } from "warcio";
+import { decodeBody } from "./record_body.ts";
 import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
@@ -244,16 +245,20 @@ async function indexed(
 }
 
 /**
- * A record's body, de-chunked and decompressed as fetch gives it, read no further than the cap a
- * live page has (read_capped.ts): read whole, a 1 MB record of gzip held 1 GiB, and each answer
- * copied it again (probe CP). The rest of a larger record is skipped unread.
+ * A record's body, de-chunked and decompressed as fetch gives it (record_body.ts), its recorded
+ * bytes read no further than the cap a live page has (read_capped.ts): read whole, a 1 MB record
+ * of gzip held 1 GiB, and each answer copied it again (probe CP). The rest of a larger record is
+ * skipped unread. A whole record may hold a body cut short when it was recorded (a gzip stream
+ * without its end, a chunked body without its last chunk), which was served as a shorter page
+ * (probe ED).
  */
 async function readRecordBody(
   record: WARCRecord,
 ): Promise<{ body: Uint8Array; unusable?: string }> {
+  const raw = record._reader as LimitReader;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of record) {
+  for await (const chunk of raw) {
     size += chunk.length;
     if (size > MAX_UPSTREAM_BYTES) {
       return {
@@ -263,29 +268,25 @@ async function readRecordBody(
     }
     chunks.push(chunk);
   }
-  // warcio reads a record through a reader limited to its WARC Content-Length: bytes it still
-  // expected when the file ended mean the record was cut short, whatever its encoding (a gzip or
-  // chunked body cut in the middle decodes to a shorter page without a word; probe CR).
-  const expected = (record._reader as LimitReader).limit;
-  if (expected > 0) {
-    return { body: new Uint8Array(), unusable: `was cut short (${expected} bytes missing)` };
+  // The reader is limited to the record's WARC Content-Length: bytes it still expected when the
+  // file ended mean the record was cut short, whatever its encoding (probe CR).
+  if (raw.limit > 0) {
+    return { body: new Uint8Array(), unusable: `was cut short (${raw.limit} bytes missing)` };
   }
-  // A whole record may hold a body cut short when it was recorded: a gzip stream without its end,
-  // a chunked body without its last chunk, served as a shorter page (probe ED).
-  const decoder = record._contentReader;
-  if (
-    decoder instanceof AsyncIterReader &&
-    (decoder.errored || (decoder.compressed && decoder.inflator && !decoder.inflator.ended))
-  ) {
-    return { body: new Uint8Array(), unusable: "holds a gzip or chunked body cut short" };
-  }
-  const body = new Uint8Array(size);
+  const recorded = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
-    body.set(c, at);
+    recorded.set(c, at);
     at += c.length;
   }
-  return { body };
+  const headers = record.httpHeaders?.headers;
+  const decoded = decodeBody(
+    recorded,
+    headers?.get("transfer-encoding") ?? undefined,
+    headers?.get("content-encoding") ?? undefined,
+    MAX_UPSTREAM_BYTES,
+  );
+  return "body" in decoded ? decoded : { body: new Uint8Array(), unusable: decoded.unusable };
 }
 
 /** A plain body shorter than its recorded Content-Length: the file was cut in the middle of it. */

@@ -57,7 +57,7 @@ export class UpstreamSource implements DataSource {
     return this.#answer({ ...req, signal }).then((answer) => {
       // Every price of the answer, whatever the endpoint: offers, best sellers, deals and a
       // gtin-to-asin match answered a page in another currency for a postcode (probe EE).
-      if (p.zip) shownForZip(p, mp, currenciesIn(answer));
+      if (p.zip) shownForZip(p, mp, currenciesIn(answer, mp));
       return answer;
     }).catch((e) => {
       if (!deadline.aborted || req.signal?.aborted) throw e;
@@ -220,17 +220,39 @@ export class UpstreamSource implements DataSource {
   }
 }
 
-/** The `currency` of every price in an answer. */
-function currenciesIn(value: unknown, found: string[] = []): string[] {
+/**
+ * The currency of every price in an answer: an object with `currency` and `display`, as the
+ * price schema has them. Not any key named `currency`: product facts, variant dimensions and
+ * business details are keyed by the page's own labels, and one labelled so refused an honest
+ * answer for a postcode (probe EG). A price whose currency is not read ("") is told by its
+ * display: a bare `$` or `kr` where the marketplace's money is written otherwise is another
+ * currency (probe EG: "$6.37" on amazon.de was charged).
+ */
+function currenciesIn(value: unknown, mp: string, found: string[] = []): string[] {
   if (Array.isArray(value)) {
-    for (const v of value) currenciesIn(v, found);
+    for (const v of value) currenciesIn(v, mp, found);
   } else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "currency" && typeof v === "string") found.push(v);
-      else currenciesIn(v, found);
+    const o = value as Record<string, unknown>;
+    if (typeof o.currency === "string" && typeof o.display === "string") {
+      found.push(o.currency || foreignMark(o.display, mp));
     }
+    for (const v of Object.values(o)) if (v && typeof v === "object") currenciesIn(v, mp, found);
   }
   return found;
+}
+
+/** Marks of money that the named currencies alone write so. */
+const MARKS: [RegExp, string, string[]][] = [
+  [/\$/, "$", ["USD", "CAD", "AUD", "MXN", "SGD", "BRL"]],
+  [/\bkr\b/i, "kr", ["SEK"]],
+];
+
+function foreignMark(display: string, mp: string): string {
+  const own = marketplace(mp).currency;
+  for (const [mark, name, currencies] of MARKS) {
+    if (mark.test(display) && !currencies.includes(own)) return name;
+  }
+  return "";
 }
 
 /**
