@@ -80,11 +80,16 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
   });
 }
 
-/** The `pageNumber` of the page's canonical link (`…/product-reviews/ASIN?pageNumber=10`). */
+/**
+ * The `pageNumber` of the page's canonical link (`…/product-reviews/ASIN?pageNumber=10`), and 1
+ * for a reviews canonical link without one, as the corpus's first pages have it: read as stating
+ * nothing, a first page answered for page 3 was labelled 3, applied (probe EH).
+ */
 function statedPage(html: string): number | null {
   const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
   const n = Number(/[?&;]pageNumber=(\d{1,4})\b/.exec(canonical)?.[1] ?? NaN);
-  return n >= 1 ? n : null;
+  if (n >= 1) return n;
+  return /\/product-reviews\/[A-Z0-9]{10}(?:[/?"'#]|$)/.test(canonical) ? 1 : null;
 }
 
 /** The rating summary of a reviews page or of a product page (#averageCustomerReviews, histogram). */

@@ -149,23 +149,19 @@ Deno.test("reviews are authenticated only with an operator-supplied session cook
   await using rig = await startRig({
     env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },
   });
+  // A page read signed in ("Hello, Waseem"): a visitor's page says the session did not count.
   rig.fake.page(
-    "https://www.amazon.com/product-reviews/B0BBPNPZTC",
-    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+    "https://www.amazon.com/product-reviews/B0BN72FYFG?pageNumber=10",
+    "reviews/amazon.com__wk-B0BN72FYFG-p10.html",
   );
-  const body = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC");
+  const body = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=10");
   assert.equal(body.authenticated, true);
   const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
   assert.match(sent.cookie, /at-main=signed-in-token/);
 });
 
-Deno.test("reviews are not said to be authenticated once the marketplace has ended the operator's session, and the operator is told", async () => {
-  const lines: Record<string, unknown>[] = [];
-  await using rig = await startRig({
-    env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },
-    browser: { log: (l) => void lines.push(l) },
-  });
-  // A product page that expires the session, as a marketplace signing a session out does.
+/** A product page that expires the operator's sign-in cookies, as a marketplace signing out does. */
+async function serveSignOut(rig: Awaited<ReturnType<typeof startRig>>): Promise<void> {
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", {
     html: await fixture("product/amazon.com__app-B07H57DNVV.html"),
     headers: [
@@ -173,6 +169,15 @@ Deno.test("reviews are not said to be authenticated once the marketplace has end
       ["set-cookie", "sess-at-main=; Domain=.amazon.com; Path=/; Max-Age=0"],
     ],
   });
+}
+
+Deno.test("reviews are not said to be authenticated once the marketplace has ended the operator's session, and the operator is told", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using rig = await startRig({
+    env: { UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x" },
+    browser: { log: (l) => void lines.push(l) },
+  });
+  await serveSignOut(rig);
   rig.fake.page(
     "https://www.amazon.com/product-reviews/B0BBPNPZTC",
     "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
@@ -185,6 +190,50 @@ Deno.test("reviews are not said to be authenticated once the marketplace has end
   const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
   assert.doesNotMatch(sent.cookie, /at-main/);
   assert.equal(body.authenticated, false, "read signed out, and said so");
+});
+
+Deno.test("reviews read signed out while the session's cookies were sent are not authenticated, and the operator is told once (probe EH)", async () => {
+  const lines: Record<string, unknown>[] = [];
+  await using rig = await startRig({
+    // The whole header of a browser, as operators paste it: session-id outlives a sign-out.
+    env: { UPSTREAM_COOKIES_US: "session-id=123-456; at-main=signed-in-token; sess-at-main=x" },
+    browser: { log: (l) => void lines.push(l) },
+  });
+  // The marketplace answers a visitor's page ("Hello, sign in") though the cookies went with it.
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BBPNPZTC?pageNumber=3",
+    "reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html",
+  );
+  for (let i = 0; i < 2; i++) {
+    const body = await expectValid(rig, "/v1/products/reviews?asin=B0BBPNPZTC&page=3");
+    assert.equal(body.authenticated, false);
+    assert.equal(body.filters_applied, false);
+    assert.equal(body.page, 1, "the page it states: its canonical link names no page");
+    assert.match(body.note, /page 3 could not be applied/);
+  }
+  const sent = rig.fake.requests.filter((r) => r.path.startsWith("/product-reviews/"));
+  assert.equal(sent.length, 2);
+  assert.ok(sent.every((r) => /at-main=signed-in-token/.test(r.cookie)), "the session was sent");
+  assert.deepEqual(lines.filter((l) => l.event === "upstream_signed_out"), [
+    { event: "upstream_signed_out", marketplace: "US" },
+  ]);
+});
+
+Deno.test("a session whose sign-in cookies the marketplace ended is signed out, whatever other cookies stay (probe EH)", async () => {
+  await using rig = await startRig({
+    env: { UPSTREAM_COOKIES_US: "session-id=123-456; at-main=signed-in-token; sess-at-main=x" },
+  });
+  await serveSignOut(rig);
+  // A signed-in page all the same: only the cookies can tell here.
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BN72FYFG?pageNumber=10",
+    "reviews/amazon.com__wk-B0BN72FYFG-p10.html",
+  );
+  await expectValid(rig, "/v1/products/details?asin=B07H57DNVV");
+  const body = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=10");
+  const sent = rig.fake.requests.find((r) => r.path.startsWith("/product-reviews/"))!;
+  assert.match(sent.cookie, /session-id=123-456/);
+  assert.equal(body.authenticated, false);
 });
 
 Deno.test("a reviews page that states its number is the proof of it, whatever the answered URL kept", () => {
@@ -450,6 +499,23 @@ Deno.test("review details: the corpus's 2016 review page answers its own review,
     "/v1/products/reviews/details?asin=B003EM8008&review_id=R12J0UJC4DRYLC",
   );
   assert.equal(own.review.id, "R12J0UJC4DRYLC");
+  assert.equal(own.asin, "B003EM8008", "the product its page names");
+  // Asked under another product, it is still the product the page names (probe EH).
+  const asked = await expectValid(
+    rig,
+    "/v1/products/reviews/details?asin=B000000009&review_id=R12J0UJC4DRYLC",
+  );
+  assert.equal(asked.asin, "B003EM8008");
+  // A page naming no product: no product, not the one asked for (probe EH).
+  const page = await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html");
+  const unnamed = page.replace(/B003EM8008/g, "");
+  assert.notEqual(unnamed, page);
+  rig.fake.page("https://www.amazon.com/gp/customer-reviews/R12J0UJC4DRYLC", { html: unnamed });
+  const none = await expectValid(
+    rig,
+    "/v1/products/reviews/details?asin=B000000009&review_id=R12J0UJC4DRYLC",
+  );
+  assert.equal(none.asin, "");
   const other = await rig.call(
     "/v1/products/reviews/details?asin=B003EM8008&review_id=RWANTED0001",
   );

@@ -695,6 +695,21 @@ export class BrowserTransport implements Transport {
     );
   }
 
+  /** When each marketplace's signed-out session was last logged. */
+  readonly #signedOutLogged = new Map<string, number>();
+
+  /**
+   * The operator learns here that a marketplace signed their session out, not from reviews
+   * quietly read signed out from now on; once in 10 minutes per marketplace, as every call of a
+   * signed-out session tells it again.
+   */
+  #noteSignedOut(marketplace: string): void {
+    const last = this.#signedOutLogged.get(marketplace) ?? -Infinity;
+    if (Date.now() - last < 600_000) return;
+    this.#signedOutLogged.set(marketplace, Date.now());
+    this.log({ event: "upstream_signed_out", marketplace });
+  }
+
   private sender(s: Session): Send {
     return (url, init) => this.send(s, url, init);
   }
@@ -756,10 +771,7 @@ export class BrowserTransport implements Transport {
         } as RequestInit & { client?: Deno.HttpClient },
       );
       s.jar.store(res.headers, target);
-      if (signedIn && !s.jar.signedIn(target)) {
-        // The operator learns it here, not from reviews quietly read signed out from now on.
-        this.log({ event: "upstream_signed_out", marketplace: s.marketplace });
-      }
+      if (signedIn && !s.jar.signedIn(target)) this.#noteSignedOut(s.marketplace);
       const encoding = res.headers.get("content-encoding");
       if (
         this.o.origin && !this.o.compressed && encoding && encoding.toLowerCase() !== "identity"
@@ -772,6 +784,11 @@ export class BrowserTransport implements Transport {
         );
       }
       const body = await readCapped(res.body, MAX_UPSTREAM_BYTES, owner);
+      // The page's own account link says whether the session still counts: the marketplace may
+      // sign it out while keeping cookies the request sent (probe EH: reviews said
+      // `authenticated: true`, filters applied, on signed-out pages).
+      const shownSignedOut = signedIn && showsSignedOut(body);
+      if (shownSignedOut) this.#noteSignedOut(s.marketplace);
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
@@ -780,7 +797,12 @@ export class BrowserTransport implements Transport {
       this.lastGoodProxy = s.proxy;
       this.stalls[s.proxy] = 0;
       this.stalledUntil[s.proxy] = 0;
-      return { status: res.status, headers: res.headers, body, signedIn };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body,
+        signedIn: !shownSignedOut && signedIn,
+      };
     } catch (e) {
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,
@@ -847,3 +869,17 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e ?? "unknown error");
 }
+
+/**
+ * A page whose account link is the sign-in one (`data-csa-c-content-id="nav_ya_signin"` on the
+ * 40 corpus pages greeting a visitor, `nav_youraccount_btn` on the 8 signed in; older layouts
+ * carry neither, and count as the cookies say), looked for where the navigation bar is: in the
+ * first MiB.
+ */
+function showsSignedOut(body: Uint8Array): boolean {
+  return latin1.decode(body.subarray(0, 1 << 20)).includes(
+    'data-csa-c-content-id="nav_ya_signin"',
+  );
+}
+
+const latin1 = new TextDecoder("latin1");

@@ -94,8 +94,14 @@ export class CookieJar {
    * DH).
    */
   signedIn(url: URL, now = Date.now()): boolean {
-    return this.operatorNames.size > 0 && sessionPath(url.pathname) &&
-      this.matching(url, now).some((c) => this.operatorNames.has(c.name));
+    if (this.operatorNames.size === 0 || !sessionPath(url.pathname)) return false;
+    // The sign-in cookies when the operator's header names any (`at-main`, `sess-at-acbuk`, …):
+    // a marketplace that signs a session out keeps its `session-id`, and a header pasted whole
+    // from a browser holds it, so the session counted as signed in for good (probe EH).
+    const auth = [...this.operatorNames].some(isSignInCookie);
+    return this.matching(url, now).some((c) =>
+      this.operatorNames.has(c.name) && (!auth || isSignInCookie(c.name))
+    );
   }
 
   /**
@@ -254,4 +260,9 @@ function keyOf(c: Cookie): string {
 /** A cookie as kept: its fields, and its key, which repeats name, domain and path. */
 function sizeOf(c: Cookie): number {
   return 2 * (c.name.length + c.domain.length + c.path.length) + c.value.length + 2;
+}
+
+/** Amazon's sign-in cookies, per marketplace: `at-main`, `sess-at-main`, `at-acbde`, … */
+function isSignInCookie(name: string): boolean {
+  return /^(?:sess-)?at-/.test(name);
 }

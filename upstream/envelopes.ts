@@ -117,7 +117,9 @@ export const envelope = {
 
   review_details: (p: Params, _mp: string, a: Answered, r: Out<typeof parseReview>) => ({
     url: a.url,
-    asin: r.asin || String(p.asin ?? ""),
+    // The product the page names, or none: the review's address names no product, and the one
+    // asked for was put on a page that did not say it (probe EH).
+    asin: r.asin,
     review: r.review,
     review_id: p.review_id === undefined ? r.review.id : String(p.review_id),
   }),
