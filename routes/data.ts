@@ -8,7 +8,6 @@
  */
 import type { Context, Hono } from "hono";
 import { noteCall, textWithRequestId } from "./access_log.ts";
-import { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
 import type { Deps } from "./deps.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { ApiError } from "../core/api_error.ts";
@@ -86,15 +85,7 @@ async function handle(deps: Deps, ep: Endpoint, c: Context): Promise<Response> {
           snapshot = charges.after ?? snapshot;
         },
       });
-      const json = JSON.stringify(checkedAnswer(ep, body, (m, e) => deps.log.error(m, e)));
-      if (json.length > MAX_ANSWER_CHARS) {
-        deps.log.error(`answer of ${ep.path} too large: ${json.length} characters`);
-        throw new ApiError(
-          502,
-          "upstream_error",
-          "The upstream page yielded an answer far larger than any real page does.",
-        );
-      }
+      const { json } = checkedAnswer(ep, body, (m, e) => deps.log.error(m, e));
       const charged = charges.total;
       const headers = meterHeaders(
         await current(deps, caller, snapshot),

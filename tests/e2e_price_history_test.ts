@@ -11,6 +11,7 @@ import { HISTORY_POINTS, HistorySource } from "../upstream/price_history.ts";
 import { systemClock } from "../metering/clock.ts";
 import type { DataSource } from "../upstream/data_source.ts";
 import { parseProduct } from "../parsers/product.ts";
+import { envelope } from "../upstream/envelopes.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
@@ -129,7 +130,13 @@ Deno.test("history keeps the newest 1,000 observations of a product", async () =
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
   try {
-    const body = parseProduct(await fixture(PAGE), { marketplace: "US" });
+    // The details answer the upstream source gives (its envelope), as the route checks it.
+    const body = envelope.details(
+      {},
+      "US",
+      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
+      parseProduct(await fixture(PAGE), { marketplace: "US" }),
+    );
     let n = 0;
     const history = new HistorySource(
       { fetch: () => Promise.resolve({ ...body, price: { ...body.price!, amount: ++n } }) },
@@ -195,4 +202,45 @@ Deno.test("history: a page that shows nothing of its stock records in_stock as n
   assert.ok(schema.safeParse(r.body).success);
   const points = r.body.points as { in_stock: boolean | null }[];
   assert.deepEqual(points.map((p) => p.in_stock), [null, true], "newest first");
+});
+
+Deno.test("history records no answer the route refuses, and one reading for calls sharing one fetch (probe EJ)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const good = envelope.details(
+      {},
+      "US",
+      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
+      parseProduct(await fixture(PAGE), { marketplace: "US" }),
+    );
+    let answer: unknown = good;
+    const history = new HistorySource({ fetch: () => Promise.resolve(answer) }, kv, systemClock);
+    const call = {
+      endpoint: DATA_ENDPOINTS.find((e) => e.name === "details")!,
+      params: { asin: "B07H57DNVV" },
+      chargePage: () => Promise.resolve(false),
+    };
+    const points = async () =>
+      (await Array.fromAsync(kv.list({ prefix: KV.historyOf("US", "B07H57DNVV") }))).length;
+    // Four callers of one shared fetch get the same answer at once: one reading.
+    await Promise.all([1, 2, 3, 4].map(() => history.fetch(call)));
+    await history.settled();
+    assert.equal(await points(), 1);
+    // An answer past the size of any real page's, which the route refuses as an uncharged 502.
+    answer = {
+      ...good,
+      price: { ...good.price!, amount: 6.66 },
+      feature_bullets: ['"'.repeat(5_000_000)],
+    };
+    await history.fetch(call);
+    // One its schema refuses.
+    answer = { ...good, price: { ...good.price!, amount: 7.77 }, title: 42 };
+    await history.fetch(call);
+    await history.settled();
+    assert.equal(await points(), 1);
+  } finally {
+    kv.close();
+    await removeKvFiles(kvPath);
+  }
 });

@@ -37,6 +37,30 @@ function send(url: string, key: string, method: string, body?: unknown) {
 }
 
 /** Watch `id` as GET /v1/watches lists it to `key`. */
+/** POSTs a watch of B07H57DNVV to `base` with `key`, sending to `hook`. */
+function postWatch(base: string, key: string, hook: string, every_seconds: number, on: string[]) {
+  return send(`${base}/v1/watches`, key, "POST", {
+    asin: "B07H57DNVV",
+    every_seconds,
+    webhook_url: hook,
+    on,
+  });
+}
+
+/** A watch refreshing every second, once it has refreshed; the account's usage then. */
+async function firstRefresh(rig: Awaited<ReturnType<typeof startRig>>, hook: string, on: string[]) {
+  const base = rig.server.url;
+  const created = await postWatch(base, rig.key, hook, 1, on);
+  const watch = WatchCreated.parse(await created.json());
+  const listed = () => listedWatch(base, rig.key, watch.id);
+  const first = await until("the first refresh", async () => {
+    const w = await listed();
+    return w.refreshes >= 1 ? w : undefined;
+  });
+  const used = (await rig.call("/v1/usage")).body.requests_used as number;
+  return { listed, first, used };
+}
+
 async function listedWatch(base: string, key: string, id: string) {
   return WatchList.parse(await (await send(`${base}/v1/watches`, key, "GET")).json()).watches
     .find((w) => w.id === id)!;
@@ -119,21 +143,11 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
   await rig.server.accounts.update(owner, { plan: "scale" });
   const key = (await rig.server.accounts.createKey(owner)).value;
   // A second watch of the same product that does not watch the price: it must hear nothing.
-  const other = await send(`${base}/v1/watches`, key, "POST", {
-    asin: "B07H57DNVV",
-    every_seconds: 1,
-    webhook_url: stockHook.url,
-    on: ["in_stock", "rank"],
-  });
+  const other = await postWatch(base, key, stockHook.url, 1, ["in_stock", "rank"]);
   assert.equal(other.status, 201);
   const otherId = (await other.json()).id;
   const created = WatchCreated.parse(
-    await (await send(`${base}/v1/watches`, key, "POST", {
-      asin: "B07H57DNVV",
-      every_seconds: 1,
-      webhook_url: hook.url,
-      on: ["price"],
-    })).json(),
+    await (await postWatch(base, key, hook.url, 1, ["price"])).json(),
   );
   const listed = () => listedWatch(base, key, created.id);
   await until("the first refresh", async () => ((await listed()).refreshes >= 1 ? 1 : undefined));
@@ -185,12 +199,7 @@ Deno.test("watches: a watch pauses when the account's credits run out, and costs
   await using hook = receiver();
   rig.fake.page(DP, PAGE);
   const base = rig.server.url;
-  const r = await send(`${base}/v1/watches`, rig.key, "POST", {
-    asin: "B07H57DNVV",
-    every_seconds: 1,
-    webhook_url: hook.url,
-    on: ["rank"],
-  });
+  const r = await postWatch(base, rig.key, hook.url, 1, ["rank"]);
   assert.equal(r.status, 201);
   const w = await until("the pause", async () => {
     const list = WatchList.parse(await (await send(`${base}/v1/watches`, rig.key, "GET")).json());
@@ -228,12 +237,7 @@ Deno.test("watches: two instances over one KV file refresh each due watch once",
   await using two = await startServer({ kvPath, source: b, watches });
   await using hook = receiver();
   const { key } = await one.account("growth");
-  const r = await send(`${two.url}/v1/watches`, key, "POST", {
-    asin: "B07H57DNVV",
-    every_seconds: 1,
-    webhook_url: hook.url,
-    on: ["price"],
-  });
+  const r = await postWatch(two.url, key, hook.url, 1, ["price"]);
   assert.equal(r.status, 201);
   const started = Date.now();
   await new Promise((r) => setTimeout(r, 3_500));
@@ -305,20 +309,7 @@ Deno.test("watches: a product page that shows another ASIN is no refresh: refund
   await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
   await using hook = receiver();
   rig.fake.page(DP, PAGE);
-  const base = rig.server.url;
-  const created = await send(`${base}/v1/watches`, rig.key, "POST", {
-    asin: "B07H57DNVV",
-    every_seconds: 1,
-    webhook_url: hook.url,
-    on: ["price", "in_stock", "rank"],
-  });
-  const watch = WatchCreated.parse(await created.json());
-  const listed = () => listedWatch(base, rig.key, watch.id);
-  const first = await until("the first refresh", async () => {
-    const w = await listed();
-    return w.refreshes >= 1 ? w : undefined;
-  });
-  const used = (await rig.call("/v1/usage")).body.requests_used as number;
+  const { listed, first, used } = await firstRefresh(rig, hook.url, ["price", "in_stock", "rank"]);
   // A merged listing: the watched product's address now shows another product (probe DV: a
   // signed, charged event gave the watched ASIN the other product's price and ranks).
   rig.fake.page(
@@ -336,4 +327,74 @@ Deno.test("watches: a product page that shows another ASIN is no refresh: refund
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(hook.got.length, 0, "no event");
   assert.equal((await rig.call("/v1/usage")).body.requests_used, used, "refunded");
+});
+
+Deno.test("watches: a page whose answer is larger than any real page's is no refresh: refunded, noted, nothing sent (probe EJ)", async () => {
+  await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
+  await using hook = receiver();
+  const html = await fixture(PAGE);
+  rig.fake.page(DP, { html });
+  const { listed, first, used } = await firstRefresh(rig, hook.url, ["price"]);
+  // A 6 MB page whose one bullet of quotes doubles in JSON: a client's call is refused it,
+  // uncharged; the refresh kept its charge and sent the page's price (probe EJ).
+  const bullet = `<div id="feature-bullets"><ul><li>${'"'.repeat(5_500_000)}</li></ul></div>`;
+  rig.fake.page(DP, {
+    html: html.replace(/<body[^>]*>/, (m) => m + bullet).replaceAll("$11.88", "$6.66"),
+  });
+  const client = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(client.status, 502, JSON.stringify(client.body).slice(0, 200));
+  const noted = await until("a refresh of the large page", async () => {
+    const w = await listed();
+    return w.last_error ? w : undefined;
+  });
+  assert.match(noted.last_error!, /far larger than any real page/);
+  assert.deepEqual(noted.last, first.last, "the watched values are kept");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(hook.got.length, 0, "no event");
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, used, "refunded");
+});
+
+/** Details refreshes that wait until the server stops, then fail as an aborted fetch does. */
+class HangingSource extends ControlledSource {
+  started = 0;
+  override fetch(req: DataRequest): Promise<unknown> {
+    if (req.endpoint.name !== "details") return super.fetch(req);
+    this.started++;
+    const signal = req.signal!;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true })
+    );
+  }
+}
+
+Deno.test("watches: a refresh cut by a stop is refunded and due again at once, not an interval later (probe EJ)", async () => {
+  const stop = new AbortController();
+  const source = new HangingSource();
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  await using s = await startServer({
+    kvPath,
+    source,
+    watches: FAST_WATCHES,
+    stopping: stop.signal,
+  });
+  await using hook = receiver();
+  const { key } = await s.account("growth");
+  const r = await postWatch(s.url, key, hook.url, 3_600, ["price"]);
+  assert.equal(r.status, 201);
+  const id = (await r.json()).id;
+  await until("the first refresh to start", () => Promise.resolve(source.started > 0 || undefined));
+  // As main.ts stops: the loop first, then the refreshes under way at the drain's end.
+  const stopped = s.deps.watches.stop();
+  stop.abort(new Error("the drain ended"));
+  await stopped;
+  // Read as the next process reads it: this one is stopping.
+  await using next = await startServer({ kvPath, watches: { ...FAST_WATCHES, run: false } });
+  const w = await until("the refresh to end", async () => {
+    const got = await listedWatch(next.url, key, id);
+    return got.last_error ? got : undefined;
+  });
+  assert.match(w.last_error!, /interrupted: the server stopped/);
+  assert.ok(Date.parse(w.next_refresh_at) - Date.now() < 60_000, w.next_refresh_at);
+  assert.equal((await (await next.get("/v1/usage", key)).json()).requests_used, 0, "refunded");
 });

@@ -94,6 +94,8 @@ export async function startServer(opts: {
   accessLog?: (line: Record<string, unknown>) => void;
   watches?: Parameters<typeof createApp>[0]["watches"];
   bodyReading?: Parameters<typeof createApp>[0]["bodyReading"];
+  /** Aborted as main.ts aborts it at the end of a drain. */
+  stopping?: AbortSignal;
 } = {}): Promise<TestServer> {
   const kvPath = opts.kvPath ?? await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
@@ -118,6 +120,7 @@ export async function startServer(opts: {
     accessLog: opts.accessLog,
     watches: opts.watches,
     bodyReading: opts.bodyReading,
+    stopping: opts.stopping,
   });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}`;

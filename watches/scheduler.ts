@@ -226,7 +226,7 @@ export class WatchScheduler extends PollLoop {
         owner: w.account_id,
         chargePage: () => Promise.resolve(false),
       });
-      page = checkedAnswer(details, answer, (m, e) => this.#d.log.error(m, e)) as ProductPage;
+      page = checkedAnswer(details, answer, (m, e) => this.#d.log.error(m, e)).value as ProductPage;
       // A page of another product (a merged listing redirects): its price and ranks are not the
       // watched product's. Taken as read, a signed, charged event told the receiver the watched
       // ASIN's price had moved to the other product's (probe DV).
@@ -240,14 +240,22 @@ export class WatchScheduler extends PollLoop {
     } catch (e) {
       letGo();
       await this.#refund(w, snapshot, charged);
-      const message = e instanceof ApiError ? `${e.code}: ${e.message}` : "the refresh failed";
+      // Cut by a stop, the refresh is due again at once, for the next process: it waited a whole
+      // interval (up to 30 days) where a kill -9 had it retried within the claim's 2 minutes
+      // (probe EJ). Any other failure waits for the next interval.
+      const stopped = this.#d.stopping.aborted;
+      const message = stopped
+        ? "interrupted: the server stopped; refreshed again when it runs"
+        : e instanceof ApiError
+        ? `${e.code}: ${e.message}`
+        : "the refresh failed";
       await this.#finish(w, (c) => ({
         ...c,
         status: "active",
         paused_reason: null,
         last_error: message,
         rate_deferrals: 0,
-        next_at: Date.now() + every,
+        next_at: stopped ? Date.now() : Date.now() + every,
       }));
       return;
     }
