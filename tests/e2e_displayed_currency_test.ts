@@ -149,4 +149,10 @@ Deno.test("with a postcode, only prices are checked, and a bare $ off the dollar
   assert.equal(zipped.status, 502, JSON.stringify(zipped.body).slice(0, 300));
   assert.match((zipped.body.error as { message: string }).message, /prices in \$ instead of EUR/);
   assert.equal(zipped.headers.get("x-credits-cost"), "0");
+  // amazon.com.br writes R$: a bare "$" there is not reais either (probe EI).
+  const br = await fixture("product/amazon.com.br__mzmvyp-B0D6NN6TM7.html");
+  rig.fake.page("https://www.amazon.com.br/dp/B0D6NN6TM7", { html: br.replaceAll("R$", "$") });
+  const real = await rig.call("/v1/products/details?asin=B0D6NN6TM7&marketplace=BR&zip=01310-100");
+  assert.equal(real.status, 502, JSON.stringify(real.body).slice(0, 300));
+  assert.match((real.body.error as { message: string }).message, /prices in \$ instead of BRL/);
 });

@@ -7,31 +7,37 @@ import zlib from "node:zlib";
 import { dechunk, decodeBody } from "../upstream/record_body.ts";
 
 const enc = new TextEncoder();
-const text = (d: ReturnType<typeof decodeBody>) =>
+const text = (d: Awaited<ReturnType<typeof decodeBody>>) =>
   "body" in d ? new TextDecoder().decode(d.body) : `unusable: ${d.unusable}`;
 const MiB = 1 << 20;
 
-Deno.test("record body: chunked, with extensions and trailer fields, and already de-chunked", () => {
+Deno.test("record body: chunked, with extensions and trailer fields, and already de-chunked", async () => {
   const chunked = enc.encode("5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n");
-  assert.equal(text(decodeBody(chunked, "chunked", undefined, MiB)), "hello world");
+  assert.equal(text(await decodeBody(chunked, "chunked", undefined, MiB)), "hello world");
   assert.equal(
-    text(decodeBody(enc.encode("<html>done</html>"), "chunked", undefined, MiB)),
+    text(await decodeBody(enc.encode("<html>done</html>"), "chunked", undefined, MiB)),
     "<html>done</html>",
   );
   assert.equal(dechunk(enc.encode("5\r\nhello\r\n6\r\n wor")), null, "cut short");
   assert.equal(dechunk(enc.encode("5\r\nhello\r\n")), null, "no last chunk");
 });
 
-Deno.test("record body: gzip, deflate (wrapped or raw), brotli, identity and empty bodies", () => {
+Deno.test("record body: gzip, deflate (wrapped or raw), brotli, identity and empty bodies", async () => {
   const page = enc.encode("<html>" + "x".repeat(1000) + "</html>");
   const want = new TextDecoder().decode(page);
-  assert.equal(text(decodeBody(zlib.gzipSync(page), undefined, "gzip", MiB)), want);
-  assert.equal(text(decodeBody(zlib.deflateSync(page), undefined, "deflate", MiB)), want);
-  assert.equal(text(decodeBody(zlib.deflateRawSync(page), undefined, "deflate", MiB)), want);
-  assert.equal(text(decodeBody(zlib.brotliCompressSync(page), undefined, "br", MiB)), want);
-  assert.equal(text(decodeBody(page, undefined, "identity", MiB)), want);
-  assert.equal(text(decodeBody(page, undefined, "gzip", MiB)), want, "stored decoded, header kept");
-  assert.equal(text(decodeBody(new Uint8Array(), undefined, "gzip", MiB)), "");
+  assert.equal(text(await decodeBody(zlib.gzipSync(page), undefined, "gzip", MiB)), want);
+  assert.equal(text(await decodeBody(zlib.deflateSync(page), undefined, "deflate", MiB)), want);
+  assert.equal(text(await decodeBody(zlib.deflateRawSync(page), undefined, "deflate", MiB)), want);
+  assert.equal(text(await decodeBody(zlib.brotliCompressSync(page), undefined, "br", MiB)), want);
+  assert.equal(text(await decodeBody(page, undefined, "identity", MiB)), want);
+  for (const ce of ["gzip", "deflate", "br"]) {
+    assert.equal(
+      text(await decodeBody(page, undefined, ce, MiB)),
+      want,
+      `${ce} stored decoded (probe EI)`,
+    );
+  }
+  assert.equal(text(await decodeBody(new Uint8Array(), undefined, "gzip", MiB)), "");
   // gzip inside chunks, and the encoding named in Transfer-Encoding alone.
   const gz = zlib.gzipSync(page);
   const chunks = new Uint8Array([
@@ -39,18 +45,21 @@ Deno.test("record body: gzip, deflate (wrapped or raw), brotli, identity and emp
     ...gz,
     ...enc.encode("\r\n0\r\n\r\n"),
   ]);
-  assert.equal(text(decodeBody(chunks, "chunked", "gzip", MiB)), want);
-  assert.equal(text(decodeBody(gz, "gzip", undefined, MiB)), want);
+  assert.equal(text(await decodeBody(chunks, "chunked", "gzip", MiB)), want);
+  assert.equal(text(await decodeBody(gz, "gzip", undefined, MiB)), want);
 });
 
-Deno.test("record body: a body cut short when recorded, an unknown encoding, and one past the cap are refused", () => {
+Deno.test("record body: a body cut short when recorded, an unknown encoding, and one past the cap are refused", async () => {
   const page = enc.encode("<html>" + "y".repeat(5000) + "</html>");
   const gz = zlib.gzipSync(page);
   assert.match(
-    text(decodeBody(gz.subarray(0, gz.length >> 1), undefined, "gzip", MiB)),
+    text(await decodeBody(gz.subarray(0, gz.length >> 1), undefined, "gzip", MiB)),
     /unusable: holds a gzip body cut short/,
   );
-  assert.match(text(decodeBody(page, undefined, "zstd", MiB)), /unusable: is encoded as zstd/);
+  assert.match(
+    text(await decodeBody(gz, undefined, "zstd", MiB)),
+    /unusable: is encoded as zstd/,
+  );
   // 64 MiB of zeros in 64 KB of gzip, in one chunk: refused at the cap, never inflated whole.
   const bomb = zlib.gzipSync(new Uint8Array(64 * MiB));
   const chunked = new Uint8Array([
@@ -60,8 +69,28 @@ Deno.test("record body: a body cut short when recorded, an unknown encoding, and
   ]);
   const before = Deno.memoryUsage().rss;
   assert.match(
-    text(decodeBody(chunked, "chunked", "gzip", 8 * MiB)),
+    text(await decodeBody(chunked, "chunked", "gzip", 8 * MiB)),
     /unusable: is larger than the 8 MiB/,
   );
   assert.ok(Deno.memoryUsage().rss - before < 48 * MiB, "not inflated whole");
+});
+
+Deno.test("record body: a brotli stream cut short is refused, and a million one-byte chunks are read whole (probe EI)", async () => {
+  const page = enc.encode("<html>" + "abcdefghij".repeat(20_000) + "</html>");
+  const br = zlib.brotliCompressSync(page);
+  for (const share of [0.5, 0.9, 0.99]) {
+    const cut = br.subarray(0, Math.floor(br.length * share));
+    assert.match(
+      text(await decodeBody(cut, undefined, "br", MiB)),
+      /unusable: holds a br body cut short/,
+      `${share}`,
+    );
+  }
+  const data = new Uint8Array(1_000_000).fill(120);
+  const chunked = new Uint8Array(data.length * 6 + 5);
+  let at = 0;
+  for (const byte of data) chunked.set([49, 13, 10, byte, 13, 10], (at += 6) - 6);
+  chunked.set(enc.encode("0\r\n\r\n"), at);
+  const got = await decodeBody(chunked, "chunked", undefined, 8 * MiB);
+  assert.ok("body" in got && got.body.length === data.length && got.body.every((b) => b === 120));
 });

@@ -280,7 +280,7 @@ async function readRecordBody(
     at += c.length;
   }
   const headers = record.httpHeaders?.headers;
-  const decoded = decodeBody(
+  const decoded = await decodeBody(
     recorded,
     headers?.get("transfer-encoding") ?? undefined,
     headers?.get("content-encoding") ?? undefined,

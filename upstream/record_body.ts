@@ -10,12 +10,12 @@ import zlib from "node:zlib";
 export type Decoded = { body: Uint8Array } | { unusable: string };
 
 /** `raw`, the body as recorded, decoded per its `Transfer-Encoding` and `Content-Encoding`. */
-export function decodeBody(
+export async function decodeBody(
   raw: Uint8Array,
   transferEncoding: string | undefined,
   contentEncoding: string | undefined,
   max: number,
-): Decoded {
+): Promise<Decoded> {
   const te = (transferEncoding ?? "").trim().toLowerCase();
   let ce = (contentEncoding ?? "").trim().toLowerCase();
   let body = raw;
@@ -26,20 +26,45 @@ export function decodeBody(
   } else if (!ce && te && te !== "identity") {
     ce = te; // as warcio and browsers read a body's encoding named there
   }
-  if (!ce || ce === "identity" || body.length === 0) return { body };
-  // Not gzip at all: stored already decoded with the header kept, as warcio takes it.
-  if ((ce === "gzip" || ce === "x-gzip") && !(body[0] === 0x1f && body[1] === 0x8b)) {
-    return { body };
-  }
+  // Stored already decoded with the header kept, as some recorders do and warcio takes it.
+  if (!ce || ce === "identity" || body.length === 0 || looksLikeHtml(body)) return { body };
   const inflate = DECODERS[ce];
   if (!inflate) return { unusable: `is encoded as ${ce.slice(0, 40)}, which is not read` };
+  let out: Uint8Array;
   try {
-    return { body: new Uint8Array(inflate(body, { maxOutputLength: max })) };
+    out = new Uint8Array(inflate(body, { maxOutputLength: max }));
   } catch (e) {
     return e instanceof RangeError
       ? { unusable: `is larger than the ${max >> 20} MiB any page may be` }
       : { unusable: `holds a ${ce} body cut short or malformed` };
   }
+  if (ce === "br" && !(await wholeBrotli(body))) {
+    return { unusable: "holds a br body cut short or malformed" };
+  }
+  return { body: out };
+}
+
+/**
+ * Whether a brotli stream ends as a whole one: the runtime's brotli gives what it decoded of a
+ * stream cut short without a word (probe EI: half a page served, charged), the web stream refuses
+ * one. Asked only once the stream's output is known to be within the limit, as the web stream
+ * inflates all it is given at once.
+ */
+async function wholeBrotli(body: Uint8Array): Promise<boolean> {
+  try {
+    const stream = new Blob([body as Uint8Array<ArrayBuffer>]).stream()
+      .pipeThrough(new DecompressionStream("brotli" as CompressionFormat));
+    await new Response(stream).arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An HTML document's start, after any byte-order mark and white space: no compressed stream. */
+function looksLikeHtml(b: Uint8Array): boolean {
+  const head = String.fromCharCode(...b.subarray(0, 64)).replace(/^\xEF\xBB\xBF/, "").trimStart();
+  return /^<(?:!doctype|html|head|body|!--)/i.test(head);
 }
 
 type Inflate = (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array;
@@ -62,38 +87,53 @@ const DECODERS: Record<string, Inflate> = {
 /**
  * A chunked body's data, trailer fields left out; null when it is cut short or malformed. A body
  * that does not begin with a chunk size is taken as already de-chunked, as warcio takes it: some
- * recorders store the data and keep the header.
+ * recorders store the data and keep the header. One pass, each chunk copied once into the output:
+ * a piece kept per chunk, 1.4 million one-byte chunks took 850 ms and 238 MiB (probe EI).
  */
 export function dechunk(b: Uint8Array): Uint8Array | null {
-  const parts: Uint8Array[] = [];
+  const out = new Uint8Array(b.length);
   let size = 0;
   let at = 0;
-  for (;;) {
-    const eol = crlfAt(b, at);
-    if (eol < 0) return at === 0 ? b : null;
-    const line = String.fromCharCode(...b.subarray(at, Math.min(eol, at + 64))).split(";")[0]
-      .trim();
-    if (eol - at > 64 || !/^[0-9a-f]{1,8}$/i.test(line)) return at === 0 ? b : null;
-    const n = parseInt(line, 16);
+  for (let first = true;; first = false) {
+    // The size: hex digits, then an extension after ";", or white space, up to CRLF.
+    let n = 0;
+    let digits = 0;
+    let i = at;
+    for (; i < b.length && digits <= 8; i++) {
+      const v = hexValue(b[i]);
+      if (v < 0) break;
+      n = n * 16 + v;
+      digits++;
+    }
+    const eol = digits > 0 && digits <= 8 ? lineEnd(b, i, at + 1024) : -1;
+    if (eol < 0) return first ? b : null;
     at = eol + 2;
     if (n === 0) break; // the last chunk; what follows is trailer fields
     if (at + n + 2 > b.length || b[at + n] !== 13 || b[at + n + 1] !== 10) return null;
-    parts.push(b.subarray(at, at + n));
+    out.set(b.subarray(at, at + n), size);
     size += n;
     at += n + 2;
   }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return out.subarray(0, size);
 }
 
-function crlfAt(b: Uint8Array, from: number): number {
-  for (let i = b.indexOf(13, from); i >= 0 && i + 1 < b.length; i = b.indexOf(13, i + 1)) {
-    if (b[i + 1] === 10) return i;
+/** 0–15 for a hex digit's byte, else -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
+
+/**
+ * Where the size line ending at or after `from` has its CRLF, the rest of the line being an
+ * extension (";…") or white space, within `limit`; -1 when it has none.
+ */
+function lineEnd(b: Uint8Array, from: number, limit: number): number {
+  const c = b[from];
+  if (c !== 13 && c !== 59 && c !== 32 && c !== 9) return -1;
+  for (let i = from; i + 1 < b.length && i < limit; i++) {
+    if (b[i] === 13) return b[i + 1] === 10 ? i : -1;
   }
   return -1;
 }

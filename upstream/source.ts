@@ -241,9 +241,12 @@ function currenciesIn(value: unknown, mp: string, found: string[] = []): string[
   return found;
 }
 
-/** Marks of money that the named currencies alone write so. */
+/**
+ * Marks of money that the named currencies alone write so: a bare `$` (not R$, S$, US$, C$), and
+ * `kr`. BRL and SGD write R$ and S$, so a bare `$` is another currency there too (probe EI).
+ */
 const MARKS: [RegExp, string, string[]][] = [
-  [/\$/, "$", ["USD", "CAD", "AUD", "MXN", "SGD", "BRL"]],
+  [/(?<![A-Za-z])\$/, "$", ["USD", "CAD", "AUD", "MXN"]],
   [/\bkr\b/i, "kr", ["SEK"]],
 ];
 
