@@ -244,3 +244,57 @@ Deno.test("history records no answer the route refuses, and one reading for call
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("a reading whose history write failed does not drop the next identical one (probe EK)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const real = await Deno.openKv(kvPath);
+  try {
+    let failNext = false;
+    // The store refusing one write, as a held lock does.
+    const kv = new Proxy(real, {
+      get(t, p) {
+        if (p === "set") {
+          return (...a: Parameters<Deno.Kv["set"]>) => {
+            if (!failNext) return t.set(...a);
+            failNext = false;
+            return Promise.reject(new Error("database is locked"));
+          };
+        }
+        const v = Reflect.get(t, p);
+        return typeof v === "function" ? v.bind(t) : v;
+      },
+    });
+    const good = envelope.details(
+      {},
+      "US",
+      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
+      parseProduct(await fixture(PAGE), { marketplace: "US" }),
+    );
+    let amount = 10;
+    const history = new HistorySource(
+      { fetch: () => Promise.resolve({ ...good, price: { ...good.price!, amount } }) },
+      kv,
+      systemClock,
+    );
+    const call = {
+      endpoint: DATA_ENDPOINTS.find((e) => e.name === "details")!,
+      params: { asin: "B07H57DNVV" },
+      chargePage: () => Promise.resolve(false),
+    };
+    await history.fetch(call);
+    await history.settled();
+    amount = 12;
+    failNext = true;
+    await history.fetch(call);
+    await history.settled();
+    await history.fetch(call); // the same reading, now written
+    await history.settled();
+    const points = await Array.fromAsync(real.list<{ price: { amount: number } }>({
+      prefix: KV.historyOf("US", "B07H57DNVV"),
+    }));
+    assert.deepEqual(points.map((p) => p.value.price.amount), [10, 12]);
+  } finally {
+    real.close();
+    await removeKvFiles(kvPath);
+  }
+});

@@ -398,3 +398,18 @@ Deno.test("watches: a refresh cut by a stop is refunded and due again at once, n
   assert.ok(Date.parse(w.next_refresh_at) - Date.now() < 60_000, w.next_refresh_at);
   assert.equal((await (await next.get("/v1/usage", key)).json()).requests_used, 0, "refunded");
 });
+
+Deno.test("watches: once the stop is signalled, no refresh is claimed again, even with the loop still running (probe EK)", async () => {
+  const stop = new AbortController();
+  const source = new HangingSource();
+  await using s = await startServer({ source, watches: FAST_WATCHES, stopping: stop.signal });
+  await using hook = receiver();
+  const { key } = await s.account("growth");
+  assert.equal((await postWatch(s.url, key, hook.url, 3_600, ["price"])).status, 201);
+  await until("the first refresh to start", () => Promise.resolve(source.started > 0 || undefined));
+  // The loop is not stopped first, as main.ts does: the refresh is cut and due again at once.
+  stop.abort(new Error("the drain ended"));
+  await new Promise((r) => setTimeout(r, 1_000));
+  assert.equal(source.started, 1, "claimed again by the stopping process");
+  await s.deps.watches.stop();
+});

@@ -94,3 +94,20 @@ Deno.test("record body: a brotli stream cut short is refused, and a million one-
   const got = await decodeBody(chunked, "chunked", undefined, 8 * MiB);
   assert.ok("body" in got && got.body.length === data.length && got.body.every((b) => b === 120));
 });
+
+Deno.test("record body: every corpus page stored decoded under a gzip, deflate or br header is read as it is (probe EK)", async () => {
+  let pages = 0;
+  for (const dir of Deno.readDirSync("/work/shared/corpus")) {
+    if (!dir.isDirectory) continue;
+    for (const f of Deno.readDirSync(`/work/shared/corpus/${dir.name}`)) {
+      if (!f.name.endsWith(".html")) continue;
+      const page = Deno.readFileSync(`/work/shared/corpus/${dir.name}/${f.name}`);
+      for (const ce of ["gzip", "deflate", "br"]) {
+        const got = await decodeBody(page, undefined, ce, 8 * MiB);
+        assert.ok("body" in got && got.body.length === page.length, `${f.name} as ${ce}`);
+      }
+      pages++;
+    }
+  }
+  assert.ok(pages > 80, `${pages} pages`);
+});

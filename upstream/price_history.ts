@@ -103,8 +103,18 @@ export class HistorySource implements DataSource {
     const last = this.#lastReading.get(product);
     if (last && last.reading === reading && now - last.at < SAME_READING_MS) return;
     if (this.#lastReading.size > 10_000) this.#lastReading.clear();
-    this.#lastReading.set(product, { reading, at: now });
-    await this.#kv.set(KV.history(mp, p.asin, now, crypto.randomUUID().slice(0, 8)), point);
+    const mine = { reading, at: now };
+    this.#lastReading.set(product, mine);
+    try {
+      await this.#kv.set(KV.history(mp, p.asin, now, crypto.randomUUID().slice(0, 8)), point);
+    } catch (e) {
+      // Not written, so no reading: it dropped the next real one (probe EK).
+      if (this.#lastReading.get(product) === mine) {
+        if (last) this.#lastReading.set(product, last);
+        else this.#lastReading.delete(product);
+      }
+      throw e;
+    }
     const before = this.#appends.get(product);
     const n = (before ?? 0) + 1;
     if (this.#appends.size > 10_000) this.#appends.clear();

@@ -26,21 +26,25 @@ export async function decodeBody(
   } else if (!ce && te && te !== "identity") {
     ce = te; // as warcio and browsers read a body's encoding named there
   }
-  // Stored already decoded with the header kept, as some recorders do and warcio takes it.
-  if (!ce || ce === "identity" || body.length === 0 || looksLikeHtml(body)) return { body };
+  if (!ce || ce === "identity" || body.length === 0) return { body };
+  // Stored already decoded with the header kept, as some recorders do and warcio takes it: a
+  // body named gzip without gzip's first bytes, or one that fails to decode and reads as text.
+  if ((ce === "gzip" || ce === "x-gzip") && !(body[0] === 0x1f && body[1] === 0x8b)) {
+    return { body };
+  }
   const inflate = DECODERS[ce];
   if (!inflate) return { unusable: `is encoded as ${ce.slice(0, 40)}, which is not read` };
+  const failed = { unusable: `holds a ${ce} body cut short or malformed` };
   let out: Uint8Array;
   try {
     out = new Uint8Array(inflate(body, { maxOutputLength: max }));
   } catch (e) {
-    return e instanceof RangeError
-      ? { unusable: `is larger than the ${max >> 20} MiB any page may be` }
-      : { unusable: `holds a ${ce} body cut short or malformed` };
+    if (e instanceof RangeError) {
+      return { unusable: `is larger than the ${max >> 20} MiB any page may be` };
+    }
+    return looksLikeText(body) ? { body } : failed;
   }
-  if (ce === "br" && !(await wholeBrotli(body))) {
-    return { unusable: "holds a br body cut short or malformed" };
-  }
+  if (ce === "br" && !(await wholeBrotli(body))) return looksLikeText(body) ? { body } : failed;
   return { body: out };
 }
 
@@ -61,10 +65,20 @@ async function wholeBrotli(body: Uint8Array): Promise<boolean> {
   }
 }
 
-/** An HTML document's start, after any byte-order mark and white space: no compressed stream. */
-function looksLikeHtml(b: Uint8Array): boolean {
-  const head = String.fromCharCode(...b.subarray(0, 64)).replace(/^\xEF\xBB\xBF/, "").trimStart();
-  return /^<(?:!doctype|html|head|body|!--)/i.test(head);
+/**
+ * A page's text rather than a compressed stream: a UTF-16 byte-order mark, `<` after a UTF-8 one
+ * and white space (real pages begin with 300 bytes of it, or with `<script`, `<div`; probe EK),
+ * or a start without the control bytes a compressed stream is full of (a saved page beginning
+ * with a comment line).
+ */
+function looksLikeText(b: Uint8Array): boolean {
+  if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)) return true;
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  while (i < b.length && i < 4096 && (b[i] === 32 || (b[i] >= 9 && b[i] <= 13))) i++;
+  if (b[i] === 60) return true;
+  const head = b.subarray(i, i + 256);
+  return head.length > 0 &&
+    head.every((c) => c >= 32 ? c !== 127 : c === 9 || c === 10 || c === 13);
 }
 
 type Inflate = (b: Uint8Array, o: { maxOutputLength: number }) => Uint8Array;

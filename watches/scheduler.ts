@@ -112,7 +112,9 @@ export class WatchScheduler extends PollLoop {
    */
   protected async pass(): Promise<boolean> {
     const slots = this.#inFlight;
-    if (slots.full()) return false;
+    // Stopping: a refresh cut by the stop is due again at once, and claimed again here it looped,
+    // charged and refunded, where a process ran on with the signal aborted (probe EK).
+    if (slots.full() || this.#d.stopping.aborted) return false;
     let started = 0;
     await claimDueWatches(this.#d.kv, Date.now(), this.timing.leaseMs, {
       scan: SCAN,
@@ -243,7 +245,8 @@ export class WatchScheduler extends PollLoop {
       // Cut by a stop, the refresh is due again at once, for the next process: it waited a whole
       // interval (up to 30 days) where a kill -9 had it retried within the claim's 2 minutes
       // (probe EJ). Any other failure waits for the next interval.
-      const stopped = this.#d.stopping.aborted;
+      // An ApiError is the page's or the store's answer, not the stop's (probe EK).
+      const stopped = this.#d.stopping.aborted && !(e instanceof ApiError);
       const message = stopped
         ? "interrupted: the server stopped; refreshed again when it runs"
         : e instanceof ApiError
