@@ -66,7 +66,10 @@ export function parseSearch(html: string, opts: ParseSearchOptions): SearchPage 
     const doc = parseRegions(html, (name, attr) => chooseRegion(name, attr, scan), {
       from: REGION_START,
     });
-    return readPage(scanPage(doc, scan), opts.marketplace, host, where);
+    return {
+      ...readPage(scanPage(doc, scan), opts.marketplace, host, where),
+      sort_shown: sortShown(html),
+    };
   } catch (e) {
     if (e instanceof ParseError) throw e;
     // A malformed page must surface as an upstream failure, not crash the route.
@@ -639,6 +642,22 @@ const VOLUME =
 function currentPage(scan: PageScan): number | null {
   const n = intFrom(text(scan.selectedPage));
   return n && n >= 1 ? n : null;
+}
+
+/**
+ * The value of the option the sort menu (`#s-result-sort-select`) has selected: the order the page
+ * is in, whatever was asked (probe EM: a page in relevance order answered `sort: price_asc`).
+ */
+function sortShown(html: string): string | null {
+  const at = html.indexOf('id="s-result-sort-select"');
+  if (at < 0) return null;
+  const end = html.indexOf("</select>", at);
+  const menu = html.slice(at, end < 0 ? at + 20_000 : Math.min(end, at + 20_000));
+  for (const m of menu.matchAll(/<option\b[^>]*>/g)) {
+    if (!/\sselected\b/.test(m[0])) continue;
+    return /\svalue="([a-z0-9_-]{1,40})"/i.exec(m[0])?.[1] ?? null;
+  }
+  return null;
 }
 
 /** The `k` of the first pagination link that has one, spaces collapsed and lower-cased. */

@@ -33,6 +33,8 @@ export const SearchPage = z.object({
    * tells a further page of a `limit` search from another search's page.
    */
   links_query: z.string().nullable(),
+  /** Amazon's sort key the page's sort menu has selected (`price-asc-rank`), null without one. */
+  sort_shown: z.string().nullable().optional(),
   results: z.array(ProductItem),
   breadcrumb: z.array(Crumb).optional(),
   has_next_page: z.boolean(),

@@ -153,7 +153,7 @@ Deno.test("archive: a file that ends inside a record of any kind is read up to i
   }
 });
 
-Deno.test("archive: a record it cannot use is skipped, pages past its budget refused, an unreadable archive logged and not told to clients (probe DZ)", async () => {
+Deno.test("archive: a record it cannot use is skipped, records past its budget not read, an unreadable archive logged and not told to clients (probes DZ, EL)", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
@@ -167,15 +167,19 @@ Deno.test("archive: a record it cannot use is skipped, pages past its budget ref
       ]),
     );
     const lines: Record<string, unknown>[] = [];
-    const held = page.length + 1; // one page
+    // One page and what its entry keeps beside it (headers, URLs, the entry itself).
+    const held = page.length + 4096;
     const archive = new ArchiveTransport(dir, (l) => lines.push(l), { held, read: 1 << 30 });
     const first = await archive.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" } as never);
     assert.equal(first.status, 200);
     await assert.rejects(
       archive.fetch({ url: "https://www.amazon.com/dp/B0SECOND01" } as never),
-      (e) => e instanceof ApiError && e.status === 502 && /past the/.test(e.message),
+      (e) => e instanceof ApiError && e.status === 502 && /holds no response/.test(e.message),
     );
-    assert.deepEqual(lines, [{ event: "archive_loaded", records: 2, skipped: 1 }]);
+    assert.equal(lines.length, 1);
+    const { unread, ...counts } = lines[0] as { unread: string[] };
+    assert.deepEqual(counts, { event: "archive_loaded", records: 1, skipped: 1 });
+    assert.match(unread.join("\n"), /a\.warc: the archive holds more than/);
 
     const missing = `${dir}/none.warc`;
     const logged: Record<string, unknown>[] = [];

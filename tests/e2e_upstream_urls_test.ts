@@ -35,15 +35,27 @@ Deno.test("search: every sort, the price filter in hundredths, departments, and 
     newest: "date-desc-rank",
     bestseller: "exact-aware-popularity-rank",
   };
+  const page = await fixture(SEARCH);
   for (const [sort, key] of Object.entries(sorts)) {
+    // The page in that order: its sort menu has the key selected.
+    const sorted = page.replace(/(selected="" value=")relevanceblender"/, `$1${key}"`);
+    assert.notEqual(sorted === page, key !== "relevanceblender");
     const body = await asks(
       rig,
       `/v1/products/search?query=tea&sort=${sort}`,
       `https://www.amazon.com/s?k=tea&s=${key}`,
-      SEARCH,
+      { html: sorted },
     );
     assert.equal(body.sort, sort);
   }
+  // A page in another order than asked is answered as the order it is in (probe EM).
+  const unsorted = await asks(
+    rig,
+    "/v1/products/search?query=mug&sort=price_asc",
+    "https://www.amazon.com/s?k=mug&s=price-asc-rank",
+    SEARCH,
+  );
+  assert.equal(unsorted.sort, "relevance");
   await asks(
     rig,
     "/v1/products/search?query=tea&min_price=10&max_price=50.5",

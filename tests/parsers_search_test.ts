@@ -492,6 +492,7 @@ Deno.test("parseSearch() returns no results for a result list that is empty", ()
     page: 1,
     page_stated: false,
     links_query: null,
+    sort_shown: null,
     results: [],
     has_next_page: false,
     total_results: 0,

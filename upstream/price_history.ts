@@ -38,7 +38,10 @@ export class HistorySource implements DataSource {
   /** Appends per product since its last trim, in this process (bounded: cleared when large). */
   readonly #appends = new Map<string, number>();
   /** Each product's last reading in this process, and when (bounded: cleared when large). */
-  readonly #lastReading = new Map<string, { reading: string; at: number }>();
+  readonly #lastReading = new Map<
+    string,
+    { reading: string; at: number; written: Promise<boolean> }
+  >();
   /** The last observation time used: times are made strictly increasing, so order is exact. */
   #lastAt = 0;
   /** Appends not yet settled, so that a test or a drain can wait for them. */
@@ -101,18 +104,21 @@ export class HistorySource implements DataSource {
     const { observed_at: _, ...values } = point;
     const reading = JSON.stringify(values);
     const last = this.#lastReading.get(product);
-    if (last && last.reading === reading && now - last.at < SAME_READING_MS) return;
+    // The same reading, being written or written: this one only if that write fails (probes EK,
+    // EL: a failed write dropped the readings of the calls that shared its fetch).
+    if (last && last.reading === reading && now - last.at < SAME_READING_MS && await last.written) {
+      return;
+    }
     if (this.#lastReading.size > 10_000) this.#lastReading.clear();
-    const mine = { reading, at: now };
+    let written!: (ok: boolean) => void;
+    const mine = { reading, at: now, written: new Promise<boolean>((r) => (written = r)) };
     this.#lastReading.set(product, mine);
     try {
       await this.#kv.set(KV.history(mp, p.asin, now, crypto.randomUUID().slice(0, 8)), point);
+      written(true);
     } catch (e) {
-      // Not written, so no reading: it dropped the next real one (probe EK).
-      if (this.#lastReading.get(product) === mine) {
-        if (last) this.#lastReading.set(product, last);
-        else this.#lastReading.delete(product);
-      }
+      written(false);
+      if (this.#lastReading.get(product) === mine) this.#lastReading.delete(product);
       throw e;
     }
     const before = this.#appends.get(product);

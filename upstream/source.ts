@@ -13,7 +13,14 @@ import { mismatch } from "./delivery_location.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import { lookUpGtin } from "./gtin_lookup.ts";
 import { scrape } from "./scrape.ts";
-import { categoryUrl, endpointUrl, productPageUrl, searchUrl, sellerProductsUrl } from "./urls.ts";
+import {
+  categoryUrl,
+  endpointUrl,
+  productPageUrl,
+  SEARCH_SORTS,
+  searchUrl,
+  sellerProductsUrl,
+} from "./urls.ts";
 import type { parseProduct } from "../parsers/product.ts";
 import type { parseIdentifiers } from "../parsers/identifiers.ts";
 import type { JobParser } from "./page_read.ts";
@@ -169,10 +176,12 @@ export class UpstreamSource implements DataSource {
     breadcrumb = false,
   ): Promise<unknown> {
     let crumbs: SearchPage["breadcrumb"];
+    let sortShown: string | null | undefined;
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const keepSponsored = p.include_sponsored !== false;
     const filterPrime = !!p.prime_only && !PRIME_IN_URL.has(mp);
+    const inRange = priceRange(p);
     const limit = Number(p.limit ?? 0);
     const owner = req.owner ?? "";
     const listing = `${req.endpoint.name} ${mp}`;
@@ -188,17 +197,30 @@ export class UpstreamSource implements DataSource {
       read: (page) => {
         const read = parsed<SearchPage>(page);
         shownForZip(p, mp, read.results.map((r) => r.price?.currency));
+        // Applied here, on the Prime marks of the cards: a page that marks none cannot be told
+        // apart from one without Prime items, and answered an empty list, charged (probe EM).
+        if (filterPrime && read.results.length > 0 && !read.results.some((r) => r.prime)) {
+          throw new ApiError(
+            502,
+            "upstream_error",
+            "The marketplace's page marks no result as Prime, so prime_only cannot be applied.",
+          );
+        }
         crumbs ??= read.breadcrumb;
+        if (sortShown === undefined) sortShown = read.sort_shown ?? null;
         if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
         return read;
       },
       chargePage: () => req.chargePage(),
       refundPages: (n) => req.refundPages?.(n) ?? Promise.resolve(),
-      keep: (item) => (keepSponsored || !item.sponsored) && (!filterPrime || item.prime),
+      keep: (item) =>
+        (keepSponsored || !item.sponsored) && (!filterPrime || item.prime) && inRange(item),
     });
     return envelope.listing(p, mp, got, {
       ...extra,
+      ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, sortShown) } : {}),
       ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
+      ...(breadcrumb ? categoryShown(p, crumbs) : {}),
     });
   }
 
@@ -218,6 +240,49 @@ export class UpstreamSource implements DataSource {
       other_matches: found.other_matches,
     };
   }
+}
+
+/**
+ * Whether an item's price is within `min_price`–`max_price`, where the page shows one: the range
+ * is asked of the marketplace in its URL, and a page that ignored it answered items at ¥300 and
+ * ¥24,800 for at most ¥10 (probe EM). An item showing no price is kept, as nothing tells.
+ */
+function priceRange(p: Params): (item: ProductItem) => boolean {
+  const min = p.min_price === undefined ? -Infinity : Number(p.min_price);
+  const max = p.max_price === undefined ? Infinity : Number(p.max_price);
+  return (item) => {
+    const amount = item.price?.amount;
+    return amount === undefined || (amount >= min && amount <= max);
+  };
+}
+
+/** Amazon's sort keys, by the SPEC's sort names; the old relevance key too. */
+const SORT_NAMES: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(SEARCH_SORTS).map(([name, key]) => [key, name])),
+  relevancerank: "relevance",
+};
+
+/**
+ * The order a search's answer is in: the sort asked for, unless the page's sort menu shows
+ * another, which is then named (null for one the SPEC has no name for). A page in relevance order
+ * answered `sort: price_asc` (probe EM).
+ */
+function sortAnswered(asked: unknown, shown: string | null | undefined): string | null {
+  const wanted = asked === undefined ? null : String(asked);
+  if (wanted === null || !shown || SEARCH_SORTS[wanted] === shown) return wanted;
+  return SORT_NAMES[shown] ?? null;
+}
+
+/**
+ * The category a listing's page shows: its department path's last node, when the node asked for
+ * is on no step of it (probe EM: another node's page was answered as the one asked for, its own
+ * breadcrumb ending elsewhere).
+ */
+function categoryShown(p: Params, crumbs: SearchPage["breadcrumb"]): { category_id?: string } {
+  const asked = String(p.category_id ?? "");
+  const last = crumbs?.at(-1)?.id;
+  if (!/^\d+$/.test(asked) || !last || crumbs!.some((c) => c.id === asked)) return {};
+  return { category_id: last };
 }
 
 /**

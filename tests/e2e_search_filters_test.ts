@@ -1,0 +1,65 @@
+/**
+ * What a listing's page shows decides what its answer says (probe EM): results outside the price
+ * range asked for are left out, a page marking no result as Prime cannot answer `prime_only`
+ * where it is applied after parsing, and a category page of another node is labelled with its
+ * own. The sort a page shows is checked in e2e_upstream_urls_test.ts.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+
+Deno.test("search: results whose price is outside min_price–max_price are left out", async () => {
+  await using rig = await startRig();
+  // Its 16 results cost $15.99 to $1,049: a page that ignored the range asked for.
+  rig.fake.page(
+    "https://www.amazon.com/s?k=ipad&rh=p_36:20000-60000",
+    "search/amazon.com__pavel-ipad-pro.html",
+  );
+  const r = await rig.call("/v1/products/search?query=ipad&min_price=200&max_price=600");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  const amounts = (r.body.results as { price: { amount: number } | null }[])
+    .map((x) => x.price?.amount);
+  assert.ok(amounts.length > 0 && amounts.length < 16, `${amounts.length} results`);
+  assert.ok(amounts.every((a) => a === undefined || (a >= 200 && a <= 600)), `${amounts}`);
+  assert.deepEqual(
+    (r.body.results as { position: number }[]).map((x) => x.position),
+    amounts.map((_, i) => i + 1),
+  );
+});
+
+Deno.test("search: prime_only off the US on a page marking no result as Prime is an uncharged 502, not an empty answer", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.fr/s?k=headphones", "search/amazon.fr__imen-headphones.html");
+  const r = await rig.call("/v1/products/search?query=headphones&marketplace=FR&prime_only=true");
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.match((r.body.error as { message: string }).message, /marks no result as Prime/);
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  // The DE page marks its Prime results: those are kept.
+  rig.fake.page(
+    "https://www.amazon.de/s?k=katzenfutter",
+    "search/amazon.de__parsy-katzenfutter.html",
+  );
+  const de = await rig.call(
+    "/v1/products/search?query=katzenfutter&marketplace=DE&prime_only=true",
+  );
+  assert.equal(de.status, 200, JSON.stringify(de.body).slice(0, 300));
+  assert.ok((de.body.results as { prime: boolean }[]).every((x) => x.prime));
+  assert.ok((de.body.count as number) > 0);
+});
+
+Deno.test("category: a page of another node is labelled with the node its department path ends at", async () => {
+  await using rig = await startRig();
+  rig.fake.page(
+    "https://www.amazon.com/s?rh=n:2335752012",
+    "category/amazon.com__azza-rh-n16225007011-n13896617011.html",
+  );
+  const r = await rig.call("/v1/products/category?category_id=2335752012");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.category_id, "13896617011");
+  // The node asked for on its path: labelled as asked.
+  rig.fake.page(
+    "https://www.amazon.com/s?rh=n:16225007011",
+    "category/amazon.com__azza-rh-n16225007011-n13896617011.html",
+  );
+  const parent = await rig.call("/v1/products/category?category_id=16225007011");
+  assert.equal(parent.body.category_id, "16225007011");
+});
