@@ -181,6 +181,25 @@ Deno.test("archive: a record it cannot use is skipped, records past its budget n
     assert.deepEqual(counts, { event: "archive_loaded", records: 1, skipped: 1 });
     assert.match(unread.join("\n"), /a\.warc: the archive holds more than/);
 
+    // One URL recorded again and again is one entry: the budget counts it once (probe EN).
+    const again = `${dir}/again`;
+    await Deno.mkdir(again);
+    const copies = Array.from(
+      { length: 5 },
+      () => record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+    );
+    await Deno.writeFile(
+      `${again}/a.warc`,
+      new Uint8Array(
+        [...copies, record("https://www.amazon.com/dp/B0SECOND01", html, page)].flatMap((r) => [
+          ...r,
+        ]),
+      ),
+    );
+    const twice = new ArchiveTransport(again, () => {}, { held: 3 * held, read: 1 << 30 });
+    const second = await twice.fetch({ url: "https://www.amazon.com/dp/B0SECOND01" } as never);
+    assert.equal(second.status, 200);
+
     const missing = `${dir}/none.warc`;
     const logged: Record<string, unknown>[] = [];
     const gone = new ArchiveTransport(missing, (l) => logged.push(l));

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { asResultsPage, fixture } from "./fixture.ts";
 
 Deno.test("search: results whose price is outside min_price–max_price are left out", async () => {
   await using rig = await startRig();
@@ -62,4 +63,28 @@ Deno.test("category: a page of another node is labelled with the node its depart
   );
   const parent = await rig.call("/v1/products/category?category_id=16225007011");
   assert.equal(parent.body.category_id, "16225007011");
+});
+
+Deno.test("search: the price range is applied in the marketplace's own money only, and a limit search of pages keeping nothing ends (probe EN)", async () => {
+  await using rig = await startRig();
+  // amazon.com shown in Egyptian pounds: EGP 2,286 to 80,569, about $46 to $1,650.
+  rig.fake.page(
+    "https://www.amazon.com/s?k=computer&rh=p_36:0-200000",
+    "category/amazon.com__azza-rh-n16225007011-n13896617011.html",
+  );
+  const egp = await rig.call("/v1/products/search?query=computer&min_price=0&max_price=2000");
+  assert.equal(egp.status, 200, JSON.stringify(egp.body).slice(0, 300));
+  assert.equal(egp.body.count, 33);
+  // Pages that ignore the range asked for ($15.99 to $1,049 for at least $2,000).
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  for (let p = 1; p <= 30; p++) {
+    rig.fake.page(`https://www.amazon.com/s?k=ipad&rh=p_36:200000-${p > 1 ? `&page=${p}` : ""}`, {
+      html: asResultsPage(html, p),
+    });
+  }
+  const r = await rig.call("/v1/products/search?query=ipad&min_price=2000&limit=50");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 0);
+  assert.equal(r.body.has_next_page, true);
+  assert.ok(Number(r.headers.get("x-credits-cost")) <= 8, r.headers.get("x-credits-cost")!);
 });

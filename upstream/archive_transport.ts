@@ -18,6 +18,8 @@ interface Recorded {
   body: Uint8Array;
   /** Why the record cannot answer: larger than any page may be, or cut short in the file. */
   unusable?: string;
+  /** What the entry counts against the archive's budget. */
+  kept: number;
 }
 
 /**
@@ -184,7 +186,7 @@ async function readFile(
     }
     let entry: [string, Recorded] | null = null;
     try {
-      entry = await indexed(record, budget);
+      entry = await indexed(record, budget, index);
     } catch (e) {
       if (e instanceof ArchiveTooLarge) throw e;
       counts.skipped++; // a record this reader cannot make sense of (a target URI that is no URL)
@@ -218,6 +220,7 @@ async function skipRest(reader: LimitReader): Promise<boolean> {
 async function indexed(
   record: WARCRecord,
   budget: { held: number; limits: { held: number } },
+  index: Map<string, Recorded>,
 ): Promise<[string, Recorded] | null> {
   if (record.warcType !== "response" || !record.httpHeaders || !record.warcTargetURI) {
     return null;
@@ -238,13 +241,16 @@ async function indexed(
   // Everything an entry keeps counts, not its body alone: a million empty records in 3 MB of gzip
   // took 1.7 GB, and records of 900 KB of headers each 2.4 GB (probe EL). Past the limit the
   // archive is read no further; the records before stay.
-  if (budget.held + kept > budget.limits.held) {
+  // A URL recorded again replaces its entry (the latest answers): what that one kept is freed.
+  const replaced = index.get(key)?.kept ?? 0;
+  if (budget.held - replaced + kept > budget.limits.held) {
     throw new ArchiveTooLarge(
       `the archive holds more than the ${budget.limits.held >> 20} MiB of pages it may`,
     );
   }
-  budget.held += kept;
+  budget.held += kept - replaced;
   return [key, {
+    kept,
     url: record.warcHeaders.headers.get("WARC-Refers-To-Target-URI") ?? target,
     status: Number(record.httpHeaders.statusCode),
     headers,

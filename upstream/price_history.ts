@@ -103,11 +103,15 @@ export class HistorySource implements DataSource {
     const product = `${mp}|${p.asin}`;
     const { observed_at: _, ...values } = point;
     const reading = JSON.stringify(values);
-    const last = this.#lastReading.get(product);
+    let last = this.#lastReading.get(product);
     // The same reading, being written or written: this one only if that write fails (probes EK,
-    // EL: a failed write dropped the readings of the calls that shared its fetch).
-    if (last && last.reading === reading && now - last.at < SAME_READING_MS && await last.written) {
-      return;
+    // EL: a failed write dropped the readings of the calls that shared its fetch), and then only
+    // the first of those waiting writes it; the others wait on that one (probe EN).
+    while (last && last.reading === reading && now - last.at < SAME_READING_MS) {
+      if (await last.written) return;
+      const next = this.#lastReading.get(product);
+      if (!next || next === last) break;
+      last = next;
     }
     if (this.#lastReading.size > 10_000) this.#lastReading.clear();
     let written!: (ok: boolean) => void;

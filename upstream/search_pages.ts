@@ -60,6 +60,8 @@ export interface CollectOptions<Raw> {
 
 // Pages of Amazon's search stop existing somewhere past 7 for most queries and never pass 400.
 const MAX_PAGE = 400;
+/** Pages in a row holding results, none of them kept, after which a search ends. */
+const PAGES_KEEPING_NONE = 3;
 /** Amazon's 48–60-item pages need 4 after the first for `limit=200`, so they go at once. */
 export const PAGES_AHEAD = 4;
 
@@ -146,6 +148,7 @@ async function collect<Raw>(
   let total = 0;
   let seenPerPage = 0;
   let first: SearchPage | null = null;
+  let keptNone = 0;
   const done = (results: ProductItem[], hasNext: boolean, pages: number) =>
     answer(first?.page_stated ? first.page : o.firstPage, results, hasNext, total, pages);
   for (let page = o.firstPage, used = 0;; page++) {
@@ -177,7 +180,12 @@ async function collect<Raw>(
     progress.used = ++used;
     if (used === 1) total = got.total_results;
     seenPerPage = Math.max(seenPerPage, got.results.length);
-    results.push(...fresh.filter(o.keep));
+    const kept = fresh.filter(o.keep);
+    results.push(...kept);
+    // Pages whose results are all left out (a price range or Prime a marketplace's pages ignore):
+    // after a few in a row the search ends, as further pages are likely the same. It bought page
+    // after page for an empty answer, 34 credits (probe EN).
+    keptNone = kept.length === 0 && got.results.length > 0 ? keptNone + 1 : 0;
     const limit = o.limit || Infinity;
     if (used === 1 && got.page_stated && got.page !== o.firstPage) {
       // The marketplace answered another page than the one asked for (page 1, past the last):
@@ -191,6 +199,7 @@ async function collect<Raw>(
     if (!got.has_next_page || got.results.length === 0 || page >= MAX_PAGE) {
       return done(results, false, used);
     }
+    if (keptNone >= PAGES_KEEPING_NONE) return done(results, true, used);
     await plan(page + 1, o.limit - results.length, seenPerPage);
   }
 }
