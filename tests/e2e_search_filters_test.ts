@@ -86,5 +86,17 @@ Deno.test("search: the price range is applied in the marketplace's own money onl
   assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.body.count, 0);
   assert.equal(r.body.has_next_page, true);
-  assert.ok(Number(r.headers.get("x-credits-cost")) <= 8, r.headers.get("x-credits-cost")!);
+  // The three pages read: after a page keeping none, further pages go one at a time (probe EO).
+  assert.equal(r.headers.get("x-credits-cost"), "3");
+  // A price whose currency is not read is taken in the marketplace's money (probe EO: an unread
+  // yen sign let every result past max_price).
+  rig.fake.page(
+    "https://www.amazon.co.jp/s?k=iphone&rh=p_36:-1000",
+    "search/amazon.co.jp__hjzdm-iphone-utf16.html",
+  );
+  const jp = await rig.call("/v1/products/search?query=iphone&marketplace=JP&max_price=10");
+  assert.equal(jp.status, 200, JSON.stringify(jp.body).slice(0, 300));
+  const prices = (jp.body.results as { price: { amount: number; currency: string } | null }[])
+    .map((x) => x.price);
+  assert.ok(prices.every((p) => p === null || p.amount <= 10), JSON.stringify(prices.slice(0, 3)));
 });

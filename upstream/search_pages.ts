@@ -200,7 +200,9 @@ async function collect<Raw>(
       return done(results, false, used);
     }
     if (keptNone >= PAGES_KEEPING_NONE) return done(results, true, used);
-    await plan(page + 1, o.limit - results.length, seenPerPage);
+    // After a page keeping none, one page at a time: pages asked for together with it were paid
+    // for and never read when the search then ended (probe EO).
+    await plan(page + 1, keptNone > 0 ? 1 : o.limit - results.length, seenPerPage);
   }
 }
 

@@ -245,8 +245,9 @@ export class UpstreamSource implements DataSource {
 /**
  * Whether an item's price is within `min_price`–`max_price`, where the page shows one: the range
  * is asked of the marketplace in its URL, and a page that ignored it answered items at ¥300 and
- * ¥24,800 for at most ¥10 (probe EM). An item showing no price, or one in another currency, is
- * kept, as nothing tells.
+ * ¥24,800 for at most ¥10 (probe EM). An item showing no price, or one read in another currency,
+ * is kept, as nothing tells; one whose currency is not read is taken in the marketplace's (probe
+ * EO: an unread yen sign let every JP result past `max_price`).
  */
 function priceRange(p: Params, mp: string): (item: ProductItem) => boolean {
   const min = p.min_price === undefined ? -Infinity : Number(p.min_price);
@@ -256,7 +257,7 @@ function priceRange(p: Params, mp: string): (item: ProductItem) => boolean {
     const price = item.price;
     // Only in the marketplace's own money, which the range is in: amazon.com shown in Egyptian
     // pounds kept 3 of its 33 results for at most $2,000 (probe EN).
-    if (!price || price.currency !== own) return true;
+    if (!price || (price.currency && price.currency !== own)) return true;
     return price.amount >= min && price.amount <= max;
   };
 }
