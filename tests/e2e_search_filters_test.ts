@@ -75,6 +75,12 @@ Deno.test("search: the price range is applied in the marketplace's own money onl
   const egp = await rig.call("/v1/products/search?query=computer&min_price=0&max_price=2000");
   assert.equal(egp.status, 200, JSON.stringify(egp.body).slice(0, 300));
   assert.equal(egp.body.count, 33);
+  // The same in won, a code the price parser does not name: still not dollars (probe EP).
+  const krw = (await fixture("category/amazon.com__azza-rh-n16225007011-n13896617011.html"))
+    .replaceAll("EGP", "KRW");
+  rig.fake.page("https://www.amazon.com/s?k=pc&rh=p_36:0-200000", { html: krw });
+  const won = await rig.call("/v1/products/search?query=pc&min_price=0&max_price=2000");
+  assert.equal(won.body.count, 33);
   // Pages that ignore the range asked for ($15.99 to $1,049 for at least $2,000).
   const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
   for (let p = 1; p <= 30; p++) {

@@ -255,9 +255,14 @@ function priceRange(p: Params, mp: string): (item: ProductItem) => boolean {
   const own = marketplace(mp).currency;
   return (item) => {
     const price = item.price;
+    if (!price) return true;
     // Only in the marketplace's own money, which the range is in: amazon.com shown in Egyptian
-    // pounds kept 3 of its 33 results for at most $2,000 (probe EN).
-    if (!price || (price.currency && price.currency !== own)) return true;
+    // pounds kept 3 of its 33 results for at most $2,000 (probe EN). A currency not read is the
+    // marketplace's only where the price shows no code or mark of another (probe EO: a garbled
+    // yen sign; probe EP: KRW or HKD, which the parser does not name, were held to dollars).
+    const currency = price.currency ||
+      (/\b[A-Z]{3}\b/.test(price.display) ? "another" : foreignMark(price.display, mp));
+    if (currency && currency !== own) return true;
     return price.amount >= min && price.amount <= max;
   };
 }
