@@ -81,6 +81,14 @@ Deno.test("search: the price range is applied in the marketplace's own money onl
   rig.fake.page("https://www.amazon.com/s?k=pc&rh=p_36:0-200000", { html: krw });
   const won = await rig.call("/v1/products/search?query=pc&min_price=0&max_price=2000");
   assert.equal(won.body.count, 33);
+  // Or in a dollar with letters before it, which the parser does not name either (probe EQ).
+  const hk = (await fixture("category/amazon.com__azza-rh-n16225007011-n13896617011.html"))
+    .replaceAll("EGP", "HK$");
+  rig.fake.page("https://www.amazon.de/s?k=pc&rh=p_36:0-200000", { html: hk });
+  const hkd = await rig.call(
+    "/v1/products/search?query=pc&marketplace=DE&min_price=0&max_price=2000",
+  );
+  assert.equal(hkd.body.count, 33);
   // Pages that ignore the range asked for ($15.99 to $1,049 for at least $2,000).
   const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
   for (let p = 1; p <= 30; p++) {

@@ -260,8 +260,7 @@ function priceRange(p: Params, mp: string): (item: ProductItem) => boolean {
     // pounds kept 3 of its 33 results for at most $2,000 (probe EN). A currency not read is the
     // marketplace's only where the price shows no code or mark of another (probe EO: a garbled
     // yen sign; probe EP: KRW or HKD, which the parser does not name, were held to dollars).
-    const currency = price.currency ||
-      (/\b[A-Z]{3}\b/.test(price.display) ? "another" : foreignMark(price.display, mp));
+    const currency = price.currency || foreignMark(price.display, mp);
     if (currency && currency !== own) return true;
     return price.amount >= min && price.amount <= max;
   };
@@ -326,8 +325,18 @@ const MARKS: [RegExp, string, string[]][] = [
   [/\bkr\b/i, "kr", ["SEK"]],
 ];
 
+/**
+ * The currency a price the parser did not name shows, when it cannot be the marketplace's: a
+ * three-letter code beside the amount (KRW, HKD: probe EP), a dollar with letters before it (HK$,
+ * NT$, NZ$; the marketplace's own prefixed dollars are named by the parser: probe EQ), or a mark
+ * of MARKS off its currencies. "" when nothing tells.
+ */
 function foreignMark(display: string, mp: string): string {
   const own = marketplace(mp).currency;
+  const code = /\b([A-Z]{3})\s?[\d.,]|[\d.,]\s?([A-Z]{3})\b/.exec(display);
+  if (code && (code[1] ?? code[2]) !== own) return code[1] ?? code[2];
+  const prefixed = /\b([A-Za-z]{1,3}\$)/.exec(display);
+  if (prefixed) return prefixed[1];
   for (const [mark, name, currencies] of MARKS) {
     if (mark.test(display) && !currencies.includes(own)) return name;
   }
