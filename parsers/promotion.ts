@@ -45,7 +45,8 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
       throw new ParseError("not_found", "The page at the promotion's address shows no promotion");
     }
     // The page's own id names what it shows, wherever it was found (probe CO).
-    const promoId = shownId || PROMO_ID.exec(opts.url ?? "")?.[1] || "";
+    const asked = PROMO_ID.exec(opts.url ?? "")?.[1];
+    const promoId = shownId || asked || "";
     const doc = parseHtml(html);
     const origin = originOf(opts.marketplace);
     const title = text(one(doc, "#promotionTitle h1")) || text(one(doc, "#promotionTitle"));
@@ -60,7 +61,6 @@ export function parsePromotion(html: string, opts: ParseOptions): PromotionPage 
     }
     // The URL names the promotion shown: not the one asked for when the page states another
     // (probe EC: the answer named two promotions).
-    const asked = PROMO_ID.exec(opts.url ?? "")?.[1];
     return {
       url: opts.url && (!shownId || shownId === asked)
         ? linkUrl(opts.url, origin)

@@ -41,7 +41,7 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
     const sellerId = sellerIdOf(doc, opts.url);
     const summary = one(doc, "#seller-info-feedback-summary");
     const summaryText = text(summary);
-    const asked = /[?&]seller=([A-Z0-9]+)/.exec(opts.url ?? "")?.[1];
+    const asked = sellerAsked(opts.url);
     const profile = {
       url: opts.url && (!asked || asked === sellerId)
         ? linkUrl(opts.url, origin)
@@ -104,6 +104,11 @@ function parenthesisedCount(s: string): string | undefined {
 }
 
 /** The seller id of the requested URL, else of the page's storefront or feedback links. */
+/** The seller id of the profile's address (`/sp?seller=ID`). */
+function sellerAsked(url?: string): string | undefined {
+  return /[?&]seller=([A-Z0-9]+)/.exec(url ?? "")?.[1];
+}
+
 /**
  * The seller the page is of: its storefront link's, which names the seller shown whatever id
  * reached the page (probe EC: another seller's profile at `?seller=X` was answered as X's), else
@@ -113,7 +118,7 @@ function sellerIdOf(doc: Document, url?: string): string {
   const idIn = (href: string) => /[?&](?:seller|me)=([A-Z0-9]{8,})/.exec(href)?.[1];
   const own = idIn(attr(one(doc, '#seller-info-storefront-link a[href*="me="]'), "href"));
   if (own) return own;
-  const fromUrl = /[?&]seller=([A-Z0-9]+)/.exec(url ?? "")?.[1];
+  const fromUrl = sellerAsked(url);
   if (fromUrl) return fromUrl;
   for (const a of all(doc, 'a[href*="seller="], a[href*="me="]')) {
     const id = idIn(attr(a, "href"));

@@ -187,13 +187,11 @@ async function collect<Raw>(
     // after page for an empty answer, 34 credits (probe EN).
     keptNone = kept.length === 0 && got.results.length > 0 ? keptNone + 1 : 0;
     const limit = o.limit || Infinity;
-    if (used === 1 && got.page_stated && got.page !== o.firstPage) {
-      // The marketplace answered another page than the one asked for (page 1, past the last):
-      // the answer is that page, and the pages after the one asked for are not its next ones
-      // (probe EB: page 8 after page 1 ended the results with has_next_page false).
-      return done(results.slice(0, limit), results.length > limit || got.has_next_page, used);
-    }
-    if (o.limit === 0 || results.length >= limit) {
+    // A first page that states another page than the one asked for (page 1, past the last) is
+    // the answer: the pages after the one asked for are not its next ones (probe EB: page 8
+    // after page 1 ended the results with has_next_page false).
+    const answeredOther = used === 1 && got.page_stated && got.page !== o.firstPage;
+    if (answeredOther || o.limit === 0 || results.length >= limit) {
       return done(results.slice(0, limit), results.length > limit || got.has_next_page, used);
     }
     if (!got.has_next_page || got.results.length === 0 || page >= MAX_PAGE) {

@@ -260,7 +260,7 @@ function priceRange(p: Params, mp: string): (item: ProductItem) => boolean {
     // pounds kept 3 of its 33 results for at most $2,000 (probe EN). A currency not read is the
     // marketplace's only where the price shows no code or mark of another (probe EO: a garbled
     // yen sign; probe EP: KRW or HKD, which the parser does not name, were held to dollars).
-    const currency = price.currency || foreignMark(price.display, mp);
+    const currency = shownCurrency(price, mp);
     if (currency && currency !== own) return true;
     return price.amount >= min && price.amount <= max;
   };
@@ -309,11 +309,16 @@ function currenciesIn(value: unknown, mp: string, found: string[] = []): string[
   } else if (value && typeof value === "object") {
     const o = value as Record<string, unknown>;
     if (typeof o.currency === "string" && typeof o.display === "string") {
-      found.push(o.currency || foreignMark(o.display, mp));
+      found.push(shownCurrency({ currency: o.currency, display: o.display }, mp));
     }
     for (const v of Object.values(o)) if (v && typeof v === "object") currenciesIn(v, mp, found);
   }
   return found;
+}
+
+/** The currency a price shows: the one the parser named, else what its display tells. */
+function shownCurrency(price: { currency: string; display: string }, mp: string): string {
+  return price.currency || foreignMark(price.display, mp);
 }
 
 /**
