@@ -18,6 +18,19 @@ async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** A product page's HTTP head as recorded. */
+const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+
+/** Runs `test` with a folder for archive files, removed after, and the product page they hold. */
+async function inArchiveDir(test: (dir: string, page: Uint8Array) => Promise<void>) {
+  const dir = await Deno.makeTempDir();
+  try {
+    await test(dir, encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html")));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** One WARC response record; `cutTo` keeps only that many bytes of its HTTP block. */
 function record(url: string, head: string, body: Uint8Array, cutTo?: number): Uint8Array {
   return warcRecord(
@@ -47,11 +60,8 @@ function warcRecord(type: string, url: string, block: Uint8Array, cutTo?: number
 }
 
 Deno.test("archive: a record over 8 MiB once decompressed, and one cut short, are uncharged 502s; the rest answer", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
+  await inArchiveDir(async (dir, page) => {
     const bomb = await gzip(new Uint8Array(64 * 1024 * 1024)); // 64 MiB of zeros, 64 KB of gzip
-    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
     await Deno.writeFile(
       `${dir}/a.warc`,
       record("https://www.amazon.com/dp/B07H57DNVV", html, page),
@@ -102,9 +112,7 @@ Deno.test("archive: a record over 8 MiB once decompressed, and one cut short, ar
       ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used,
       1,
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 /** A WARC record of another kind than response, its content cut to `cutTo` bytes when given. */
@@ -113,10 +121,7 @@ function otherRecord(type: string, content: string, cutTo?: number): Uint8Array 
 }
 
 Deno.test("archive: a file that ends inside a record of any kind is read up to it (probe DZ: the server spun for good)", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
-    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+  await inArchiveDir(async (dir, page) => {
     const request = "GET /dp/B07H57DNVV HTTP/1.1\r\nHost: www.amazon.com\r\n\r\n";
     await Deno.writeFile(
       `${dir}/a.warc`,
@@ -148,16 +153,11 @@ Deno.test("archive: a file that ends inside a record of any kind is read up to i
       `200 ${page.length}`,
       new TextDecoder().decode(out.stderr),
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("archive: a record it cannot use is skipped, records past its budget not read, an unreadable archive logged and not told to clients (probes DZ, EL)", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
-    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+  await inArchiveDir(async (dir, page) => {
     await Deno.writeFile(
       `${dir}/a.warc`,
       new Uint8Array([
@@ -213,16 +213,11 @@ Deno.test("archive: a record it cannot use is skipped, records past its budget n
     assert.equal(logged.length, 1);
     assert.equal(logged[0].event, "archive_unreadable");
     assert.match(String(logged[0].error), /none\.warc/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("archive: header blocks are bounded, a record without a numeric length ends its file's reading, and a body cut short when recorded is refused (probe ED)", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const page = encoder.encode(await fixture("product/amazon.com__app-B07H57DNVV.html"));
-    const html = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+  await inArchiveDir(async (dir, page) => {
     const good = record("https://www.amazon.com/dp/B07H57DNVV", html, page);
     // warcio holds a header block whole until its blank line: 400 MiB took 3.4 GB.
     const big = record(
@@ -300,7 +295,5 @@ Deno.test("archive: header blocks are bounded, a record without a numeric length
     assert.match(unread, /a\.warc: a record's headers are longer than 1 MiB/);
     assert.match(unread, /b\.warc: a record's Content-Length is "-99999"/);
     assert.match(unread, /c\.warc: a record's Content-Length is "abc"/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

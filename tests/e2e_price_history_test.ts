@@ -19,6 +19,23 @@ import { removeKvFiles } from "../core/kv_files.ts";
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
 
+/** A details call of the watched product, as the route makes it. */
+const DETAILS_CALL = {
+  endpoint: DATA_ENDPOINTS.find((e) => e.name === "details")!,
+  params: { asin: "B07H57DNVV" },
+  chargePage: () => Promise.resolve(false),
+};
+
+/** The details answer the upstream source gives for PAGE (its envelope), as the route checks it. */
+async function detailsAnswer() {
+  return envelope.details(
+    {},
+    "US",
+    { url: DP, authenticated: false },
+    parseProduct(await fixture(PAGE), { marketplace: "US" }),
+  );
+}
+
 /** A rig's source wrapped in a HistorySource, and a wait for the appends it started. */
 function recorded() {
   let history: HistorySource | undefined;
@@ -131,24 +148,14 @@ Deno.test("history keeps the newest 1,000 observations of a product", async () =
   const kv = await Deno.openKv(kvPath);
   try {
     // The details answer the upstream source gives (its envelope), as the route checks it.
-    const body = envelope.details(
-      {},
-      "US",
-      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
-      parseProduct(await fixture(PAGE), { marketplace: "US" }),
-    );
+    const body = await detailsAnswer();
     let n = 0;
     const history = new HistorySource(
       { fetch: () => Promise.resolve({ ...body, price: { ...body.price!, amount: ++n } }) },
       kv,
       systemClock,
     );
-    const details = DATA_ENDPOINTS.find((e) => e.name === "details")!;
-    const call = {
-      endpoint: details,
-      params: { asin: "B07H57DNVV" },
-      chargePage: () => Promise.resolve(false),
-    };
+    const call = DETAILS_CALL;
     for (let i = 0; i < HISTORY_POINTS + 100; i++) {
       await history.fetch(call);
       await history.settled();
@@ -208,19 +215,10 @@ Deno.test("history records no answer the route refuses, and one reading for call
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
   try {
-    const good = envelope.details(
-      {},
-      "US",
-      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
-      parseProduct(await fixture(PAGE), { marketplace: "US" }),
-    );
+    const good = await detailsAnswer();
     let answer: unknown = good;
     const history = new HistorySource({ fetch: () => Promise.resolve(answer) }, kv, systemClock);
-    const call = {
-      endpoint: DATA_ENDPOINTS.find((e) => e.name === "details")!,
-      params: { asin: "B07H57DNVV" },
-      chargePage: () => Promise.resolve(false),
-    };
+    const call = DETAILS_CALL;
     const points = async () =>
       (await Array.fromAsync(kv.list({ prefix: KV.historyOf("US", "B07H57DNVV") }))).length;
     // Four callers of one shared fetch get the same answer at once: one reading.
@@ -264,23 +262,14 @@ Deno.test("a reading whose history write failed does not drop the next identical
         return typeof v === "function" ? v.bind(t) : v;
       },
     });
-    const good = envelope.details(
-      {},
-      "US",
-      { url: "https://www.amazon.com/dp/B07H57DNVV", authenticated: false },
-      parseProduct(await fixture(PAGE), { marketplace: "US" }),
-    );
+    const good = await detailsAnswer();
     let amount = 10;
     const history = new HistorySource(
       { fetch: () => Promise.resolve({ ...good, price: { ...good.price!, amount } }) },
       kv,
       systemClock,
     );
-    const call = {
-      endpoint: DATA_ENDPOINTS.find((e) => e.name === "details")!,
-      params: { asin: "B07H57DNVV" },
-      chargePage: () => Promise.resolve(false),
-    };
+    const call = DETAILS_CALL;
     await history.fetch(call);
     await history.settled();
     amount = 12;
