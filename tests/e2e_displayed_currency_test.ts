@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { fixture } from "./fixture.ts";
+import { asResultsPage, fixture } from "./fixture.ts";
 import { DEAL_PRODUCTS_PAGE, DEALS_PAGE } from "./handbuilt_pages.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
@@ -155,4 +155,29 @@ Deno.test("with a postcode, only prices are checked, and a bare $ off the dollar
   const real = await rig.call("/v1/products/details?asin=B0D6NN6TM7&marketplace=BR&zip=01310-100");
   assert.equal(real.status, 502, JSON.stringify(real.body).slice(0, 300));
   assert.match((real.body.error as { message: string }).message, /prices in \$ instead of BRL/);
+});
+
+Deno.test("a further search page in a bare $ on amazon.de ends a limit search there, with or without a postcode", async () => {
+  await using rig = await startRig();
+  // 48 organic results in euros, a next page linked; page 2 is its own items priced in "$".
+  const html = await fixture("search/amazon.de__parsy-katzenfutter.html");
+  const dollars = asResultsPage(html, 2).replaceAll("€", "$");
+  rig.fake.page("https://www.amazon.de/s?k=katzenfutter", { html });
+  rig.fake.page("https://www.amazon.de/s?k=katzenfutter&page=2", { html: dollars });
+  rig.fake.page("https://www.amazon.de/s?k=katzenfutter&page=3", { html: asResultsPage(html, 3) });
+  const one = await rig.call("/v1/products/search?query=katzenfutter&marketplace=DE");
+  const page1 = (one.body.results as unknown[]).length;
+  for (const zip of ["", "&zip=10115"]) {
+    const before = (await rig.call("/v1/usage")).body.requests_used as number;
+    const r = await rig.call(
+      `/v1/products/search?query=katzenfutter&marketplace=DE&limit=150${zip}`,
+    );
+    assert.equal(r.status, 200, `${zip}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    const results = r.body.results as { price: { display: string } | null }[];
+    assert.equal(results.length, page1, zip);
+    assert.ok(!results.some((x) => x.price?.display.includes("$")), zip);
+    assert.equal(r.body.has_next_page, true, zip);
+    assert.equal(r.headers.get("x-credits-cost"), "1", zip);
+    assert.equal((await rig.call("/v1/usage")).body.requests_used, before + 1, zip);
+  }
 });

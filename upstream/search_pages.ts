@@ -50,6 +50,8 @@ export interface CollectOptions<Raw> {
    */
   refundPages(n: number): Promise<void>;
   keep(item: ProductItem): boolean;
+  /** The currency a result's price shows, "" when it tells none; the one the parser named if unset. */
+  currencyOf?(item: ProductItem): string;
   /**
    * Further pages to fetch together with the first, before it has shown they are needed
    * (search_ahead.ts); those whose items end up outside the answer are given back and counted in
@@ -166,7 +168,7 @@ async function collect<Raw>(
       return done(results, true, used);
     }
     const fresh = got.results.filter((r) => !r.asin || !seen.has(itemKey(r)));
-    const other = first && otherPage(first, got, page, fresh);
+    const other = first && otherPage(first, got, page, fresh, o.currencyOf);
     if (other) {
       // Not the page asked for: given back, and the answer ends before it. An earlier page (a
       // redirect to the first, a page past the last) ends the results; another search's or
@@ -227,12 +229,13 @@ function otherPage(
   got: SearchPage,
   page: number,
   fresh: ProductItem[],
+  currencyOf = (r: ProductItem) => r.price?.currency ?? "",
 ): "earlier" | "another" | null {
   // Another search's page first: its own page 1 says nothing of where this search ends (probe EF).
   if (first.links_query && got.links_query && first.links_query !== got.links_query) {
     return "another";
   }
-  const shown = (p: SearchPage) => new Set(p.results.map((r) => r.price?.currency).filter(Boolean));
+  const shown = (p: SearchPage) => new Set(p.results.map(currencyOf).filter(Boolean));
   const was = shown(first);
   const now = shown(got);
   if (was.size > 0 && now.size > 0 && ![...now].some((c) => was.has(c))) return "another";

@@ -28,6 +28,7 @@ import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import { ApiError } from "../core/api_error.ts";
+import { shownCurrency } from "./shown_currency.ts";
 
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
@@ -182,6 +183,7 @@ export class UpstreamSource implements DataSource {
     const keepSponsored = p.include_sponsored !== false;
     const filterPrime = !!p.prime_only && !PRIME_IN_URL.has(mp);
     const inRange = priceRange(p, mp);
+    const currencyOf = (r: ProductItem) => r.price ? shownCurrency(r.price, mp) : "";
     const limit = Number(p.limit ?? 0);
     const owner = req.owner ?? "";
     const listing = `${req.endpoint.name} ${mp}`;
@@ -196,7 +198,7 @@ export class UpstreamSource implements DataSource {
       // another currency failed the whole call, its further pages refunded with it, for free.
       read: (page) => {
         const read = parsed<SearchPage>(page);
-        shownForZip(p, mp, read.results.map((r) => r.price?.currency));
+        shownForZip(p, mp, read.results.map(currencyOf));
         // Applied here, on the Prime marks of the cards: a page that marks none cannot be told
         // apart from one without Prime items, and answered an empty list, charged (probe EM).
         if (filterPrime && read.results.length > 0 && !read.results.some((r) => r.prime)) {
@@ -215,6 +217,7 @@ export class UpstreamSource implements DataSource {
       refundPages: (n) => req.refundPages?.(n) ?? Promise.resolve(),
       keep: (item) =>
         (keepSponsored || !item.sponsored) && (!filterPrime || item.prime) && inRange(item),
+      currencyOf,
     });
     return envelope.listing(p, mp, got, {
       ...extra,
@@ -314,38 +317,6 @@ function currenciesIn(value: unknown, mp: string, found: string[] = []): string[
     for (const v of Object.values(o)) if (v && typeof v === "object") currenciesIn(v, mp, found);
   }
   return found;
-}
-
-/** The currency a price shows: the one the parser named, else what its display tells. */
-function shownCurrency(price: { currency: string; display: string }, mp: string): string {
-  return price.currency || foreignMark(price.display, mp);
-}
-
-/**
- * Marks of money that the named currencies alone write so: a bare `$` (not R$, S$, US$, C$), and
- * `kr`. BRL and SGD write R$ and S$, so a bare `$` is another currency there too (probe EI).
- */
-const MARKS: [RegExp, string, string[]][] = [
-  [/(?<![A-Za-z])\$/, "$", ["USD", "CAD", "AUD", "MXN"]],
-  [/\bkr\b/i, "kr", ["SEK"]],
-];
-
-/**
- * The currency a price the parser did not name shows, when it cannot be the marketplace's: a
- * three-letter code beside the amount (KRW, HKD: probe EP), a dollar with letters before it (HK$,
- * NT$, NZ$; the marketplace's own prefixed dollars are named by the parser: probe EQ), or a mark
- * of MARKS off its currencies. "" when nothing tells.
- */
-function foreignMark(display: string, mp: string): string {
-  const own = marketplace(mp).currency;
-  const code = /\b([A-Z]{3})\s?[\d.,]|[\d.,]\s?([A-Z]{3})\b/.exec(display);
-  if (code && (code[1] ?? code[2]) !== own) return code[1] ?? code[2];
-  const prefixed = /\b([A-Za-z]{1,3}\$)/.exec(display);
-  if (prefixed) return prefixed[1];
-  for (const [mark, name, currencies] of MARKS) {
-    if (mark.test(display) && !currencies.includes(own)) return name;
-  }
-  return "";
 }
 
 /**
