@@ -10,6 +10,9 @@ import { marketplace } from "../schemas/marketplaces.ts";
 // Symbols that name one currency wherever they are shown; longest first, so "R$" wins over "$".
 const SYMBOLS: [string, string][] = [
   ["US$", "USD"],
+  ["HK$", "HKD"],
+  ["NT$", "TWD"],
+  ["NZ$", "NZD"],
   ["CDN$", "CAD"],
   ["CA$", "CAD"],
   ["C$", "CAD"],
@@ -27,19 +30,21 @@ const SYMBOLS: [string, string][] = [
   ["¥", "JPY"],
   ["zł", "PLN"],
   ["₺", "TRY"],
+  ["₩", "KRW"],
+  ["円", "JPY"],
   ["د.إ", "AED"],
   ["ر.س", "SAR"],
 ];
 // A code may touch the digits ("AED330.00"), not other letters.
 const ISO =
-  /(?<![A-Za-z])(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP|CHF|CNY|NOK|DKK)(?![A-Za-z])/;
+  /(?<![A-Za-z])(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP|CHF|CNY|NOK|DKK|HKD|TWD|NZD|KRW|ZAR|ILS|CZK|HUF|RON|THB|MYR|PHP|IDR|QAR|KWD)(?![A-Za-z])/;
 const DOLLARS = ["USD", "CAD", "AUD", "MXN", "SGD"];
 
 /**
  * The currency of the amount shown, read from the price text itself (issue 16.3): an ISO code
  * ("USD 12.99" on amazon.co.jp, "EUR 9,99" on amazon.com), else a symbol that names one
- * currency. A bare "$" or "kr" is the marketplace's own currency only where that currency is
- * written so; elsewhere, and for a text naming no currency at all, the answer is "" (not read)
+ * currency (HK$, NT$ and NZ$ too: on amazon.com they were read as dollars, probe EQ). A bare "$"
+ * or "kr" is the marketplace's own currency only where that currency is written so; elsewhere, and for a text naming no currency at all, the answer is "" (not read)
  * rather than the marketplace's currency guessed.
  */
 export function currencyOf(textValue: string, marketplaceCode: string): string {
@@ -47,6 +52,8 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
   if (iso) return iso[1];
   for (const [sym, cur] of SYMBOLS) if (textValue.includes(sym)) return cur;
   const own = marketplace(marketplaceCode).currency;
+  // A dollar with letters before it that SYMBOLS does not name ("RD$") is some other dollar.
+  if (/[A-Za-z]\$/.test(textValue)) return "";
   if (textValue.includes("$")) return DOLLARS.includes(own) ? own : "";
   if (/\bkr\b/i.test(textValue)) return own === "SEK" ? own : "";
   return "";

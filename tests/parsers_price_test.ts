@@ -27,6 +27,14 @@ Deno.test("parsePrice() reads every marketplace's notation", () => {
     ["EUR 7,50", "ES", 7.5, "EUR"],
     ["12,5 €", "IT", 12.5, "EUR"],
     ["1.299 €", "DE", 1299, "EUR"],
+    // Other dollars, won and yen written after the amount: named, never the marketplace's dollar.
+    ["HK$12.00", "US", 12, "HKD"],
+    ["NT$1,200", "US", 1200, "TWD"],
+    ["NZ$ 9.99", "AU", 9.99, "NZD"],
+    ["RD$ 500", "US", 500, ""],
+    ["₩12,000", "US", 12000, "KRW"],
+    ["KRW 12,000", "CA", 12000, "KRW"],
+    ["1,200円", "JP", 1200, "JPY"],
   ];
   for (const [input, mp, amount, currency] of cases) {
     const p = parsePrice(input, mp);
