@@ -40,4 +40,5 @@ export const AccountRecord = z.object({
   carried_from: z.array(time).optional(),
   alerted: z.array(z.number()).optional(),
   key_once: z.array(z.string()).optional(),
+  retired_window: z.object({ sec: time, count }).optional(),
 }).passthrough();

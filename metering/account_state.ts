@@ -55,6 +55,12 @@ export interface AccountState {
    * newest first, KEPT_ONCE_TOKENS at most: a create sent again with one of them is refused.
    */
   key_once?: string[];
+  /**
+   * The fullest rate window of the keys revoked in the latest second any was: a key created in
+   * that second starts from it. A fresh window per new key let a free account revoke and create
+   * its one key each time it was refused, 10 calls a second on a 1-a-second plan (probe ER).
+   */
+  retired_window?: { sec: number; count: number };
 }
 
 export interface AlertSettings {

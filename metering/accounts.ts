@@ -261,6 +261,13 @@ export class Accounts {
    */
   #moveOut(s: AccountState, key: KeyState, now: number): (op: Deno.AtomicOperation) => void {
     delete s.keys[key.id];
+    const w = s.retired_window;
+    if (
+      key.win_count > 0 &&
+      (!w || key.win_sec > w.sec || (key.win_sec === w.sec && key.win_count > w.count))
+    ) {
+      s.retired_window = { sec: key.win_sec, count: key.win_count };
+    }
     const revoked: KeyState = {
       ...key,
       status: "revoked",
@@ -397,8 +404,9 @@ export class Accounts {
         created_at: this.#clock.now(),
         revoked_at: null,
         last_used_at: null,
-        win_sec: 0,
-        win_count: 0,
+        // The window of a key revoked in this second, which the new key replaces (probe ER).
+        win_sec: s.retired_window?.sec ?? 0,
+        win_count: s.retired_window?.count ?? 0,
       };
       s.keys[keyId] = key;
       if (opts.once !== undefined) {

@@ -59,6 +59,25 @@ Deno.test("rate limits are per key: a second key of the account has its own wind
   assert.equal(count(await burst(6, () => s.get(OFFERS, second)), 200), 5);
 });
 
+Deno.test("a key created in the second another was revoked in starts from its window (probe ER)", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 100));
+  await using s = await startServer({ clock });
+  const a = await s.account("free"); // 1 per second, 1 key
+  assert.deepEqual(await burst(1, () => s.get(OFFERS, a.key)), [200]);
+  let value = a.key;
+  for (let i = 0; i < 3; i++) {
+    await s.accounts.revokeKey((await s.accounts.lookupKey(value))!.key_id);
+    ({ value } = await s.accounts.createKey(a.id, { name: `again ${i}` }));
+    assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [429], `replacement ${i}`);
+  }
+  clock.advance(900); // the next second: the new key's window opens as any key's would
+  assert.equal(count(await burst(2, () => s.get(OFFERS, value)), 200), 1);
+  await s.accounts.revokeKey((await s.accounts.lookupKey(value))!.key_id);
+  clock.advance(1000); // a key made a second after the last revocation starts empty
+  ({ value } = await s.accounts.createKey(a.id, { name: "later" }));
+  assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [200]);
+});
+
 Deno.test("a lagging clock cannot reopen the window: two instances 1.5 s apart on one store admit 5, not more (issue 13.6)", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const ahead = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 10, 200));
