@@ -85,7 +85,7 @@ function readPage(shell: PageScan, code: string, host: string, where: string): S
   return {
     page: page ?? 1,
     page_stated: page !== null,
-    links_query: linksQuery(shell),
+    ...linksListing(shell),
     results,
     ...(shell.wantDepartments ? { breadcrumb: breadcrumbOf(shell.departments) } : {}),
     has_next_page: hasNextPage(shell, page ?? 1),
@@ -660,15 +660,25 @@ function sortShown(html: string): string | null {
   return null;
 }
 
-/** The `k` of the first pagination link that has one, spaces collapsed and lower-cased. */
-function linksQuery(scan: PageScan): string | null {
+/** The first value of `name` the pagination links carry, spaces collapsed. */
+function linksParam(scan: PageScan, name: string): string | null {
   for (const href of scan.pageLinks) {
     const q = href.indexOf("?");
     if (q < 0) continue;
-    const k = new URLSearchParams(href.slice(q + 1)).get("k");
-    if (k?.trim()) return k.trim().replace(/\s+/g, " ").toLowerCase();
+    const v = new URLSearchParams(href.slice(q + 1)).get(name);
+    if (v?.trim()) return v.trim().replace(/\s+/g, " ");
   }
   return null;
+}
+
+/** The listing the pagination links page through: its search words, seller, alias and nodes. */
+function linksListing(scan: PageScan) {
+  return {
+    links_query: linksParam(scan, "k")?.toLowerCase() ?? null,
+    links_seller: linksParam(scan, "me"),
+    links_alias: linksParam(scan, "i"),
+    links_node: linksParam(scan, "rh"),
+  };
 }
 
 /**

@@ -33,6 +33,14 @@ export const SearchPage = z.object({
    * tells a further page of a `limit` search from another search's page.
    */
   links_query: z.string().nullable(),
+  /**
+   * What else the pagination links carry: the seller (`me`) of a storefront, the alias (`i`) and
+   * node path (`rh`) of a category listing. A keyword search's page answered as a storefront or a
+   * category was charged, labelled with the seller or node asked for (probe ES).
+   */
+  links_seller: z.string().nullable().optional(),
+  links_alias: z.string().nullable().optional(),
+  links_node: z.string().nullable().optional(),
   /** Amazon's sort key the page's sort menu has selected (`price-asc-rank`), null without one. */
   sort_shown: z.string().nullable().optional(),
   results: z.array(ProductItem),

@@ -180,36 +180,39 @@ Deno.test("best sellers, category and seller storefront: first and further pages
   );
   assert.equal(second.category !== undefined, true);
   await asks(rig, "/v1/bestsellers", "https://www.amazon.com/gp/bestsellers", BEST);
+  // The search page, its pagination links made those of each listing (upstream/listing_shown.ts).
+  const html = await fixture(SEARCH);
+  const listing = (param: string) => ({ html: html.replaceAll("k=portable+charger", param) });
   await asks(
     rig,
     "/v1/products/category?category_id=172282",
     "https://www.amazon.com/s?rh=n:172282",
-    SEARCH,
+    listing("rh=n%3A172282"),
   );
   const node = await asks(
     rig,
     "/v1/products/category?category_id=172282&page=2&sort=price-asc-rank",
     "https://www.amazon.com/s?rh=n:172282&s=price-asc-rank&page=2",
-    SEARCH,
+    listing("rh=n%3A172282"),
   );
   assert.equal(node.category_id, "172282");
   await asks(
     rig,
     "/v1/products/category?category_id=electronics",
     "https://www.amazon.com/s?i=electronics",
-    SEARCH,
+    listing("i=electronics"),
   );
   await asks(
     rig,
     "/v1/sellers/products?seller_id=A2DP2EEPU3VU45",
     "https://www.amazon.com/s?me=A2DP2EEPU3VU45",
-    SEARCH,
+    listing("me=A2DP2EEPU3VU45"),
   );
   const seller = await asks(
     rig,
     "/v1/sellers/products?seller_id=A2DP2EEPU3VU45&page=4",
     "https://www.amazon.com/s?me=A2DP2EEPU3VU45&page=4",
-    { html: asResultsPage(await fixture(SEARCH), 4) },
+    { html: asResultsPage(listing("me=A2DP2EEPU3VU45").html, 4) },
   );
   assert.equal(seller.page, 4);
   assert.equal(seller.seller_id, "A2DP2EEPU3VU45");

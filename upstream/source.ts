@@ -29,6 +29,7 @@ import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import { ApiError } from "../core/api_error.ts";
 import { shownCurrency } from "./shown_currency.ts";
+import { assertListing, type Listing, listingShown } from "./listing_shown.ts";
 
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
@@ -177,6 +178,8 @@ export class UpstreamSource implements DataSource {
     breadcrumb = false,
   ): Promise<unknown> {
     let crumbs: SearchPage["breadcrumb"];
+    let shown: SearchPage | undefined;
+    const kind = req.endpoint.name === "search" ? null : req.endpoint.name as Listing;
     let sortShown: string | null | undefined;
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
@@ -208,6 +211,8 @@ export class UpstreamSource implements DataSource {
             "The marketplace's page marks no result as Prime, so prime_only cannot be applied.",
           );
         }
+        if (!shown && kind) assertListing(kind, read);
+        shown ??= read;
         crumbs ??= read.breadcrumb;
         if (sortShown === undefined) sortShown = read.sort_shown ?? null;
         if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
@@ -223,7 +228,7 @@ export class UpstreamSource implements DataSource {
       ...extra,
       ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, sortShown) } : {}),
       ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
-      ...(breadcrumb ? categoryShown(p, crumbs) : {}),
+      ...(kind ? listingShown(kind, p, shown, crumbs) : {}),
     });
   }
 
@@ -284,18 +289,6 @@ function sortAnswered(asked: unknown, shown: string | null | undefined): string 
   const wanted = asked === undefined ? null : String(asked);
   if (wanted === null || !shown || SEARCH_SORTS[wanted] === shown) return wanted;
   return SORT_NAMES[shown] ?? null;
-}
-
-/**
- * The category a listing's page shows: its department path's last node, when the node asked for
- * is on no step of it (probe EM: another node's page was answered as the one asked for, its own
- * breadcrumb ending elsewhere).
- */
-function categoryShown(p: Params, crumbs: SearchPage["breadcrumb"]): { category_id?: string } {
-  const asked = String(p.category_id ?? "");
-  const last = crumbs?.at(-1)?.id;
-  if (!/^\d+$/.test(asked) || !last || crumbs!.some((c) => c.id === asked)) return {};
-  return { category_id: last };
 }
 
 /**

@@ -1,0 +1,80 @@
+/**
+ * A category's or a seller storefront's answer is the listing its page pages through (its
+ * pagination links: `k`, `me`, `i`, `rh`), not the one asked for (probe ES): a keyword search's
+ * page, or another kind of listing, is an uncharged 502; another seller's storefront is labelled
+ * with that seller, and a page of another alias with the category it shows.
+ */
+import assert from "node:assert/strict";
+import { startRig } from "./upstream_harness.ts";
+
+const SEARCH = "search/amazon.com__alaa-laptop.html"; // links: /s?k=laptop&page=N
+const OLD_SEARCH = "search/amazon.de__amznscrp-plastikfrei-flasche.html"; // rh=i:aps,k:…
+const CATEGORY = "category/amazon.com__azza-rh-n16225007011-n13896617011.html"; // i=computers-intl-ship
+const STOREFRONT = "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html"; // me=A2DP2EEPU3VU45
+
+Deno.test("a keyword search's or another listing's page answered as a storefront or a category is an uncharged 502", async () => {
+  await using rig = await startRig();
+  const cases: [string, string, string, RegExp][] = [
+    [
+      "/s?me=A1B2C3D4E5F6G7",
+      SEARCH,
+      "/v1/sellers/products?seller_id=A1B2C3D4E5F6G7",
+      /keyword search's page instead of a seller's storefront/,
+    ],
+    [
+      "/s?me=A1B2C3D4E5F6G8",
+      CATEGORY,
+      "/v1/sellers/products?seller_id=A1B2C3D4E5F6G8",
+      /category listing's page instead of a seller's storefront/,
+    ],
+    [
+      "/s?rh=n:283155",
+      SEARCH,
+      "/v1/products/category?category_id=283155",
+      /keyword search's page instead of a category listing/,
+    ],
+    [
+      "/s?i=stripbooks",
+      SEARCH,
+      "/v1/products/category?category_id=stripbooks",
+      /keyword search's page instead of a category listing/,
+    ],
+    [
+      "/s?rh=n:283156",
+      STOREFRONT,
+      "/v1/products/category?category_id=283156",
+      /seller's storefront's page instead of a category listing/,
+    ],
+  ];
+  for (const [url, page, call, message] of cases) {
+    rig.fake.page(`https://www.amazon.com${url}`, page);
+    const r = await rig.call(call);
+    assert.equal(r.status, 502, `${call}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    assert.match((r.body.error as { message: string }).message, message, call);
+    assert.equal(r.headers.get("x-credits-cost"), "0", call);
+  }
+  rig.fake.page("https://www.amazon.de/s?rh=n:64187031", OLD_SEARCH);
+  const old = await rig.call("/v1/products/category?category_id=64187031&marketplace=DE");
+  assert.equal(old.status, 502, JSON.stringify(old.body).slice(0, 300));
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, 0);
+});
+
+Deno.test("a storefront is labelled with the seller its page shows; a category with the one its page shows", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?me=A1B2C3D4E5F6G7", STOREFRONT);
+  const other = await rig.call("/v1/sellers/products?seller_id=A1B2C3D4E5F6G7");
+  assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
+  assert.equal(other.body.seller_id, "A2DP2EEPU3VU45");
+  assert.ok((other.body.count as number) > 0);
+  rig.fake.page("https://www.amazon.com/s?me=A2DP2EEPU3VU45", STOREFRONT);
+  const own = await rig.call("/v1/sellers/products?seller_id=A2DP2EEPU3VU45");
+  assert.equal(own.body.seller_id, "A2DP2EEPU3VU45");
+  // A slug whose page pages through another alias: the node its department path ends at.
+  rig.fake.page("https://www.amazon.com/s?i=stripbooks", CATEGORY);
+  const slug = await rig.call("/v1/products/category?category_id=stripbooks");
+  assert.equal(slug.status, 200, JSON.stringify(slug.body).slice(0, 300));
+  assert.equal(slug.body.category_id, "13896617011");
+  rig.fake.page("https://www.amazon.com/s?i=computers-intl-ship", CATEGORY);
+  const same = await rig.call("/v1/products/category?category_id=computers-intl-ship");
+  assert.equal(same.body.category_id, "computers-intl-ship");
+});
