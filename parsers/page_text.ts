@@ -251,6 +251,24 @@ export function startTagWhere(html: string, name: string, test: RegExp): string 
 }
 
 /**
+ * The value of the option a `<select id="…">` menu shows: the one marked `selected`, else, as a
+ * browser shows it, the first (with `firstIfNone`); null without the menu or a well-formed value.
+ */
+export function menuChoice(html: string, id: string, firstIfNone = false): string | null {
+  const at = html.indexOf(`id="${id}"`);
+  if (at < 0) return null;
+  const end = html.indexOf("</select>", at);
+  const menu = html.slice(at, end < 0 ? at + 20_000 : Math.min(end, at + 20_000));
+  let first: string | null | undefined;
+  for (const m of menu.matchAll(/<option\b[^>]*>/g)) {
+    const value = /\svalue="([a-z0-9_-]{1,40})"/i.exec(m[0])?.[1] ?? null;
+    if (/\sselected\b/.test(m[0])) return value;
+    first ??= value;
+  }
+  return firstIfNone ? first ?? null : null;
+}
+
+/**
  * The first match of `re` (a global regex) in one of the page's own links: the value of an
  * `href`, `data-dest` or `data-a-modal` attribute (where the corpus has every `pageType=`,
  * `storeContext=` and `parentASIN=`), never the page's text nor another attribute. Reviews, Q&A,

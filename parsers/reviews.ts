@@ -24,6 +24,7 @@ import {
   asinFromUrl,
   asinInput,
   guarded,
+  menuChoice,
   rejectBlockedPage,
   rejectEmpty,
   startTagWhere,
@@ -76,6 +77,8 @@ export function parseReviews(html: string, opts: ReviewOptions): ReviewsPage {
       summary: readSummary(parts),
       has_next_page: hasNextPage(parts.pagination),
       page_number: statedPage(html),
+      // The order its sort menu shows; with none marked, the first, as a browser shows it.
+      sort_shown: menuChoice(html, "sort-order-dropdown", true),
     };
   });
 }

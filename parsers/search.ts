@@ -30,7 +30,7 @@ import { outermost } from "./dom_tree.ts";
 import { spendText } from "./page_budget.ts";
 import { listPriceAbove, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
-import { untruncated } from "./page_text.ts";
+import { menuChoice, untruncated } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import type { PriceWithList, ProductItem } from "../schemas/resources.ts";
@@ -649,15 +649,7 @@ function currentPage(scan: PageScan): number | null {
  * is in, whatever was asked (probe EM: a page in relevance order answered `sort: price_asc`).
  */
 function sortShown(html: string): string | null {
-  const at = html.indexOf('id="s-result-sort-select"');
-  if (at < 0) return null;
-  const end = html.indexOf("</select>", at);
-  const menu = html.slice(at, end < 0 ? at + 20_000 : Math.min(end, at + 20_000));
-  for (const m of menu.matchAll(/<option\b[^>]*>/g)) {
-    if (!/\sselected\b/.test(m[0])) continue;
-    return /\svalue="([a-z0-9_-]{1,40})"/i.exec(m[0])?.[1] ?? null;
-  }
-  return null;
+  return menuChoice(html, "s-result-sort-select");
 }
 
 /** The first value of `name` the pagination links carry, spaces collapsed. */

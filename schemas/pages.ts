@@ -111,6 +111,8 @@ export const ReviewsPage = z.object({
   has_next_page: z.boolean(),
   /** The page number the page states (its canonical link's pageNumber); null where it states none. */
   page_number: z.number().int().positive().nullable(),
+  /** The sort key (`helpful`, `recent`) the page's sort menu shows; null without one. */
+  sort_shown: z.string().nullable().optional(),
 });
 export type ReviewsPage = z.infer<typeof ReviewsPage>;
 

@@ -161,6 +161,45 @@ Deno.test("reviews are authenticated only with an operator-supplied session cook
   assert.match(sent.cookie, /at-main=signed-in-token/);
 });
 
+Deno.test("reviews signed in: a sort the page's sort menu contradicts is not applied, whatever its URL kept (probe ES)", async () => {
+  await using rig = await startRig({
+    env: {
+      UPSTREAM_COOKIES_US: "at-main=signed-in-token; sess-at-main=x",
+      UPSTREAM_COOKIES_NL: "at-acbnl=signed-in-token; sess-at-acbnl=x",
+    },
+  });
+  // Its sort menu marks no option: it shows the first, "Top reviews" (helpful).
+  const top = "reviews/amazon.com__wk-B0BN72FYFG-p10.html";
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BN72FYFG?sortBy=recent&pageNumber=10",
+    top,
+  );
+  rig.fake.page(
+    "https://www.amazon.com/product-reviews/B0BN72FYFG?sortBy=helpful&pageNumber=10",
+    top,
+  );
+  const recent = await expectValid(rig, "/v1/products/reviews?asin=B0BN72FYFG&page=10&sort=recent");
+  assert.equal(recent.authenticated, true);
+  assert.equal(recent.filters_applied, false);
+  assert.match(recent.note, /sort=recent could not be applied/);
+  const helpful = await expectValid(
+    rig,
+    "/v1/products/reviews?asin=B0BN72FYFG&page=10&sort=helpful",
+  );
+  assert.equal(helpful.filters_applied, true, JSON.stringify(helpful.note));
+  // amazon.nl's page marks "Most recent" selected.
+  rig.fake.page(
+    "https://www.amazon.nl/product-reviews/B08N5WRWNW?sortBy=recent",
+    "reviews/amazon.nl__heartquake-nl-B08N5WRWNW.html",
+  );
+  const nl = await expectValid(
+    rig,
+    "/v1/products/reviews?asin=B08N5WRWNW&marketplace=NL&sort=recent",
+  );
+  assert.equal(nl.authenticated, true);
+  assert.equal(nl.filters_applied, true, JSON.stringify(nl.note));
+});
+
 /** A product page that expires the operator's sign-in cookies, as a marketplace signing out does. */
 async function serveSignOut(rig: Awaited<ReturnType<typeof startRig>>): Promise<void> {
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", {

@@ -91,7 +91,14 @@ export const envelope = {
   },
 
   reviews: (p: Params, _mp: string, a: Answered, r: Out<typeof parseReviews>) => {
-    const verdict = judgeReviews(p, r.reviews, a.url, a.authenticated, r.page_number);
+    const verdict = judgeReviews(
+      p,
+      r.reviews,
+      a.url,
+      a.authenticated,
+      r.page_number,
+      r.sort_shown ?? null,
+    );
     return {
       url: a.url,
       asin: r.asin || String(p.asin ?? ""),

@@ -5,8 +5,9 @@
  * Since late 2024 Amazon serves one fixed set of top reviews to visitors who are not signed in
  * and ignores the filters, so without an operator-supplied session (`UPSTREAM_COOKIES_<CODE>`) a
  * filter counts as applied only where the page itself proves it (every review has the requested
- * star, every review is verified, its canonical link names the page asked for). With a session a filter counts as applied when the page that
- * answered still carries it in its URL and the page does not contradict it.
+ * star, every review is verified, its canonical link names the page asked for). With a session a
+ * filter counts as applied when the page that answered still carries it in its URL and the page
+ * does not contradict it (its reviews' stars or verified marks, its stated page, its sort menu).
  */
 import type { Review } from "../schemas/resources.ts";
 import { REVIEW_SORTS, REVIEW_STARS } from "./urls.ts";
@@ -26,6 +27,8 @@ export function judgeReviews(
   authenticated: boolean,
   /** The page number the page itself states, if any (its canonical link). */
   statedPage: number | null = null,
+  /** The sort key the page's sort menu shows, if it has one. */
+  shownSort: string | null = null,
 ): ReviewsVerdict {
   const query = new URL(answeredUrl).searchParams;
   const kept = (name: string, value: string) => authenticated && query.get(name) === value;
@@ -56,7 +59,12 @@ export function judgeReviews(
   const sort = params.sort as string | undefined;
   if (sort) {
     requested++;
-    if (!kept("sortBy", REVIEW_SORTS[sort])) notApplied.push(`sort=${sort}`);
+    // The page's sort menu contradicts a kept sortBy: signed in, a page in top-reviews order
+    // answered `sort=recent` as applied (probe ES).
+    const wanted = REVIEW_SORTS[sort];
+    if (!kept("sortBy", wanted) || (shownSort !== null && shownSort !== wanted)) {
+      notApplied.push(`sort=${sort}`);
+    }
   }
   if (params.verified_only) {
     requested++;
