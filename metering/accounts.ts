@@ -75,6 +75,24 @@ export function normalizeEmail(email: unknown): string | null {
   return plain ? normalized : null;
 }
 
+// Names that reach hosts of the operator's own network or none, never a public mailbox, and a
+// last label a resolver reads as an address ("0xa9fea9fe" is 169.254.169.254 to getaddrinfo):
+// anyone may sign up, and the relay was handed root@localhost or b@0xa9fea9fe (probe EV).
+const PRIVATE_NAME =
+  /(?:^|\.)(?:localhost|localdomain|local|internal|intranet|lan|home|corp|arpa|invalid|onion)$/;
+const NUMERIC_LABEL = /(?:^|\.)(?:0x[0-9a-f]*|\d+)$/;
+
+/**
+ * An address an account may be given, where its mail goes (sign-up, alerts): a plain one
+ * (normalizeEmail) whose host is a name of the public internet, of two labels or more.
+ */
+export function mailableEmail(email: unknown): string | null {
+  const normalized = normalizeEmail(email);
+  const domain = normalized?.slice(normalized.lastIndexOf("@") + 1) ?? "";
+  const open = domain.includes(".") && !PRIVATE_NAME.test(domain) && !NUMERIC_LABEL.test(domain);
+  return open ? normalized : null;
+}
+
 /**
  * Addresses accounts may hold: earlier versions stored looser ones, which must still sign in.
  * Longer text names no account, and would not fit in a store key.
@@ -121,8 +139,10 @@ export class Accounts {
     planId = SIGNUP_PLAN,
     extend?: (op: Deno.AtomicOperation, account: AccountState) => void,
   ): Promise<AccountState> {
-    const normalized = normalizeEmail(email);
-    if (!normalized) throw new AccountError(422, "invalid_email", "email must be an email address");
+    const normalized = mailableEmail(email);
+    if (!normalized) {
+      throw new AccountError(422, "invalid_email", "email must be an address on the internet");
+    }
     this.#plan(planId);
     const now = this.#clock.now();
     const state: AccountState = {
@@ -327,8 +347,12 @@ export class Accounts {
     let email = change.email;
     if (email !== undefined && email !== null) {
       if (String(email).trim() === "") email = null;
-      else if (!(email = normalizeEmail(email))) {
-        throw new AccountError(422, "invalid_email", "the alert address must be an email address");
+      else if (!(email = mailableEmail(email))) {
+        throw new AccountError(
+          422,
+          "invalid_email",
+          "the alert address must be an address on the internet",
+        );
       }
     }
     if (accountId.length > MAX_ID) throw notFound("account", accountId);

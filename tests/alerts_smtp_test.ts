@@ -154,6 +154,14 @@ Deno.test("alerts: without SMTP_URL they are kept in the store; turned off, none
   // alerts go to the account's own address (they went to it, once a mail server was set; probe AH).
   const unconfirmed = await s.account("bulk");
   await s.accounts.updateAlerts(unconfirmed.id, { email: "victim@example.com" });
+  // Not a host of the operator's network (probe EV).
+  for (const email of ["root@localhost", "b@0x7f000001", "a@printer.local"]) {
+    await assert.rejects(
+      s.accounts.updateAlerts(unconfirmed.id, { email }),
+      /address on the internet/,
+      email,
+    );
+  }
   for (const k of [on.key, off.key, unconfirmed.key]) {
     assert.equal(count(await burst(10, () => s.get(OFFERS, k)), 200), 10);
   }

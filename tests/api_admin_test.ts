@@ -112,6 +112,15 @@ Deno.test("admin API refuses bad input with clear errors", async () => {
       "a..b@example.com",
       "a@-example.com",
       "ü@example.com",
+      // Hosts of the operator's network, or a number a resolver reads as one (probe EV).
+      "root@localhost",
+      "postmaster@vm",
+      "b@0xa9fea9fe",
+      "a@1.2.3.0x4",
+      "a@foo.localhost",
+      "a@printer.local",
+      "a@metadata.google.internal",
+      "a@1.0.0.127.in-addr.arpa",
     ]
   ) {
     const r = await admin(s, "POST", "/admin/accounts", { email });
