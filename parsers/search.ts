@@ -48,6 +48,7 @@ export interface ParseSearchOptions {
 }
 
 const ASIN = /^[A-Z0-9]{10}$/;
+const NODE_ID = /^\d{1,20}$/;
 
 // Where the region read starts (see parseRegions): the first of the banner, result list,
 // pagination or robot-check markup; the head and navigation before it are never parsed.
@@ -203,7 +204,11 @@ function breadcrumbOf(panel: Element | null): { id: string; name: string }[] {
   if (!panel) return [];
   const path: { id: string; name: string }[] = [];
   for (const li of all(panel, 'li[id^="n/"]')) {
-    path.push({ id: attr(li, "id").slice(2), name: text(li) });
+    const id = attr(li, "id").slice(2);
+    // A node id or no path: the last step labels the answer (probe EU: a 3,000-character id
+    // of page text became its category_id).
+    if (!NODE_ID.test(id)) return [];
+    path.push({ id, name: text(li) });
     if (!one(li, "a") && one(li, ".a-text-bold")) return path;
   }
   return [];

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
+import { fixture } from "./fixture.ts";
 
 const SEARCH = "search/amazon.com__alaa-laptop.html"; // links: /s?k=laptop&page=N
 const OLD_SEARCH = "search/amazon.de__amznscrp-plastikfrei-flasche.html"; // rh=i:aps,k:…
@@ -77,4 +78,35 @@ Deno.test("a storefront is labelled with the seller its page shows; a category w
   rig.fake.page("https://www.amazon.com/s?i=computers-intl-ship", CATEGORY);
   const same = await rig.call("/v1/products/category?category_id=computers-intl-ship");
   assert.equal(same.body.category_id, "computers-intl-ship");
+});
+
+Deno.test("labels from a page are well-formed ids, tested before their case is changed (probe EU)", async () => {
+  await using rig = await startRig();
+  // A department step whose id is page text: no path, and the label asked for.
+  const hostile = (await fixture(CATEGORY)).replace(
+    'id="n/13896617011"',
+    'id="n/ZZ Call +1-800-555-0199 <img src=x onerror=alert(1)>"',
+  );
+  rig.fake.page("https://www.amazon.com/s?rh=n:2335752012", { html: hostile });
+  const node = await rig.call("/v1/products/category?category_id=2335752012");
+  assert.equal(node.status, 200, JSON.stringify(node.body).slice(0, 300));
+  assert.equal(node.body.category_id, "2335752012");
+  assert.deepEqual(node.body.breadcrumb, []);
+  // "ﬀ" upper-cases to "FF": a seller the page never names.
+  const ligature = (await fixture(STOREFRONT)).replaceAll(
+    "me=A2DP2EEPU3VU45",
+    "me=A2DP2EEPU3VU\ufb00",
+  );
+  rig.fake.page("https://www.amazon.com/s?me=A1B2C3D4E5F6G7", { html: ligature });
+  const seller = await rig.call("/v1/sellers/products?seller_id=A1B2C3D4E5F6G7");
+  assert.equal(seller.status, 200, JSON.stringify(seller.body).slice(0, 300));
+  assert.equal(seller.body.seller_id, "A1B2C3D4E5F6G7");
+  // An alias in another case is the same alias.
+  rig.fake.page(
+    "https://www.amazon.in/s?i=Electronics",
+    "search/amazon.in__vedant-rh-n6612025031.html",
+  );
+  const cased = await rig.call("/v1/products/category?category_id=Electronics&marketplace=IN");
+  assert.equal(cased.status, 200, JSON.stringify(cased.body).slice(0, 300));
+  assert.equal(cased.body.category_id, "Electronics");
 });

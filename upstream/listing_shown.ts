@@ -13,7 +13,7 @@ export type Listing = "category" | "seller_products";
 /** The alias Amazon's storefront links carry beside the seller (`i=merchant-items`). */
 const STOREFRONT_ALIAS = "merchant-items";
 // As the parameters' patterns: a page's text is echoed only when it is a well-formed id.
-const SELLER = /^[A-Z0-9]{8,20}$/;
+const SELLER = /^[A-Za-z0-9]{8,20}$/;
 const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** What the page's links page through, or null when they say nothing. */
@@ -61,15 +61,19 @@ export function listingShown(
   crumbs: SearchPage["breadcrumb"],
 ): Record<string, string> {
   if (endpoint === "seller_products") {
-    const seller = page?.links_seller?.toUpperCase();
-    return seller && SELLER.test(seller) ? { seller_id: seller } : {};
+    // Tested before it is upper-cased: Unicode's rules turn "ﬀ" into "FF" (probe EU).
+    const seller = page?.links_seller;
+    return seller && SELLER.test(seller) ? { seller_id: seller.toUpperCase() } : {};
   }
   const asked = String(p.category_id ?? "");
   const last = crumbs?.at(-1)?.id;
   if (/^\d+$/.test(asked)) {
     return last && !crumbs!.some((c) => c.id === asked) ? { category_id: last } : {};
   }
-  const alias = page?.links_alias;
-  if (!alias || alias === asked || alias === STOREFRONT_ALIAS || !ALIAS.test(alias)) return {};
-  return { category_id: last ?? alias };
+  // Aliases are one word in any case: `Electronics` asked, `electronics` shown, is the same.
+  const shown = page?.links_alias;
+  if (!shown || !ALIAS.test(shown)) return {};
+  const alias = shown.toLowerCase();
+  if (alias === asked.toLowerCase() || alias === STOREFRONT_ALIAS) return {};
+  return { category_id: last ?? shown };
 }
