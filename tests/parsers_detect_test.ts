@@ -111,3 +111,28 @@ Deno.test("detectPage() stays cheap on the largest corpus pages: a small share o
   }
   assert.ok(detecting / parsing < 0.25, `detection took ${detecting / parsing} of a DOM parse`);
 });
+
+Deno.test("detectPage() reads a tag full of page-type tokens once (probe EW: quadratic, minutes per page)", async () => {
+  // In a child process, killed after 20 s: each token re-read its whole tag, so 2 MB of them held
+  // the thread for many minutes, timers and all.
+  const code = `
+    import { detectPage } from ${JSON.stringify(import.meta.resolve("../parsers/detect.ts"))};
+    import { fixture } from ${JSON.stringify(import.meta.resolve("./fixture.ts"))};
+    const page = await fixture("product/amazon.com__app-B07H57DNVV.html");
+    const tag = '<meta name="x" content="' + "pageType=Search ".repeat(130_000) + '">';
+    const links = '<a href="/s?k=x" data-y="' + "pageType=Search ".repeat(1000) + '">x</a>';
+    console.log(JSON.stringify(detectPage(tag + links.repeat(50) + page)));`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--no-check", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const out = await child.output();
+  clearTimeout(timer);
+  assert.equal(
+    new TextDecoder().decode(out.stdout).trim(),
+    JSON.stringify({ kind: "page", type: "product" }),
+    new TextDecoder().decode(out.stderr),
+  );
+});
