@@ -16,6 +16,7 @@ import { guardParse, originOf, type ParseOptions, regionOf } from "./page_common
 
 // `/gp/bestsellers/electronics/ref=…` and `/Best-Sellers-…/zgbs/hi/552684/ref=…` both name the
 // list by the path after the prefix; "Any Department" (`/zgbs/ref=…`) names none.
+const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 const SLUG = /\/(?:gp\/bestsellers|zgbs)\/((?:(?!ref=)[^/?#]+\/?)+)/;
 
 export function parseCategories(html: string, opts: ParseOptions): CategoriesPage {
@@ -67,7 +68,8 @@ function dropdownCategories(html: string, origin: string): Category[] {
     const alias = value.get("search-alias") ?? "";
     const node = /^\d+$/.test(value.get("node") ?? "") ? value.get("node")! : null;
     const name = text(option);
-    if (!alias || alias === "aps" || !name || seen.has(alias)) continue;
+    // As category_id takes it: an option's value may hold any text (probe EW).
+    if (!ALIAS.test(alias) || alias === "aps" || !name || seen.has(alias)) continue;
     seen.add(alias);
     const url = new URL("/s", origin);
     url.searchParams.set("i", alias);

@@ -72,7 +72,8 @@ function readCard(card: Element, origin: string, marketplace: string): DealItem 
     image: imageUrl(attr(one(card, "img"), "src")) || null,
     price: priceText ? parsePrice(priceText, marketplace) : null,
     title: text(one(card, TITLE)) || null,
-    deal_id: dealId || null,
+    // As the deal_id parameter takes it: a card's attribute may hold any text (probe EW).
+    deal_id: /^[A-Za-z0-9_-]{1,64}$/.test(dealId) ? dealId : null,
     discount: discountOf(card),
   };
 }

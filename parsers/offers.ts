@@ -24,7 +24,7 @@ import {
   rejectEmpty,
   visibleText,
 } from "./page_text.ts";
-import { marketplaceOrParseError } from "./page_common.ts";
+import { marketplaceOrParseError, sellerId } from "./page_common.ts";
 import type { Offer } from "../schemas/resources.ts";
 import type { OffersPage } from "../schemas/pages.ts";
 
@@ -222,7 +222,7 @@ function readAodOffer(el: Element, mp: string): OfferFields {
   return {
     price: parsePrice(aodPriceText(parts.priceBlock ?? el), mp),
     is_fba: queryParam(href, "isAmazonFulfilled") === "1" || /^Amazon\b/i.test(shipsFromName),
-    seller: { id: queryParam(href, "seller") || null, name: sellerName },
+    seller: { id: sellerId(queryParam(href, "seller")), name: sellerName },
     is_prime: parts.primeBadge !== null || parts.primeSignup !== null,
     shipping: aodShipping(parts),
     condition: visibleText(parts.heading),
@@ -282,7 +282,7 @@ function readOlpOffer(row: Element, mp: { code: string; host: string }): OfferFi
     is_fba: amazonSells || queryParam(href, "isAmazonFulfilled") === "1" ||
       one(row, ".olpFbaPopoverTrigger, .olpBadge a") !== null,
     seller: {
-      id: queryParam(href, "seller") || null,
+      id: sellerId(queryParam(href, "seller")),
       name: visibleText(sellerLink) || attr(one(nameCell ?? row, "img[alt]"), "alt") ||
         (amazonSells ? amazonName(mp.host) : ""),
     },

@@ -65,6 +65,14 @@ export function asinFromHref(href: string): string {
   return ASIN_IN_PATH.exec(href)?.[1] ?? "";
 }
 
+/**
+ * A merchant token as the `seller_id` parameter takes it, or null: a page's link may carry any
+ * text there, and offers answered `../../admin` or markup as a seller's id (probe EW).
+ */
+export function sellerId(value: string | null | undefined): string | null {
+  return value && /^[A-Z0-9]{8,20}$/.test(value) ? value : null;
+}
+
 /** True for a ten-character ASIN or ISBN-10. */
 export function isAsin(value: string): boolean {
   return /^[A-Z0-9]{10}$/.test(value);

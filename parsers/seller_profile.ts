@@ -103,7 +103,6 @@ function parenthesisedCount(s: string): string | undefined {
   return undefined;
 }
 
-/** The seller id of the requested URL, else of the page's storefront or feedback links. */
 /** The seller id of the profile's address (`/sp?seller=ID`). */
 function sellerAsked(url?: string): string | undefined {
   return /[?&]seller=([A-Z0-9]+)/.exec(url ?? "")?.[1];

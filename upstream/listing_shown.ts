@@ -7,13 +7,13 @@
 import type { SearchPage } from "../schemas/pages.ts";
 import type { Params } from "./envelopes.ts";
 import { ApiError } from "../core/api_error.ts";
+import { sellerId } from "../parsers/page_common.ts";
 
 export type Listing = "category" | "seller_products";
 
 /** The alias Amazon's storefront links carry beside the seller (`i=merchant-items`). */
 const STOREFRONT_ALIAS = "merchant-items";
 // As the parameters' patterns: a page's text is echoed only when it is a well-formed id.
-const SELLER = /^[A-Za-z0-9]{8,20}$/;
 const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** What the page's links page through, or null when they say nothing. */
@@ -61,9 +61,9 @@ export function listingShown(
   crumbs: SearchPage["breadcrumb"],
 ): Record<string, string> {
   if (endpoint === "seller_products") {
-    // Tested before it is upper-cased: Unicode's rules turn "ﬀ" into "FF" (probe EU).
-    const seller = page?.links_seller;
-    return seller && SELLER.test(seller) ? { seller_id: seller.toUpperCase() } : {};
+    // As written: upper-cased by Unicode's rules, "ﬀ" became "FF" (probe EU).
+    const seller = sellerId(page?.links_seller);
+    return seller ? { seller_id: seller } : {};
   }
   const asked = String(p.category_id ?? "");
   const last = crumbs?.at(-1)?.id;
