@@ -58,8 +58,8 @@ export function listingShown(
   endpoint: Listing,
   p: Params,
   page: SearchPage | undefined,
-  crumbs: SearchPage["breadcrumb"],
 ): Record<string, string> {
+  const crumbs = page?.breadcrumb;
   if (endpoint === "seller_products") {
     // As written: upper-cased by Unicode's rules, "ﬀ" became "FF" (probe EU).
     const seller = sellerId(page?.links_seller);

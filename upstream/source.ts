@@ -177,10 +177,9 @@ export class UpstreamSource implements DataSource {
     extra: Record<string, unknown>,
     breadcrumb = false,
   ): Promise<unknown> {
-    let crumbs: SearchPage["breadcrumb"];
+    /** The first page read: what labels the answer. */
     let shown: SearchPage | undefined;
     const kind = req.endpoint.name === "search" ? null : req.endpoint.name as Listing;
-    let sortShown: string | null | undefined;
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const keepSponsored = p.include_sponsored !== false;
@@ -213,8 +212,6 @@ export class UpstreamSource implements DataSource {
         }
         if (!shown && kind) assertListing(kind, read);
         shown ??= read;
-        crumbs ??= read.breadcrumb;
-        if (sortShown === undefined) sortShown = read.sort_shown ?? null;
         if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
         return read;
       },
@@ -226,9 +223,9 @@ export class UpstreamSource implements DataSource {
     });
     return envelope.listing(p, mp, got, {
       ...extra,
-      ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, sortShown) } : {}),
-      ...(breadcrumb ? { breadcrumb: crumbs ?? [] } : {}),
-      ...(kind ? listingShown(kind, p, shown, crumbs) : {}),
+      ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, shown?.sort_shown) } : {}),
+      ...(breadcrumb ? { breadcrumb: shown?.breadcrumb ?? [] } : {}),
+      ...(kind ? listingShown(kind, p, shown) : {}),
     });
   }
 
