@@ -17,6 +17,7 @@ import { guardParse, originOf, type ParseOptions, regionOf } from "./page_common
 // `/gp/bestsellers/electronics/ref=…` and `/Best-Sellers-…/zgbs/hi/552684/ref=…` both name the
 // list by the path after the prefix; "Any Department" (`/zgbs/ref=…`) names none.
 const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
+const TREE_SLUG = /^(?=.{1,80}$)[a-z0-9-]+(?:\/\d{1,20})?$/;
 const SLUG = /\/(?:gp\/bestsellers|zgbs)\/((?:(?!ref=)[^/?#]+\/?)+)/;
 
 export function parseCategories(html: string, opts: ParseOptions): CategoriesPage {
@@ -89,7 +90,8 @@ function toCategory(href: string, name: string, origin: string): Category | null
   if (!name || !linkUrl(href, origin)) return null;
   const path = href.replace(/^https?:\/\/[^/]+/, "");
   const slug = SLUG.exec(path)?.[1]?.replace(/\/$/, ""); // SLUG's segments end in one "/" at most
-  if (!slug) return null;
+  // As /v1/bestsellers takes it back: a link may carry any text there (probe EX: `../../admin`).
+  if (!slug || !TREE_SLUG.test(slug)) return null;
   const bare = path.replace(/\/ref=[^?#]*/, "");
   const cut = bare.search(/[?#]/);
   const url = linkUrl(cut < 0 ? bare : bare.slice(0, cut), origin);

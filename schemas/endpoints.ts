@@ -142,7 +142,11 @@ const dataEndpoints: Endpoint[] = [
     cost: 1,
     summary: "Best-seller grid of a category",
     params: {
-      category: str("Category slug", { pattern: /^[a-z0-9-]+$/, max: 80 }),
+      // A department's slug, or a tree node under it as /v1/utility/categories lists them.
+      category: str("Category slug (`hi`), or `slug/node` (`hi/552684`)", {
+        pattern: /^[a-z0-9-]+(?:\/\d{1,20})?$/,
+        max: 80,
+      }),
       page,
       ...shared,
     },

@@ -180,6 +180,13 @@ Deno.test("best sellers, category and seller storefront: first and further pages
   );
   assert.equal(second.category !== undefined, true);
   await asks(rig, "/v1/bestsellers", "https://www.amazon.com/gp/bestsellers", BEST);
+  // A tree node as /v1/utility/categories lists it.
+  await asks(
+    rig,
+    "/v1/bestsellers?category=hi/552684",
+    "https://www.amazon.com/gp/bestsellers/hi/552684",
+    BEST,
+  );
   // The search page, its pagination links made those of each listing (upstream/listing_shown.ts).
   const html = await fixture(SEARCH);
   const listing = (param: string) => ({ html: html.replaceAll("k=portable+charger", param) });

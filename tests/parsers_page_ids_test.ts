@@ -1,7 +1,8 @@
 /**
- * Ids a page hands out are ids: a seller's, a deal's and a department's alias are taken only in
- * the form the parameters that take them back accept, as a page's attribute may hold any text
- * (probe EW: `../../admin?x=<img …>` answered as a seller id, a deal id and a category id).
+ * Ids a page hands out are ids: a seller's, a deal's, a department's alias and a best sellers slug
+ * are taken only in the form the parameters that take them back accept, as a page's attribute may
+ * hold any text (probes EW, EX: `../../admin?x=<img …>` answered as a seller id, a deal id and a
+ * category id).
  */
 import assert from "node:assert/strict";
 import { parseOffers } from "../parsers/offers.ts";
@@ -49,4 +50,16 @@ Deno.test("categories: a search-bar option whose alias is no alias is not listed
   );
   assert.equal(after.length, before.length - 1);
   assert.ok(!after.some((id) => id.includes("evil")), JSON.stringify(after));
+});
+
+Deno.test("categories: a best sellers tree link whose slug is no slug is not listed", async () => {
+  const html = await fixture("bestsellers/amazon.com__parsy-zgbs-hi.html");
+  const ids = (h: string) => parseCategories(h, { marketplace: "US" }).categories.map((c) => c.id);
+  const before = ids(html);
+  assert.ok(before.includes("hi/552684"));
+  const after = ids(
+    html.replace("/zgbs/hi/552684/ref=zg_bs_nav_hi_1", "/zgbs/../../admin/ref=zg_bs_nav_hi_1"),
+  );
+  assert.equal(after.length, before.length - 1);
+  assert.ok(!after.some((id) => id.includes("admin") || id.includes("..")), JSON.stringify(after));
 });
