@@ -136,3 +136,13 @@ Deno.test("detectPage() reads a tag full of page-type tokens once (probe EW: qua
     new TextDecoder().decode(out.stderr),
   );
 });
+
+Deno.test("detectPage() finds a link's page-type token however many tokens of the tag's other attributes come first (probe EX)", () => {
+  const tag = (n: number) =>
+    `<html><body><span class="a-declarative" data-note="${"pageType=Search ".repeat(n)}" ` +
+    `data-a-modal='{"url":"/gp/glow/get-address-selections.html?pageType=Detail"}'>x</span>` +
+    "</body></html>";
+  for (const n of [1, 17, 5000]) {
+    assert.deepEqual(detectPage(tag(n)), { kind: "page", type: "product" }, `${n} before it`);
+  }
+});
