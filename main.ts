@@ -30,7 +30,8 @@ import { allHeld } from "./metering/credits_in_flight.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
-  const proxies = proxiesSet();
+  // An archive is replayed, never fetched through a proxy (probe EZ: it named unused ones).
+  const proxies = config.upstream.startsWith("archive:") ? null : proxiesSet();
   const store = config.kvPath ? redactUrl(config.kvPath) : "Deno Deploy KV";
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   return `Shelf ${denoJson.version} listening on http://${host}:${port}/ · store ${store} · ` +

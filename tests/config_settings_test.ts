@@ -245,6 +245,31 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
   assert.doesNotThrow(() => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: "a=b; c=d" })));
 });
 
+Deno.test("UPSTREAM: settings an archive cannot use, paths that are URLs and sessions of no marketplace are refused, without a password (probe EZ)", () => {
+  const all = (vars: Record<string, string>) => ({ ...env(vars), toObject: () => vars });
+  assert.throws(
+    () => checkUpstream("archive:demo/sample.warc.gz", all({ UPSTREAM_RECORD: "/tmp/x.warc" })),
+    /'UPSTREAM_RECORD' records fetched pages, and an archive: upstream fetches none/,
+  );
+  for (
+    const [upstream, vars, setting] of [
+      ["archive:https://u:pw123secret@h/x.warc", {}, "UPSTREAM"],
+      ["live", { UPSTREAM_RECORD: "http://u:pw123secret@h/x.warc" }, "UPSTREAM_RECORD"],
+    ] as const
+  ) {
+    assert.throws(
+      () => checkUpstream(upstream, all(vars)),
+      (e: Error) => e.message.includes(`'${setting}'`) && !e.message.includes("pw123secret"),
+      upstream,
+    );
+  }
+  assert.throws(
+    () => checkUpstream("live", all({ UPSTREAM_COOKIES_GB: "a=b" })),
+    /'UPSTREAM_COOKIES_GB' names no marketplace: the codes are US, /,
+  );
+  assert.doesNotThrow(() => checkUpstream("live", all({ UPSTREAM_COOKIES_UK: "a=b" })));
+});
+
 Deno.test("a URL's credentials are cut at the LAST @ before the host", () => {
   assert.equal(redactUrl("https://u:kv@secret@kv.example/"), "https://kv.example/");
   assert.equal(redactUrl("https://user:pw@kv.example/db"), "https://kv.example/db");

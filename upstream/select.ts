@@ -15,7 +15,7 @@ import { inlineReader, type PageReader } from "./page_pool.ts";
 import { MARKETPLACE_CODES } from "../schemas/marketplaces.ts";
 import { redactUrl } from "../core/redact_url.ts";
 
-type Env = { get(name: string): string | undefined };
+type Env = { get(name: string): string | undefined; toObject?(): Record<string, string> };
 
 export function dataSourceFor(
   upstream: string,
@@ -62,6 +62,7 @@ export function checkUpstream(
   /** The store's SQLite file (a local KV_PATH), which no recording may write into. */
   kvFile?: string,
 ): UpstreamMode {
+  checkCookies(env);
   if (upstream.startsWith("archive:")) {
     const path = upstream.slice("archive:".length);
     try {
@@ -69,9 +70,13 @@ export function checkUpstream(
       Deno.statSync(path);
     } catch (e) {
       throw new RangeError(
-        `Cannot start as 'UPSTREAM' names an archive that cannot be read: ${
-          (e as Error).message.split("\n")[0]
-        }`,
+        `Cannot start as 'UPSTREAM' names an archive that cannot be read: ${withoutPath(e)}`,
+      );
+    }
+    // Replaying fetches nothing to record: the setting was taken and nothing written (probe EZ).
+    if (env.get("UPSTREAM_RECORD")) {
+      throw new RangeError(
+        "Cannot start as 'UPSTREAM_RECORD' records fetched pages, and an archive: upstream fetches none",
       );
     }
     return { kind: "archive", path };
@@ -139,12 +144,30 @@ export function checkUpstream(
     } catch (e) {
       throw new RangeError(
         `Cannot start as 'UPSTREAM_RECORD' names a file that cannot be appended to: ${
-          (e as Error).message.split("\n")[0]
+          withoutPath(e)
         }`,
       );
     }
   }
   recordMaxBytes(env);
+  return mode;
+}
+
+/**
+ * The operator sessions: one Cookie header value each, for a marketplace that exists. An unknown
+ * code (`UPSTREAM_COOKIES_GB`; the UK's is UK) was left unused without a word (probe EZ).
+ */
+function checkCookies(env: Env): void {
+  for (const name of Object.keys(env.toObject?.() ?? {})) {
+    const code = name.startsWith("UPSTREAM_COOKIES_") ? name.slice(17) : null;
+    if (code !== null && !(MARKETPLACE_CODES as readonly string[]).includes(code)) {
+      throw new RangeError(
+        `Cannot start as '${name.slice(0, 40)}' names no marketplace: the codes are ${
+          MARKETPLACE_CODES.join(", ")
+        }`,
+      );
+    }
+  }
   for (const code of MARKETPLACE_CODES) {
     const name = `UPSTREAM_COOKIES_${code}`;
     // deno-lint-ignore no-control-regex
@@ -154,7 +177,14 @@ export function checkUpstream(
       );
     }
   }
-  return mode;
+}
+
+/**
+ * A file error's first line without the path it quotes (`…: stat '/x'`): a URL given where a
+ * path belongs carried its password into the message (probe EZ).
+ */
+function withoutPath(e: unknown): string {
+  return (e as Error).message.split("\n")[0].replace(/:\s*[a-z]+ '.*'$/s, "");
 }
 
 /** UPSTREAM_RECORD_MAX_MB in bytes: a whole number of MiB from 1 to 1,048,576 (1 TiB). */
