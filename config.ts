@@ -341,9 +341,10 @@ function watchMinFrom(value: string | undefined): number {
 
 function publicUrlFrom(value: string | undefined, port: number): string {
   if (value === undefined) return `http://localhost:${port}`;
-  const refuse = () =>
+  // Why, as the value shown leaves out what may be wrong with it (a password, a query).
+  const refuse = (why = "not a URL") =>
     new RangeError(
-      `Cannot start as 'PUBLIC_URL' must be an http(s) origin: current value is ${
+      `Cannot start as 'PUBLIC_URL' must be an http(s) origin (${why}): current value is ${
         redactUrl(value)
       }`,
     );
@@ -353,12 +354,9 @@ function publicUrlFrom(value: string | undefined, port: number): string {
   } catch {
     throw refuse();
   }
-  if (
-    (u.protocol !== "https:" && u.protocol !== "http:") || u.pathname !== "/" || u.search ||
-    u.username || u.password
-  ) {
-    throw refuse();
-  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw refuse("another scheme");
+  if (u.username || u.password) throw refuse("it holds a user name or password");
+  if (u.pathname !== "/" || u.search) throw refuse("it has a path or query");
   return u.origin;
 }
 

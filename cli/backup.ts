@@ -206,7 +206,10 @@ async function withTempFile<T>(
   prefix: string,
   work: (path: string) => Promise<T>,
 ): Promise<T> {
-  const path = await Deno.makeTempFile({ dir, prefix });
+  // The folder named: the runtime's own error named only "tmpfile" (probe EZ).
+  const path = await Deno.makeTempFile({ dir, prefix }).catch((e) => {
+    throw new Error(`Cannot back up: cannot write in ${dir}: ${(e as Error).name}`);
+  });
   if (temps.size === 0) { for (const s of SIGNALS) Deno.addSignalListener(s, stopped); }
   temps.add(path);
   try {

@@ -418,6 +418,10 @@ Deno.test("backup never writes over the store it reads, nor over an existing fil
     assert.match(await Deno.readTextFile(planted), /shelf-backup\/1/);
     const still = await cli(kvPath, "account", "list");
     assert.equal(still.code, 0, `the store still opens: ${still.stderr}`);
+    // Into a folder that does not exist: the folder is named (probe EZ: "tmpfile").
+    const nowhere = await cli(kvPath, "backup", `${dir}/nodir/x.jsonl`);
+    assert.equal(nowhere.code, 1);
+    assert.match(nowhere.stderr, /^admin: Cannot back up: cannot write in .*\/nodir: NotFound/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -245,6 +245,26 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
   assert.doesNotThrow(() => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: "a=b; c=d" })));
 });
 
+Deno.test("PUBLIC_URL: a refusal says why, as the value shown leaves out a password or query (probe EZ)", () => {
+  for (
+    const [value, why] of [
+      [
+        "https://admin:pw123secret@api.example.com",
+        /user name or password\): current value is https:\/\/api\.example\.com\/$/,
+      ],
+      ["https://api.example.com/v1?x=1", /path or query/],
+      ["ftp://api.example.com", /another scheme/],
+      ["api example", /not a URL/],
+    ] as const
+  ) {
+    assert.throws(
+      () => loadConfig(env({ PUBLIC_URL: value })),
+      (e: Error) => why.test(e.message) && !e.message.includes("pw123secret"),
+      value,
+    );
+  }
+});
+
 Deno.test("UPSTREAM: settings an archive cannot use, paths that are URLs and sessions of no marketplace are refused, without a password (probe EZ)", () => {
   const all = (vars: Record<string, string>) => ({ ...env(vars), toObject: () => vars });
   assert.throws(
