@@ -8,7 +8,14 @@ import { ALL_ENDPOINTS, type Endpoint } from "./endpoints.ts";
 import { BodyValidationErrorBody, ErrorBody, ValidationErrorBody } from "./resources.ts";
 import examples from "./examples.json" with { type: "json" };
 import { BODY_SECONDS, JSON_BODY_LIMIT } from "./request_limits.ts";
-import { watchCreateBody, WatchCreated, WatchDeleted, WatchEvent, WatchList } from "./watches.ts";
+import {
+  WATCH_ROUTES,
+  watchCreateBody,
+  WatchCreated,
+  WatchDeleted,
+  WatchEvent,
+  WatchList,
+} from "./watches.ts";
 
 /** Real answers to real corpus pages (demo/examples.ts builds them), keyed by endpoint name. */
 const EXAMPLES: Record<string, { source: string; value: unknown }> = examples;
@@ -61,7 +68,7 @@ const RETRY_AFTER = {
 const OTHER_HEADERS = {
   "X-Request-Id": {
     description:
-      "The request's id, in the access log too: the client's own (1-64 of `[A-Za-z0-9._-]`) or a new UUID.",
+      "The request's id, in the access log too: the client's own (1-64 of `[A-Za-z0-9._-]`), or a new UUID when it is not one or looks like a secret (a run of 48 hex digits or more, as keys and tokens hold).",
     schema: { type: "string" },
   },
   Age: {
@@ -247,6 +254,9 @@ function operation(ep: Endpoint) {
   };
 }
 
+/** Answers given before the key is read, so without its credit and rate headers (probe EY). */
+const BEFORE_THE_KEY = ["Unauthorized", "MethodNotAllowed", "BadRequest", "UriTooLong"];
+
 /** What any path may answer before its route runs: a bad Host (400), a URL over 16 KiB (414). */
 const BEFORE_ANY_ROUTE = {
   "400": ref("responses", "BadRequest"),
@@ -269,7 +279,7 @@ function watchPaths() {
   return {
     "/v1/watches": {
       post: {
-        summary: "Watch a product and get a signed webhook when its price, stock or rank changes",
+        summary: WATCH_ROUTES.create.summary,
         description: "Free to create. The service refreshes the product every `every_seconds` " +
           "(at least WATCH_MIN_SECONDS, default 3600), each refresh charged as a details call " +
           "of this key; without credits the watch pauses. The first refresh records the " +
@@ -313,7 +323,7 @@ function watchPaths() {
         },
       },
       get: {
-        summary: "The watches of this key's account (without their secrets)",
+        summary: WATCH_ROUTES.list.summary,
         description: "Free.",
         operationId: "watch_list",
         tags: ["products"],
@@ -326,7 +336,7 @@ function watchPaths() {
     },
     "/v1/watches/{id}": {
       delete: {
-        summary: "Stop and delete a watch",
+        summary: WATCH_ROUTES.remove.summary,
         description: "Free. Its pending webhook events are dropped.",
         operationId: "watch_delete",
         tags: ["products"],
@@ -358,7 +368,11 @@ export function openApiDocument(
       version: "1.0.0",
       description:
         "Metered, read-only JSON API for Amazon marketplace retail data. Send the key as " +
-        "`x-api-key`, as `Authorization: Bearer`, or (discouraged) as the `api_key` query parameter.",
+        "`x-api-key`, as `Authorization: Bearer`, or (discouraged) as the `api_key` query parameter. " +
+        "Query values are read as pydantic reads them: spaces around a value are dropped; ids " +
+        "(ASIN, seller, review) and marketplace codes are taken in any case, a-z upper-cased " +
+        "before the pattern is checked; booleans take true/false, 1/0, yes/no, y/n, on/off, t/f; " +
+        "integers may carry a sign or leading zeros; a parameter given twice takes its last value.",
     },
     servers: [{ url: "/" }],
     security: [{ apiKey: [] }, { bearer: [] }, { apiKeyQuery: [] }],
@@ -382,7 +396,7 @@ export function openApiDocument(
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map((
           [name, e],
-        ) => [name, errorResponse(e, name !== "Unauthorized" && name !== "MethodNotAllowed")]),
+        ) => [name, errorResponse(e, !BEFORE_THE_KEY.includes(name))]),
       ),
       schemas: {
         Error: jsonSchema(ErrorBody),

@@ -5,9 +5,25 @@
 import { z } from "zod";
 import { BestsellersRank } from "./pages.ts";
 import { Price } from "./resources.ts";
+import { MARKETPLACE_CODES } from "./marketplaces.ts";
 
 export const WATCH_FIELDS = ["price", "in_stock", "rank"] as const;
 export type WatchField = (typeof WATCH_FIELDS)[number];
+
+/** The watch routes, for the OpenAPI document and the endpoint index (both list them). */
+export const WATCH_ROUTES = {
+  create: {
+    path: "/v1/watches",
+    method: "POST",
+    summary: "Watch a product and get a signed webhook when its price, stock or rank changes",
+  },
+  list: {
+    path: "/v1/watches",
+    method: "GET",
+    summary: "The watches of this key's account (without their secrets)",
+  },
+  remove: { path: "/v1/watches/{id}", method: "DELETE", summary: "Stop and delete a watch" },
+} as const;
 
 /** Longest refresh interval a watch may ask for: 30 days. */
 export const MAX_EVERY_SECONDS = 30 * 86_400;
@@ -20,9 +36,17 @@ export const MAX_WATCHES_PER_ACCOUNT = 100;
  */
 export function watchCreateBody(minSeconds: number, allowPrivate = false) {
   return z.strictObject({
-    asin: z.string().describe("The product to watch (as for /v1/products/details)"),
-    marketplace: z.string().optional().describe("Two-letter marketplace code (default US)"),
-    zip: z.string().optional().describe("Delivery postcode (as for /v1/products/details)"),
+    // The details parameters' own rules, so that the document says what is then refused (probe
+    // EY); lower case is taken, as in a query.
+    asin: z.string().regex(/^[A-Za-z0-9]{10}$/).describe(
+      "The product to watch (as for /v1/products/details)",
+    ),
+    marketplace: z.string().regex(/^[A-Za-z]{2}$/).optional().describe(
+      `Marketplace code, one of ${MARKETPLACE_CODES.join(", ")} (default US)`,
+    ),
+    zip: z.string().regex(/^\s*[A-Za-z0-9][A-Za-z0-9 -]{1,11}\s*$/).optional().describe(
+      "Delivery postcode (as for /v1/products/details)",
+    ),
     every_seconds: z.int().min(minSeconds).max(MAX_EVERY_SECONDS).describe(
       `Seconds between refreshes; at least WATCH_MIN_SECONDS (this server: ${minSeconds})`,
     ),
@@ -32,7 +56,7 @@ export function watchCreateBody(minSeconds: number, allowPrivate = false) {
         : "http(s) URL that receives the signed events; private and loopback hosts are refused",
     ),
     on: z.array(z.enum(WATCH_FIELDS)).min(1).max(WATCH_FIELDS.length).describe(
-      "Fields whose change sends an event",
+      "Fields whose change sends an event; one named twice counts once",
     ),
   });
 }

@@ -5,7 +5,15 @@ import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 Deno.test("GET /v1/ lists every endpoint with its path, cost and group", async () => {
   await using s = await startServer();
   const body = await (await s.get("/v1/")).json();
-  assert.equal(body.endpoints.length, ALL_ENDPOINTS.length);
+  // The data endpoints and the three watch routes (probe EY: the watches were left out).
+  assert.equal(body.endpoints.length, ALL_ENDPOINTS.length + 3);
+  assert.deepEqual(
+    body.endpoints.filter((e: { path: string }) => e.path.startsWith("/v1/watches"))
+      .map((e: { method: string; path: string; cost: number }) =>
+        `${e.method} ${e.path} ${e.cost}`
+      ),
+    ["POST /v1/watches 0", "GET /v1/watches 0", "DELETE /v1/watches/{id} 0"],
+  );
   const byPath = Object.fromEntries(body.endpoints.map((e: { path: string }) => [e.path, e]));
   assert.equal(byPath["/v1/scrape"].cost, 2);
   assert.equal(byPath["/v1/usage"].cost, 0);
@@ -162,6 +170,15 @@ Deno.test("/openapi.json names the metering headers, the three ways to send a ke
   const tooLong = await s.get(`/v1/usage?q=${"x".repeat(17_000)}`);
   await tooLong.body?.cancel();
   assert.equal(tooLong.status, 414);
+  // Answered before the key is read: the request id alone is listed, as sent (probe EY).
+  assert.equal(tooLong.headers.get("x-credits-remaining"), null);
+  for (const status of ["400", "414"]) {
+    assert.deepEqual(
+      Object.keys(deref(details.responses[status]).headers),
+      ["X-Request-Id"],
+      status,
+    );
+  }
   const post = await s.get("/v1/", null, { method: "POST" });
   await post.body?.cancel();
   assert.equal(post.status, 405);
