@@ -30,6 +30,27 @@ Deno.test("deno task parse prints the detected page's JSON and exits 0", async (
   assert.equal(page.results[0].price.currency, "EUR");
 });
 
+Deno.test("deno task parse reads a gzipped page as the page (probe EZ: the fixtures are kept so)", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".html.gz" });
+  try {
+    const page = await fixtureBytes("bestsellers/amazon.de__parsy-ce-de.html");
+    const zipped = await new Response(
+      new Blob([page]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).bytes();
+    await Deno.writeFile(file, zipped);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "parse", file],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).results.length, 30);
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
 Deno.test("deno task parse prints the endpoint's envelope, the same the HTTP answer has (16.4)", async () => {
   const search = JSON.parse((await runParse("search/amazon.de__parsy-katzenfutter.html")).stdout);
   // /v1/products/search's fields: the page's 60 results with count, page, query (from the
