@@ -114,6 +114,16 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
   assert.equal(form.status, 422);
   assert.equal((await form.json()).detail[0].type, "json_invalid");
   assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0);
+  // Spaces around a value and lower case are taken, as a details call takes them (probe FA).
+  const loose = await post(s.url, key, {
+    ...GOOD,
+    asin: " b07h57dnvv ",
+    marketplace: " us",
+    zip: " 10001 ",
+  });
+  assert.equal(loose.status, 201, await loose.clone().text());
+  const made = await loose.json();
+  assert.deepEqual([made.asin, made.marketplace], ["B07H57DNVV", "US"]);
 });
 
 Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words and echo the value given", async () => {

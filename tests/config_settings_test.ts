@@ -275,6 +275,9 @@ Deno.test("UPSTREAM: settings an archive cannot use, paths that are URLs and ses
     const [upstream, vars, setting] of [
       ["archive:https://u:pw123secret@h/x.warc", {}, "UPSTREAM"],
       ["live", { UPSTREAM_RECORD: "http://u:pw123secret@h/x.warc" }, "UPSTREAM_RECORD"],
+      // A line break at the end, as a value read from a file has (probe FA).
+      ["archive:https://u:pw123secret@h/x.warc\n", {}, "UPSTREAM"],
+      ["live", { UPSTREAM_RECORD: "http://u:pw123secret@h/x.warc\n" }, "UPSTREAM_RECORD"],
     ] as const
   ) {
     assert.throws(
@@ -288,6 +291,8 @@ Deno.test("UPSTREAM: settings an archive cannot use, paths that are URLs and ses
     /'UPSTREAM_COOKIES_GB' names no marketplace: the codes are US, /,
   );
   assert.doesNotThrow(() => checkUpstream("live", all({ UPSTREAM_COOKIES_UK: "a=b" })));
+  // Empty is unset, as for every setting.
+  assert.doesNotThrow(() => checkUpstream("live", all({ UPSTREAM_COOKIES_GB: "" })));
 });
 
 Deno.test("a URL's credentials are cut at the LAST @ before the host", () => {

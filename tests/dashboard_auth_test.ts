@@ -217,6 +217,31 @@ Deno.test("SIGNUP=verify: whoever signs up someone else's address gets no say in
   assert.equal((await signIn(browser(s.url), email, "the owner's own pick")).status, 303);
 });
 
+Deno.test("the dashboard mails no private host: a sign-up or an alert address on one is refused in the form (probes EV, FB)", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  for (const email of ["root@localhost", "b@0xa9fea9fe", "ops@db.internal"]) {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    const r = await b.send("/dashboard/signup", {
+      form: { _csrf: page.csrf, email, password: "a password of mine" },
+    });
+    assert.equal(r.status, 422, email);
+    assert.match(r.text, /Mail cannot go to that host: enter an address on the public internet/);
+  }
+  await new Promise((r) => setTimeout(r, 300)); // a mail sent after the answer would be in by now
+  assert.equal(smtp.received.length, 0, "no mail to a private host");
+  // An account's settings: the same, before any confirmation is mailed.
+  await withAlertsOwner("owner-fb@example.com", async ({ smtp, owner, alertsTo }) => {
+    const saved = await saveAlertAddress(owner, "root@localhost");
+    assert.equal(saved.status, 422);
+    assert.match(saved.text, /address on the internet/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(smtp.received.length, 0, "no mail to a private host");
+    assert.equal(await alertsTo(), null);
+  });
+});
+
 Deno.test("SIGNUP=open: one client starts at most the documented number of sign-ups an hour", async () => {
   const clock = new ManualClock();
   await using s = await startServer({ signup: "open", trustProxy: true, clock });

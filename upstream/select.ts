@@ -158,8 +158,9 @@ export function checkUpstream(
  * code (`UPSTREAM_COOKIES_GB`; the UK's is UK) was left unused without a word (probe EZ).
  */
 function checkCookies(env: Env): void {
-  for (const name of Object.keys(env.toObject?.() ?? {})) {
-    const code = name.startsWith("UPSTREAM_COOKIES_") ? name.slice(17) : null;
+  for (const [name, value] of Object.entries(env.toObject?.() ?? {})) {
+    // Empty is unset, as for every setting.
+    const code = name.startsWith("UPSTREAM_COOKIES_") && value ? name.slice(17) : null;
     if (code !== null && !(MARKETPLACE_CODES as readonly string[]).includes(code)) {
       throw new RangeError(
         `Cannot start as '${name.slice(0, 40)}' names no marketplace: the codes are ${
@@ -184,7 +185,9 @@ function checkCookies(env: Env): void {
  * path belongs carried its password into the message (probe EZ).
  */
 function withoutPath(e: unknown): string {
-  return (e as Error).message.split("\n")[0].replace(/:\s*[a-z]+ '.*'$/s, "");
+  // The quoted path cut first, to the end: a path ending in a line break left its first line
+  // ending in the path (probe FA).
+  return (e as Error).message.replace(/:\s*[a-z]+ '[\s\S]*$/, "").split("\n")[0];
 }
 
 /** UPSTREAM_RECORD_MAX_MB in bytes: a whole number of MiB from 1 to 1,048,576 (1 TiB). */

@@ -10,7 +10,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
-import { AccountError, normalizeEmail } from "../../metering/accounts.ts";
+import { AccountError, mailableEmail, normalizeEmail } from "../../metering/accounts.ts";
 import { SIGNUP_PLAN } from "../../metering/plans.ts";
 import { KV } from "../../metering/kv_layout.ts";
 import {
@@ -186,8 +186,13 @@ export function authRoutes(
         />,
         status,
       );
-    const email = normalizeEmail(given);
-    if (!email) return again("Enter a valid email address.", 422);
+    const email = mailableEmail(given);
+    if (!email) {
+      // Checked before any mail: a confirmation went to root@localhost (probe FB).
+      return normalizeEmail(given)
+        ? again("Mail cannot go to that host: enter an address on the public internet.", 422)
+        : again("Enter a valid email address.", 422);
+    }
     if (verify) {
       // No account before the address is confirmed: no credits, no keys, no squatting. Past the
       // address's or the client's mails for the hour, nothing is sent, and the answer is the same.

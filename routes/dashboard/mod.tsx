@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
-import { AccountError, normalizeEmail } from "../../metering/accounts.ts";
+import { AccountError, mailableEmail } from "../../metering/accounts.ts";
 import type { AccountState } from "../../metering/account_state.ts";
 import { alertSettings, usageRecord } from "../../metering/account_state.ts";
 import { deleteSession } from "../../metering/sessions.ts";
@@ -214,7 +214,9 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
     signedIn(async (c, s) => {
       const form = await c.req.parseBody();
       const given = String(form.alert_email ?? "");
-      const email = normalizeEmail(given);
+      // A private host's is no address to confirm: updateAlerts refuses it, before any mail
+      // (probe FB: the confirmation went to root@localhost).
+      const email = mailableEmail(given);
       // Another address than the account's own is confirmed from a mailed link first (see
       // alert_address.tsx). Without a mail server none can be, and none is mailed: the address is
       // kept, and alerts go to the account's own until it is confirmed (alertRecipient).
