@@ -177,6 +177,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
         <UsagePage
           viewer={s.viewer}
           account={s.account}
+          keys={await accounts.listKeys(s.account.id)}
           usage={usage}
           alerts={alerts}
           mailConfigured={!!deps.delivery}

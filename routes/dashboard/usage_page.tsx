@@ -6,6 +6,7 @@ import {
   type AccountState,
   dayOf,
   FOLDED_KEYS,
+  type KeyState,
   PERIOD_MS,
   type UsageRecord,
 } from "../../metering/account_state.ts";
@@ -18,6 +19,8 @@ export function UsagePage(
   props: {
     viewer: Viewer;
     account: AccountState;
+    /** Every key of the account, revoked ones too (Accounts.listKeys): the tallies name them. */
+    keys: KeyState[];
     usage: UsageRecord;
     alerts: Alert[];
     mailConfigured: boolean;
@@ -77,7 +80,7 @@ export function UsagePage(
           id="by-key"
           label="Key"
           rows={Object.entries(props.account.by_key ?? {}).map(([id, credits]) => ({
-            name: keyLabel(props.account, id),
+            name: keyLabel(props.keys, id),
             credits,
           }))}
         />
@@ -137,11 +140,18 @@ export function UsagePage(
   );
 }
 
-/** A key by its name and visible characters; a revoked key has left the record, so its id. */
-function keyLabel(account: AccountState, id: string): string {
+/**
+ * A key by its name and visible characters, as the keys page shows it; a revoked one said so. Its
+ * id alone, which no page shows, named a revoked key (probe FB); it is left only for a key whose
+ * audit entry was pruned.
+ */
+function keyLabel(keys: KeyState[], id: string): string {
   if (id === FOLDED_KEYS) return "keys revoked earlier this period";
-  const k = account.keys[id];
-  return k ? `${k.name || "unnamed"} (${k.prefix}…${k.last4})` : `revoked key ${id}`;
+  const k = keys.find((k) => k.id === id);
+  if (!k) return `revoked key ${id}`;
+  return `${k.name || "unnamed"} (${k.prefix}…${k.last4})${
+    k.status === "revoked" ? ", revoked" : ""
+  }`;
 }
 
 /** A two-column table, largest first; rows with no credits are left out. */
