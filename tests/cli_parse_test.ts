@@ -35,7 +35,7 @@ Deno.test("deno task parse reads a gzipped page as the page (probe EZ: the fixtu
   try {
     const page = await fixtureBytes("bestsellers/amazon.de__parsy-ce-de.html");
     const zipped = await new Response(
-      new Blob([page]).stream().pipeThrough(new CompressionStream("gzip")),
+      new Blob([new Uint8Array(page)]).stream().pipeThrough(new CompressionStream("gzip")),
     ).bytes();
     await Deno.writeFile(file, zipped);
     const out = await new Deno.Command(Deno.execPath(), {
