@@ -60,6 +60,8 @@ export function oneOf(description: string, values: readonly [string, ...string[]
 }
 
 export const ASIN = /^[A-Z0-9]{10}$/;
+/** A postcode as the details call takes it; the watch body shares it. */
+export const ZIP = /^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$/;
 
 export const shared = {
   marketplace: {
@@ -70,7 +72,7 @@ export const shared = {
     upper: true,
   } satisfies Param,
   zip: str("Delivery postcode; send it for price-accurate data", {
-    pattern: /^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$/,
+    pattern: ZIP,
     max: 12,
   }),
 };

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { BestsellersRank } from "./pages.ts";
 import { Price } from "./resources.ts";
 import { MARKETPLACE_CODES } from "./marketplaces.ts";
+import { ZIP } from "./params.ts";
 
 export const WATCH_FIELDS = ["price", "in_stock", "rank"] as const;
 export type WatchField = (typeof WATCH_FIELDS)[number];
@@ -38,15 +39,16 @@ export function watchCreateBody(minSeconds: number, allowPrivate = false) {
   return z.strictObject({
     // The details parameters' own rules, so that the document says what is then refused (probe
     // EY); lower case is taken, as in a query.
-    // Spaces around a value are dropped, as in a query (probe FA).
-    asin: z.string().regex(/^\s*[A-Za-z0-9]{10}\s*$/).describe(
+    // Spaces around a value are dropped, as in a query (probe FA), then the details rules apply.
+    asin: z.string().trim().regex(/^[A-Za-z0-9]{10}$/).describe(
       "The product to watch (as for /v1/products/details)",
     ),
-    marketplace: z.string().regex(/^\s*[A-Za-z]{2}\s*$/).optional().describe(
+    marketplace: z.string().trim().regex(/^[A-Za-z]{2}$/).optional().describe(
       `Marketplace code, one of ${MARKETPLACE_CODES.join(", ")} (default US)`,
     ),
-    zip: z.string().regex(/^\s*[A-Za-z0-9][A-Za-z0-9 -]{0,10}[A-Za-z0-9]\s*$/).optional()
-      .describe("Delivery postcode (as for /v1/products/details)"),
+    zip: z.string().trim().regex(ZIP).optional().describe(
+      "Delivery postcode (as for /v1/products/details)",
+    ),
     every_seconds: z.int().min(minSeconds).max(MAX_EVERY_SECONDS).describe(
       `Seconds between refreshes; at least WATCH_MIN_SECONDS (this server: ${minSeconds})`,
     ),

@@ -124,6 +124,9 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
   assert.equal(loose.status, 201, await loose.clone().text());
   const made = await loose.json();
   assert.deepEqual([made.asin, made.marketplace], ["B07H57DNVV", "US"]);
+  // Whatever postcode a details call takes (probe FC: "123-" was refused in a body only).
+  const dash = await post(s.url, key, { ...GOOD, zip: "123-" });
+  assert.equal(dash.status, 201, await dash.clone().text());
 });
 
 Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words and echo the value given", async () => {

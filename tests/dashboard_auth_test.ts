@@ -20,6 +20,8 @@ import {
   CLIENT_MAIL_LIMIT,
 } from "../metering/account_mail_limit.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { KV } from "../metering/kv_layout.ts";
+import type { AccountState } from "../metering/account_state.ts";
 import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 import { NETWORK_FACTOR } from "../metering/window_slots.ts";
 
@@ -241,6 +243,30 @@ Deno.test("the dashboard mails no private host: a sign-up or an alert address on
     assert.equal(await alertsTo(), null);
   });
 });
+
+Deno.test("settings with an alert address stored before private hosts were refused still save the alerts' boxes (probe FC)", () =>
+  withAlertsOwner("owner-fc@example.com", async ({ smtp, s, owner }) => {
+    const id = (await s.accounts.idByEmail("owner-fc@example.com"))!;
+    const record = (await s.kv.get<AccountState>(KV.account(id))).value!;
+    record.alerts = { at80: true, at100: true, email: "alerts@corp.internal", confirmed: null };
+    await s.kv.set(KV.account(id), record);
+    const page = await owner.send("/dashboard/settings");
+    const shown = /name="alert_email"[^>]*value="([^"]*)"/.exec(page.text)?.[1];
+    assert.equal(shown, "alerts@corp.internal");
+    // Both boxes unchecked, the address as the form shows it.
+    const saved = await owner.send("/dashboard/settings", {
+      form: { _csrf: page.csrf, alerts_form: "1", alert_email: shown },
+    });
+    assert.equal(saved.status, 303, saved.text.slice(0, 300));
+    const alerts = (await s.accounts.get(id)).alerts!;
+    assert.deepEqual([alerts.at80, alerts.at100, alerts.email], [
+      false,
+      false,
+      "alerts@corp.internal",
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(smtp.received.length, 0, "no mail to the private host");
+  }));
 
 Deno.test("SIGNUP=open: one client starts at most the documented number of sign-ups an hour", async () => {
   const clock = new ManualClock();

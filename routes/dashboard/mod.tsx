@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { Deps } from "../deps.ts";
-import { AccountError, mailableEmail } from "../../metering/accounts.ts";
+import { AccountError, mailableEmail, normalizeEmail } from "../../metering/accounts.ts";
 import type { AccountState } from "../../metering/account_state.ts";
 import { alertSettings, usageRecord } from "../../metering/account_state.ts";
 import { deleteSession } from "../../metering/sessions.ts";
@@ -218,6 +218,13 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
       // A private host's is no address to confirm: updateAlerts refuses it, before any mail
       // (probe FB: the confirmation went to root@localhost).
       const email = mailableEmail(given);
+      // An address stored before private hosts were refused, sent back as the form shows it, is
+      // left as it is (or, the account's own, as no other), so the alerts' boxes still save: the
+      // form was refused until the field was cleared, with nothing saying so (probe FC).
+      const written = normalizeEmail(given);
+      const stale = written !== null && email === null;
+      const own = stale && written === s.account.email;
+      const kept = stale && written === alertSettings(s.account).email;
       // Another address than the account's own is confirmed from a mailed link first (see
       // alert_address.tsx). Without a mail server none can be, and none is mailed: the address is
       // kept, and alerts go to the account's own until it is confirmed (alertRecipient).
@@ -228,7 +235,7 @@ export function dashboardRoutes(app: Hono, deps: Deps): void {
         saved = await accounts.updateAlerts(s.account.id, {
           at80: form.at80 === "on",
           at100: form.at100 === "on",
-          email: confirm ? undefined : given,
+          email: own ? null : confirm || kept ? undefined : given,
         });
       } catch (e) {
         if (!(e instanceof AccountError)) throw e;

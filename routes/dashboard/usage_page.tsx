@@ -142,13 +142,13 @@ export function UsagePage(
 
 /**
  * A key by its name and visible characters, as the keys page shows it; a revoked one said so. Its
- * id alone, which no page shows, named a revoked key (probe FB); it is left only for a key whose
- * audit entry was pruned.
+ * id alone, which no page shows, named a revoked key (probe FB); a key whose audit entry was
+ * pruned (KEPT_REVOKED_KEYS) is named as such (probe FC).
  */
 function keyLabel(keys: KeyState[], id: string): string {
   if (id === FOLDED_KEYS) return "keys revoked earlier this period";
   const k = keys.find((k) => k.id === id);
-  if (!k) return `revoked key ${id}`;
+  if (!k) return "a key revoked earlier, no longer listed";
   return `${k.name || "unnamed"} (${k.prefix}…${k.last4})${
     k.status === "revoked" ? ", revoked" : ""
   }`;
