@@ -46,6 +46,19 @@ Deno.test("a keyword search's or another listing's page answered as a storefront
       "/v1/products/category?category_id=283156",
       /seller's storefront's page instead of a category listing/,
     ],
+    // And a search answered with a category's or a storefront's page (probe FD).
+    [
+      "/s?k=catpage",
+      CATEGORY,
+      "/v1/products/search?query=catpage",
+      /category listing's page instead of a keyword search/,
+    ],
+    [
+      "/s?k=storepage",
+      STOREFRONT,
+      "/v1/products/search?query=storepage",
+      /seller's storefront's page instead of a keyword search/,
+    ],
   ];
   for (const [url, page, call, message] of cases) {
     rig.fake.page(`https://www.amazon.com${url}`, page);
@@ -109,4 +122,20 @@ Deno.test("labels from a page are well-formed ids, tested before their case is c
   const cased = await rig.call("/v1/products/category?category_id=Electronics&marketplace=IN");
   assert.equal(cased.status, 200, JSON.stringify(cased.body).slice(0, 300));
   assert.equal(cased.body.category_id, "Electronics");
+});
+
+Deno.test("a search is labelled with the words its page's links search, when they are not the ones asked for (probe FD)", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/s?k=otherq", SEARCH); // its links search "laptop"
+  const other = await rig.call("/v1/products/search?query=otherq");
+  assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
+  assert.equal(other.body.query, "laptop");
+  // The words asked for, in another case or spacing, are the same words.
+  rig.fake.page("https://www.amazon.com/s?k=Laptop", SEARCH);
+  const same = await rig.call("/v1/products/search?query=%20Laptop");
+  assert.equal(same.body.query, "Laptop");
+  // An older layout's words, in a `k:` step of `rh`.
+  rig.fake.page("https://www.amazon.de/s?k=flaschen", OLD_SEARCH);
+  const old = await rig.call("/v1/products/search?query=flaschen&marketplace=DE");
+  assert.equal(old.body.query, "plastikfrei flasche");
 });

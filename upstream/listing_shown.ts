@@ -1,44 +1,56 @@
 /**
- * What a category's or a seller storefront's page is a listing of, told by what its pagination
- * links page through (the parser's `links_*`): a keyword search's page was answered as a seller's
- * storefront and as a category, labelled with the seller or node asked for, and charged (probe
- * ES). A page without pagination links tells nothing and is taken as the listing asked for.
+ * What a search's, a category's or a seller storefront's page is a listing of, told by what its
+ * pagination links page through (the parser's `links_*`): a keyword search's page was answered as
+ * a seller's storefront and as a category (probe ES), and a category's or a storefront's as a
+ * search (probe FD), each labelled with what was asked for, and charged. A page without
+ * pagination links tells nothing and is taken as the listing asked for.
  */
 import type { SearchPage } from "../schemas/pages.ts";
 import type { Params } from "./envelopes.ts";
 import { ApiError } from "../core/api_error.ts";
 import { sellerId } from "../parsers/page_common.ts";
 
-export type Listing = "category" | "seller_products";
+export type Listing = "search" | "category" | "seller_products";
 
 /** The alias Amazon's storefront links carry beside the seller (`i=merchant-items`). */
 const STOREFRONT_ALIAS = "merchant-items";
 // As the parameters' patterns: a page's text is echoed only when it is a well-formed id.
 const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 
+/** The search words the page's links carry: `k`, or a `k:` step of an older page's `rh`. */
+function linksWords(page: SearchPage | undefined): string | null {
+  const step = page?.links_node?.split(",").find((s) => s.startsWith("k:"));
+  return page?.links_query ??
+    (step ? step.slice(2).trim().replace(/\s+/g, " ").toLowerCase() : null);
+}
+
 /** What the page's links page through, or null when they say nothing. */
-function shownKind(page: SearchPage): "storefront" | "search" | "category" | null {
+function shownKind(page: SearchPage): Kind | null {
   if (page.links_seller) return "storefront";
-  // Older pages carry the words as a `k:` step of `rh` ("i:aps,k:plastikfrei flasche").
-  if (page.links_query || page.links_node?.split(",").some((s) => s.startsWith("k:"))) {
-    return "search";
-  }
+  if (linksWords(page) !== null) return "search";
   if (page.links_node || (page.links_alias && page.links_alias !== STOREFRONT_ALIAS)) {
     return "category";
   }
   return null;
 }
 
-const NAMES = {
+type Kind = "storefront" | "search" | "category";
+
+const NAMES: Record<Kind, string> = {
   storefront: "a seller's storefront",
   search: "a keyword search",
   category: "a category listing",
+};
+const WANTED: Record<Listing, Kind> = {
+  search: "search",
+  category: "category",
+  seller_products: "storefront",
 };
 
 /** Throws the uncharged 502 when the page is another kind of listing than the one asked for. */
 export function assertListing(endpoint: Listing, page: SearchPage): void {
   const kind = shownKind(page);
-  const wanted = endpoint === "category" ? "category" : "storefront";
+  const wanted = WANTED[endpoint];
   if (kind && kind !== wanted) {
     throw new ApiError(
       502,
@@ -60,6 +72,14 @@ export function listingShown(
   page: SearchPage | undefined,
 ): Record<string, string> {
   const crumbs = page?.breadcrumb;
+  if (endpoint === "search") {
+    // Another query's page, or Amazon's spelling correction: the words it shows (probe FD).
+    const words = linksWords(page);
+    const asked = String(p.query ?? "").trim().replace(/\s+/g, " ").toLowerCase();
+    // deno-lint-ignore no-control-regex -- page text is echoed only when it is one plain line
+    const plain = words !== null && /^[^\x00-\x1f\x7f]{1,200}$/.test(words);
+    return plain && words !== asked ? { query: words } : {};
+  }
   if (endpoint === "seller_products") {
     // As written: upper-cased by Unicode's rules, "ﬀ" became "FF" (probe EU).
     const seller = sellerId(page?.links_seller);

@@ -179,7 +179,7 @@ export class UpstreamSource implements DataSource {
   ): Promise<unknown> {
     /** The first page read: what labels the answer. */
     let shown: SearchPage | undefined;
-    const kind = req.endpoint.name === "search" ? null : req.endpoint.name as Listing;
+    const kind = req.endpoint.name as Listing;
     const p = req.params;
     const mp = String(p.marketplace ?? "US");
     const keepSponsored = p.include_sponsored !== false;
@@ -210,7 +210,7 @@ export class UpstreamSource implements DataSource {
             "The marketplace's page marks no result as Prime, so prime_only cannot be applied.",
           );
         }
-        if (!shown && kind) assertListing(kind, read);
+        if (!shown) assertListing(kind, read);
         shown ??= read;
         if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
         return read;
@@ -225,7 +225,7 @@ export class UpstreamSource implements DataSource {
       ...extra,
       ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, shown?.sort_shown) } : {}),
       ...(breadcrumb ? { breadcrumb: shown?.breadcrumb ?? [] } : {}),
-      ...(kind ? listingShown(kind, p, shown) : {}),
+      ...listingShown(kind, p, shown),
     });
   }
 
