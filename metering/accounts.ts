@@ -419,18 +419,25 @@ export class Accounts {
           `the ${s.plan} plan allows ${max} active key${max === 1 ? "" : "s"}; revoke one first`,
         );
       }
+      // The window of a key revoked in this second, which the new key replaces (probe ER); only
+      // this second's, give or take one of clock skew: a window a fast instance opened a minute
+      // ahead kept every new key blocked for that minute (probe FE).
+      const now = this.#clock.now();
+      const retired = s.retired_window;
+      const inherited = retired && Math.abs(retired.sec - Math.floor(now / 1000)) <= 1
+        ? retired
+        : { sec: 0, count: 0 };
       const key: KeyState = {
         id: keyId,
         name,
         mode,
         ...keyDisplayParts(value),
         status: "active",
-        created_at: this.#clock.now(),
+        created_at: now,
         revoked_at: null,
         last_used_at: null,
-        // The window of a key revoked in this second, which the new key replaces (probe ER).
-        win_sec: s.retired_window?.sec ?? 0,
-        win_count: s.retired_window?.count ?? 0,
+        win_sec: inherited.sec,
+        win_count: inherited.count,
       };
       s.keys[keyId] = key;
       if (opts.once !== undefined) {

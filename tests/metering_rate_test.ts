@@ -59,7 +59,7 @@ Deno.test("rate limits are per key: a second key of the account has its own wind
   assert.equal(count(await burst(6, () => s.get(OFFERS, second)), 200), 5);
 });
 
-Deno.test("a key created in the second another was revoked in starts from its window (probe ER)", async () => {
+Deno.test("a key created in the second another was revoked in starts from its window, and only that second's (probes ER, FE)", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 100));
   await using s = await startServer({ clock });
   const a = await s.account("free"); // 1 per second, 1 key
@@ -75,6 +75,14 @@ Deno.test("a key created in the second another was revoked in starts from its wi
   await s.accounts.revokeKey((await s.accounts.lookupKey(value))!.key_id);
   clock.advance(1000); // a key made a second after the last revocation starts empty
   ({ value } = await s.accounts.createKey(a.id, { name: "later" }));
+  assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [200]);
+  // A window another instance opened a minute ahead (its clock fast) is not this second's: a key
+  // made here starts empty, where it stayed blocked for the minute (probe FE).
+  clock.advance(60_000);
+  assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [200]);
+  await s.accounts.revokeKey((await s.accounts.lookupKey(value))!.key_id);
+  clock.advance(-60_000 + 1000);
+  ({ value } = await s.accounts.createKey(a.id, { name: "behind" }));
   assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [200]);
 });
 
