@@ -20,6 +20,7 @@ import { bodyLimits, type BodyReading } from "./routes/body_limit.ts";
 import { requestPath, requestTarget } from "./routes/request_target.ts";
 import { requestLog } from "./routes/access_log.ts";
 import { oneLayer, under } from "./routes/one_layer.ts";
+import { headLength } from "./routes/head_length.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { type Metrics, metrics as processMetrics } from "./core/metrics.ts";
 import { type CorsOrigins, v1Methods } from "./routes/methods.ts";
@@ -113,6 +114,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
   app.use(
     "*",
     oneLayer(
+      headLength(),
       requestTarget(),
       bodyLimits(deps.trustProxy, opts.bodyReading, stopping),
       under("/v1", v1Methods(opts.corsOrigins ?? null)),

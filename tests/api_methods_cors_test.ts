@@ -157,3 +157,16 @@ Deno.test("CORS_ORIGINS=* allows any origin; a malformed list refuses to start",
   await r.body?.cancel();
   assert.equal(r.headers.get("access-control-allow-origin"), "*");
 });
+
+Deno.test("HEAD says the length GET sends (probe FD: Content-Length 0 on every small page)", async () => {
+  await using s = await startServer();
+  for (const path of ["/healthz", "/docs", "/openapi.json", "/nope"]) {
+    const head = await fetch(`${s.url}${path}`, { method: "HEAD" });
+    await head.body?.cancel();
+    const get = await fetch(`${s.url}${path}`);
+    const sent = (await get.arrayBuffer()).byteLength;
+    assert.equal(head.status, get.status, path);
+    assert.ok(sent > 0, path);
+    assert.equal(head.headers.get("content-length"), String(sent), path);
+  }
+});
