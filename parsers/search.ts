@@ -671,7 +671,7 @@ function linksParam(scan: PageScan, name: string): string | null {
 /** The listing the pagination links page through: its search words, seller, alias and nodes. */
 function linksListing(scan: PageScan) {
   return {
-    links_query: linksParam(scan, "k")?.toLowerCase() ?? null,
+    links_query: linksParam(scan, "k"),
     links_seller: linksParam(scan, "me"),
     links_alias: linksParam(scan, "i"),
     links_node: linksParam(scan, "rh"),

@@ -29,8 +29,9 @@ export const SearchPage = z.object({
   page: z.int().min(1),
   page_stated: z.boolean(),
   /**
-   * The search words (`k`) the page's own pagination links carry, null without such links: what
-   * tells a further page of a `limit` search from another search's page.
+   * The search words (`k`) the page's own pagination links carry, spaces collapsed and as they
+   * spell them, null without such links: what tells a further page of a `limit` search from
+   * another search's page (compared in lower case).
    */
   links_query: z.string().nullable(),
   /**

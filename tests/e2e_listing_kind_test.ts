@@ -130,6 +130,15 @@ Deno.test("a search is labelled with the words its page's links search, when the
   const other = await rig.call("/v1/products/search?query=otherq");
   assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
   assert.equal(other.body.query, "laptop");
+  // Echoed as the links spell them, up to the longest query a search takes (probe FF).
+  const spelled = (await fixture(SEARCH)).replaceAll("k=laptop", "k=Laptop+Pro");
+  rig.fake.page("https://www.amazon.com/s?k=mixedq", { html: spelled });
+  assert.equal((await rig.call("/v1/products/search?query=mixedq")).body.query, "Laptop Pro");
+  const long = "a".repeat(250);
+  rig.fake.page("https://www.amazon.com/s?k=longq", {
+    html: (await fixture(SEARCH)).replaceAll("k=laptop", `k=${long}`),
+  });
+  assert.equal((await rig.call("/v1/products/search?query=longq")).body.query, long);
   // The words asked for, in another case or spacing, are the same words.
   rig.fake.page("https://www.amazon.com/s?k=Laptop", SEARCH);
   const same = await rig.call("/v1/products/search?query=%20Laptop");

@@ -84,6 +84,13 @@ Deno.test("a key created in the second another was revoked in starts from its wi
   clock.advance(-60_000 + 1000);
   ({ value } = await s.accounts.createKey(a.id, { name: "behind" }));
   assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [200]);
+  // And that minute-ahead window, kept, does not stop this second's from being kept: rotating
+  // opened a fresh window again on every key (probe FF).
+  for (let i = 0; i < 3; i++) {
+    await s.accounts.revokeKey((await s.accounts.lookupKey(value))!.key_id);
+    ({ value } = await s.accounts.createKey(a.id, { name: `behind ${i}` }));
+    assert.deepEqual(await burst(1, () => s.get(OFFERS, value)), [429], `replacement ${i}`);
+  }
 });
 
 Deno.test("a lagging clock cannot reopen the window: two instances 1.5 s apart on one store admit 5, not more (issue 13.6)", async () => {

@@ -473,8 +473,8 @@ for (
   const [name, page, query] of [
     ["search/amazon.com__pavel-ipad-pro.html", 1, "ipad pro"],
     ["search/amazon.in__aditya-motorola-phone-5g.html", 3, "motorola phone 5g"],
-    ["search/amazon.co.jp__kureho-pokemon-card-box.html", 1, "ポケモンカードゲーム box"],
-    ["search/amazon.nl__cagdas-playstation-5.html", 1, "playstation 5"],
+    ["search/amazon.co.jp__kureho-pokemon-card-box.html", 1, "ポケモンカードゲーム BOX"],
+    ["search/amazon.nl__cagdas-playstation-5.html", 1, "PlayStation 5"],
     ["search/amazon.in__vedant-rh-n6612025031.html", 1, null],
   ] as const
 ) {

@@ -20,9 +20,11 @@ const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 /** The search words the page's links carry: `k`, or a `k:` step of an older page's `rh`. */
 function linksWords(page: SearchPage | undefined): string | null {
   const step = page?.links_node?.split(",").find((s) => s.startsWith("k:"));
-  return page?.links_query ??
-    (step ? step.slice(2).trim().replace(/\s+/g, " ").toLowerCase() : null);
+  return page?.links_query ?? (step ? step.slice(2).trim().replace(/\s+/g, " ") : null);
 }
+
+/** The longest `query` a search takes (schemas/endpoints.ts). */
+const MAX_QUERY = 300;
 
 /** What the page's links page through, or null when they say nothing. */
 function shownKind(page: SearchPage): Kind | null {
@@ -74,11 +76,13 @@ export function listingShown(
   const crumbs = page?.breadcrumb;
   if (endpoint === "search") {
     // Another query's page, or Amazon's spelling correction: the words it shows (probe FD).
+    // Compared in lower case, echoed as the links spell them (probe FF: `İ` lower-cased is `i̇`).
     const words = linksWords(page);
     const asked = String(p.query ?? "").trim().replace(/\s+/g, " ").toLowerCase();
     // deno-lint-ignore no-control-regex -- page text is echoed only when it is one plain line
-    const plain = words !== null && /^[^\x00-\x1f\x7f]{1,200}$/.test(words);
-    return plain && words !== asked ? { query: words } : {};
+    const plain = words !== null && /^[^\x00-\x1f\x7f]+$/.test(words) &&
+      words.length <= MAX_QUERY;
+    return plain && words.toLowerCase() !== asked ? { query: words } : {};
   }
   if (endpoint === "seller_products") {
     // As written: upper-cased by Unicode's rules, "ﬀ" became "FF" (probe EU).

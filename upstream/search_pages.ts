@@ -232,7 +232,8 @@ function otherPage(
   currencyOf = (r: ProductItem) => r.price?.currency ?? "",
 ): "earlier" | "another" | null {
   // Another search's page first: its own page 1 says nothing of where this search ends (probe EF).
-  if (first.links_query && got.links_query && first.links_query !== got.links_query) {
+  const words = (p: SearchPage) => p.links_query?.toLowerCase();
+  if (first.links_query && got.links_query && words(first) !== words(got)) {
     return "another";
   }
   const shown = (p: SearchPage) => new Set(p.results.map(currencyOf).filter(Boolean));
