@@ -56,8 +56,8 @@ export interface AccountState {
    */
   key_once?: string[];
   /**
-   * The fullest rate window of the keys revoked in the latest second any was: a key created in
-   * that second starts from it. A fresh window per new key let a free account revoke and create
+   * The newest rate window a revoked key of the account had, the fullest of its second: a key
+   * created then starts from it. A fresh window per new key let a free account revoke and create
    * its one key each time it was refused, 10 calls a second on a 1-a-second plan (probe ER).
    */
   retired_window?: { sec: number; count: number };

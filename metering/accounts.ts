@@ -281,14 +281,14 @@ export class Accounts {
    */
   #moveOut(s: AccountState, key: KeyState, now: number): (op: Deno.AtomicOperation) => void {
     delete s.keys[key.id];
-    // The fullest window of this second; one kept from another second, a fast clock's minute
-    // ahead too, gives way: kept, it stopped every later window from being kept, and rotating the
-    // key opened a fresh window again (probe FF).
+    // The newest window, the fullest of its second. A window a fast-clock instance opened ahead
+    // is the newest too: the revoked key was held to it (windows only move forward, issue 13.6),
+    // and so is the key that replaces it. Dropping it let rotation between instances whose clocks
+    // differ open a fresh window every time (probes FE, FF, FG).
     const w = s.retired_window;
-    const stale = !w || !nearSecond(w.sec, now);
     if (
       key.win_count > 0 &&
-      (stale || key.win_sec > w.sec || (key.win_sec === w.sec && key.win_count > w.count))
+      (!w || key.win_sec > w.sec || (key.win_sec === w.sec && key.win_count > w.count))
     ) {
       s.retired_window = { sec: key.win_sec, count: key.win_count };
     }
@@ -423,12 +423,11 @@ export class Accounts {
           `the ${s.plan} plan allows ${max} active key${max === 1 ? "" : "s"}; revoke one first`,
         );
       }
-      // The window of a key revoked in this second, which the new key replaces (probe ER); only
-      // this second's, give or take one of clock skew: a window a fast instance opened a minute
-      // ahead kept every new key blocked for that minute (probe FE).
+      // The newest window a revoked key of the account had, which the new key replaces (probe ER:
+      // a fresh window per key gave a free account 10 calls a second by rotating it). One of an
+      // earlier second opens anew at the key's first call, as any window does.
       const now = this.#clock.now();
-      const retired = s.retired_window;
-      const inherited = retired && nearSecond(retired.sec, now) ? retired : { sec: 0, count: 0 };
+      const inherited = s.retired_window ?? { sec: 0, count: 0 };
       const key: KeyState = {
         id: keyId,
         name,
@@ -513,11 +512,6 @@ export class Accounts {
     }
     return plan;
   }
-}
-
-/** Whether `sec` (epoch seconds) is the second of `now` (ms), give or take one of clock skew. */
-function nearSecond(sec: number, now: number): boolean {
-  return Math.abs(sec - Math.floor(now / 1000)) <= 1;
 }
 
 function notFound(what: string, id: string): AccountError {
