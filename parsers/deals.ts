@@ -37,17 +37,17 @@ export function parseDeals(html: string, opts: ParseOptions): DealsPage {
   return guardParse("deals page", html, opts, () => {
     const doc = parseHtml(html);
     const cards = outermost(all(doc, CARD));
-    if (
-      cards.length === 0 &&
-      !/id=["']grid-main-container["']|data-testid=["']grid-deals-container["']/.test(html)
-    ) {
-      throw new ParseError("unrecognised", "Cannot parse deals page: no deal cards");
-    }
     const origin = originOf(opts.marketplace);
     const results: DealItem[] = [];
     for (const card of cards) {
       const item = readCard(card, origin, opts.marketplace);
       if (item) results.push(item);
+    }
+    // A deals grid with no card read is no answer: an empty grid is what a page whose cards a
+    // script fills, or cards in markup not read, look like, and it was answered as no deals,
+    // charged and cached for everyone (probe FH).
+    if (results.length === 0) {
+      throw new ParseError("unrecognised", "Cannot parse deals page: no deal card read");
     }
     return { results };
   });

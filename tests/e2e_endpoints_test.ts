@@ -6,7 +6,7 @@
 import { judgeReviews } from "../upstream/reviews_answer.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { fixture } from "./fixture.ts";
+import { fixture, searchingFor } from "./fixture.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 
 function schemaOf(path: string) {
@@ -370,15 +370,18 @@ Deno.test("asin-to-gtin says so in note when the page lists no identifiers", asy
  * redirects to B0G6KD54ZK (as the marketplace does a merged product: the corpus holds no page of
  * B0CB1FW5FC), whose page lists UPC 753747482348, which that EAN is.
  */
-function chargerPages(
+async function chargerPages(
   rig: {
-    fake: { page(url: string, fixture: string): unknown; redirect(a: string, b: string): unknown };
+    fake: {
+      page(url: string, page: string | { html: string }): unknown;
+      redirect(a: string, b: string): unknown;
+    };
   },
 ) {
-  rig.fake.page(
-    "https://www.amazon.com/s?k=0753747482348",
-    "search/amazon.com__pricechecker-portable-charger.html",
-  );
+  const search = await fixture("search/amazon.com__pricechecker-portable-charger.html");
+  rig.fake.page("https://www.amazon.com/s?k=0753747482348", {
+    html: searchingFor(search, "0753747482348"),
+  });
   rig.fake.redirect("https://www.amazon.com/dp/B0CB1FW5FC", "https://www.amazon.com/dp/B0G6KD54ZK");
   rig.fake.page(
     "https://www.amazon.com/dp/B0G6KD54ZK",
@@ -388,7 +391,7 @@ function chargerPages(
 
 Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-A)", async () => {
   await using rig = await startRig();
-  chargerPages(rig);
+  await chargerPages(rig);
   const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=0753747482348");
   // The product whose page lists the code is the one its page names, said so in `note` (probe CS:
   // the search result's ASIN was given, unremarked, for another product's page).
@@ -407,10 +410,10 @@ Deno.test("gtin-to-asin confirms the match on its product page (EAN-13 of a UPC-
 
 Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds nothing", async () => {
   await using rig = await startRig();
-  rig.fake.page(
-    "https://www.amazon.com/s?k=012345678905",
-    "search/amazon.com__pavel-ipad-pro.html",
-  );
+  const ipads = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  rig.fake.page("https://www.amazon.com/s?k=012345678905", {
+    html: searchingFor(ipads, "012345678905"),
+  });
   const unsure = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=012345678905");
   assert.equal(unsure.asin, "B0BJLF2BRM");
   assert.match(unsure.note, /^Unsure/);
@@ -427,10 +430,9 @@ Deno.test("gtin-to-asin notes an unsure match, and 404s when the search finds no
 
 Deno.test("gtin-to-asin confirms a code its product page lists second in one row", async () => {
   await using rig = await startRig();
-  rig.fake.page(
-    "https://www.amazon.com/s?k=7301433156092",
-    "search/amazon.com__pavel-ipad-pro.html",
-  );
+  rig.fake.page("https://www.amazon.com/s?k=7301433156092", {
+    html: searchingFor(await fixture("search/amazon.com__pavel-ipad-pro.html"), "7301433156092"),
+  });
   // The row "EAN ‎0730143315609, 7301433156092" (probe DP: only the first code was looked at, so
   // the second was answered as an unsure match, charged).
   rig.fake.page(
@@ -446,7 +448,7 @@ Deno.test("gtin-to-asin confirms a code its product page lists second in one row
 
 Deno.test("gtin-to-asin whose candidates' pages cannot be read fails uncharged; once they can, the match is confirmed", async () => {
   await using rig = await startRig();
-  chargerPages(rig);
+  await chargerPages(rig);
   // Every product page answers 503 through the retries (probe BC: a charged "Unsure: the pages
   // list no UPC" answer, cached for a day).
   rig.fake.fail("503", 20, "/dp/");

@@ -148,3 +148,20 @@ Deno.test("a search is labelled with the words its page's links search, when the
   const old = await rig.call("/v1/products/search?query=flaschen&marketplace=DE");
   assert.equal(old.body.query, "plastikfrei flasche");
 });
+
+Deno.test("gtin-to-asin takes only a search for the GTIN: a storefront's, a category's or other words' page is an uncharged 502 (probe FH)", async () => {
+  await using rig = await startRig();
+  const cases: [string, string][] = [
+    ["0012345678905", STOREFRONT],
+    ["0012345678912", CATEGORY],
+    ["0012345678929", SEARCH], // its links search "laptop"
+  ];
+  for (const [gtin, page] of cases) {
+    rig.fake.page(`https://www.amazon.com/s?k=${gtin}`, page);
+    const r = await rig.call(`/v1/utility/gtin-to-asin?gtin=${gtin}`);
+    assert.equal(r.status, 502, `${gtin}: ${JSON.stringify(r.body).slice(0, 300)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0", gtin);
+  }
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, 0);
+  assert.equal(rig.fake.pageRequests("/dp/"), 0, "no result's page looked at");
+});

@@ -57,3 +57,12 @@ export function asResultsPage(html: string, page: number): string {
   return html.replace(/[A-Z0-9]{10}/g, (a) => names.get(a) ?? a)
     .replace(/(s-pagination-selected"[^>]*>)\d+/, `$1${page}`);
 }
+
+/**
+ * A search page's HTML with the words its links search (`k=`) made `words`: a corpus page served
+ * for a search it was not saved for, which upstream/listing_shown.ts would answer as another
+ * search's page.
+ */
+export function searchingFor(html: string, words: string): string {
+  return html.replace(/([?;]k=)[^&"\\]*/g, `$1${encodeURIComponent(words)}`);
+}

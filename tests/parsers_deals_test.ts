@@ -50,6 +50,14 @@ Deno.test("parseDeals() keeps a multi-product deal's link and the bare card's nu
 Deno.test("parseDeals() refuses a page without deal cards", async () => {
   const search = await fixture("search/amazon.com__pavel-ipad-pro.html");
   assert.throws(() => parseDeals(search, { marketplace: "US" }), ParseError);
+  // The deals grid with no card in it (filled by script), or none read: no answer (probe FH).
+  const empty = DEALS_PAGE.replace(
+    /<div data-testid="deal-card"[\s\S]*<\/div><\/div><\/body>/,
+    "</div></div></body>",
+  );
+  assert.match(empty, /grid-deals-container/);
+  assert.doesNotMatch(empty, /deal-card/);
+  assert.throws(() => parseDeals(empty, { marketplace: "US" }), ParseError);
 });
 
 Deno.test("parseDeals() gives a valid page or ParseError on truncated and junk input", () => {

@@ -63,6 +63,23 @@ export function assertListing(endpoint: Listing, page: SearchPage): void {
 }
 
 /**
+ * Throws the uncharged 502 unless the page is a search for `words` (compared by `key`) or tells
+ * nothing: gtin-to-asin answered a storefront's, a category's or another query's first item as
+ * the GTIN's product, charged and cached for every account (probe FH).
+ */
+export function assertSearchOf(
+  page: SearchPage,
+  words: string,
+  key: (words: string) => string,
+): void {
+  assertListing("search", page);
+  const shown = linksWords(page);
+  if (shown !== null && key(shown) !== key(words)) {
+    throw new ApiError(502, "upstream_error", "The marketplace answered a search for other words.");
+  }
+}
+
+/**
  * The labels a listing's first page shows where they differ from the ones asked for: the seller
  * its links page through; the category its department path ends at (a node asked for on no step
  * of it, probe EM), or its alias when it pages through another (probe ES: `stripbooks` asked,

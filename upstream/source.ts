@@ -29,7 +29,7 @@ import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import { ApiError } from "../core/api_error.ts";
 import { shownCurrency } from "./shown_currency.ts";
-import { assertListing, type Listing, listingShown } from "./listing_shown.ts";
+import { assertListing, assertSearchOf, type Listing, listingShown } from "./listing_shown.ts";
 
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
 // `prime_only` is applied to the parsed results.
@@ -230,8 +230,10 @@ export class UpstreamSource implements DataSource {
   }
 
   private async gtinToAsin(get: Get, mp: string, gtin: string) {
-    const results: ProductItem[] =
-      parsed<SearchPage>(await get(searchUrl(mp, { query: gtin }, 1), "search")).results;
+    const page = parsed<SearchPage>(await get(searchUrl(mp, { query: gtin }, 1), "search"));
+    // Its digits, leading zeros aside: the same GTIN however the links write it.
+    assertSearchOf(page, gtin, (w) => w.replace(/\D/g, "").replace(/^0+/, ""));
+    const results: ProductItem[] = page.results;
     const found = await lookUpGtin(gtin, results, async (asin) => {
       const page = await get(productPageUrl(mp, asin), "identifiers");
       return parsed<Out<typeof parseIdentifiers>>(page);
