@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { fixture } from "./fixture.ts";
+import { fixture, searchingFor } from "./fixture.ts";
 
 const SEARCH = "search/amazon.com__alaa-laptop.html"; // links: /s?k=laptop&page=N
 const OLD_SEARCH = "search/amazon.de__amznscrp-plastikfrei-flasche.html"; // rh=i:aps,k:…
@@ -155,6 +155,7 @@ Deno.test("gtin-to-asin takes only a search for the GTIN: a storefront's, a cate
     ["0012345678905", STOREFRONT],
     ["0012345678912", CATEGORY],
     ["0012345678929", SEARCH], // its links search "laptop"
+    ["00000000", SEARCH], // no digits but zeros, as "laptop" has none (probe FI)
   ];
   for (const [gtin, page] of cases) {
     rig.fake.page(`https://www.amazon.com/s?k=${gtin}`, page);
@@ -162,6 +163,12 @@ Deno.test("gtin-to-asin takes only a search for the GTIN: a storefront's, a cate
     assert.equal(r.status, 502, `${gtin}: ${JSON.stringify(r.body).slice(0, 300)}`);
     assert.equal(r.headers.get("x-credits-cost"), "0", gtin);
   }
+  // Words whose digits spell the GTIN are another search all the same (probe FI).
+  rig.fake.page("https://www.amazon.com/s?k=12345670", {
+    html: searchingFor(await fixture(SEARCH), "laptop case 12345670"),
+  });
+  const spelled = await rig.call("/v1/utility/gtin-to-asin?gtin=12345670");
+  assert.equal(spelled.status, 502, JSON.stringify(spelled.body).slice(0, 300));
   assert.equal((await rig.call("/v1/usage")).body.requests_used, 0);
   assert.equal(rig.fake.pageRequests("/dp/"), 0, "no result's page looked at");
 });

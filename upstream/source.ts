@@ -231,8 +231,7 @@ export class UpstreamSource implements DataSource {
 
   private async gtinToAsin(get: Get, mp: string, gtin: string) {
     const page = parsed<SearchPage>(await get(searchUrl(mp, { query: gtin }, 1), "search"));
-    // Its digits, leading zeros aside: the same GTIN however the links write it.
-    assertSearchOf(page, gtin, (w) => w.replace(/\D/g, "").replace(/^0+/, ""));
+    assertSearchOf(page, gtin, gtinWords);
     const results: ProductItem[] = page.results;
     const found = await lookUpGtin(gtin, results, async (asin) => {
       const page = await get(productPageUrl(mp, asin), "identifiers");
@@ -247,6 +246,15 @@ export class UpstreamSource implements DataSource {
       other_matches: found.other_matches,
     };
   }
+}
+
+/**
+ * Search words as a GTIN: its digits, leading zeros aside, the same however the links write it
+ * (spaces, dashes); words with anything else are another search, kept as they are (probe FI: the
+ * digits of "laptop case 12345678", and the none of "laptop", passed for a GTIN).
+ */
+function gtinWords(words: string): string {
+  return /^[\d\s-]+$/.test(words) ? words.replace(/\D/g, "").replace(/^0+/, "") : `words: ${words}`;
 }
 
 /**
