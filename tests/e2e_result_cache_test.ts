@@ -24,13 +24,20 @@ Deno.test("a repeat within the TTL is served from the cache, still charged, with
   assert.equal(second.headers.get("x-credits-cost"), "1");
   assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 1, "no second upstream fetch");
 
+  // Read by a clock behind the writer's (another instance's, or one stepped back): Age 0, not
+  // negative (probe FK).
+  clock.advance(-95_000);
+  const behind = await rig.call(DETAILS);
+  assert.equal(behind.headers.get("age"), "0");
+  clock.advance(5_000);
+
   clock.advance(15 * 60_000); // past the details TTL
   const third = await rig.call(DETAILS);
   assert.equal(third.status, 200);
   assert.equal(third.headers.get("age"), null);
   assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), 2);
   const usage = await (await rig.server.get("/v1/usage", rig.key)).json();
-  assert.equal(usage.requests_used, 3);
+  assert.equal(usage.requests_used, 4);
 });
 
 Deno.test("different parameters and failed calls are not served from the cache", async () => {

@@ -68,7 +68,9 @@ export class CachingSource implements DataSource {
     const hit = await this.#read(key);
     if (hit && now - hit.at < ttl) {
       const body = JSON.parse(hit.json);
-      ages.set(body, Math.floor((now - hit.at) / 1000));
+      // Never below 0 (RFC 9111): an entry another instance wrote by a clock ahead of this one's
+      // said `Age: -5` (probe FK).
+      ages.set(body, Math.max(0, Math.floor((now - hit.at) / 1000)));
       return body;
     }
     const body = await this.#inner.fetch(req);
