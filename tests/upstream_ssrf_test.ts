@@ -13,7 +13,7 @@ import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { CookieJar, MAX_JAR_BYTES } from "../upstream/cookie_jar.ts";
 import { upstreamUrl } from "../schemas/marketplace_url.ts";
-import { fixtureBytes } from "./fixture.ts";
+import { fixture, fixtureBytes } from "./fixture.ts";
 
 // Valid at validation (a marketplace host), hostile in their path: each once led Shelf to
 // another host when the URL was rebuilt from its path.
@@ -129,6 +129,31 @@ Deno.test("scrape: the answer to a page fetched signed out cannot sign the opera
   assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
   const after = fake.requests.filter((r) => r.path.startsWith("/dp/")).at(-1)!;
   assert.equal(after.cookie, "session-id=OPSESSION; session-token=OPTOKEN; x-main=OPX");
+});
+
+Deno.test("scrape: the cookies a scraped page sets are not sent with any later call, signed in or not (probe FJ)", async () => {
+  const envs: Record<string, string>[] = [
+    {},
+    { UPSTREAM_COOKIES_US: "session-id=OPSESSION; session-token=OPTOKEN" },
+  ];
+  for (const env of envs) {
+    const fake = new FakeMarketplace();
+    await using rig = await startRig({ fake, env });
+    const page = "product/amazon.com__app-B07H57DNVV.html";
+    fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+    // A product page (a session path) asked in another language, which sets it as a cookie.
+    fake.page("https://www.amazon.com/dp/B07H57DNVV?language=es_US", {
+      html: await fixture(page),
+      headers: [["set-cookie", "lc-main=es_US; Domain=.amazon.com; Path=/"]],
+    });
+    const scraped = await rig.call(
+      `/v1/scrape?url=${encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV?language=es_US")}`,
+    );
+    assert.equal(scraped.status, 200, JSON.stringify(scraped.body).slice(0, 200));
+    assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+    const after = fake.requests.filter((r) => r.path === "/dp/B07H57DNVV").at(-1)!;
+    assert.doesNotMatch(after.cookie ?? "", /lc-main/, JSON.stringify(env));
+  }
 });
 
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {

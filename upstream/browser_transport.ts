@@ -354,7 +354,8 @@ export class BrowserTransport implements Transport {
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await this.#located(req, session, signal);
-        let res = await this.get(session, req.url, signal, req.owner);
+        const keep = !req.clientUrl;
+        let res = await this.get(session, req.url, signal, req.owner, keep);
         // One reading of each answer tells a block page, an interstitial and the shown postcode
         // apart: the request's own (on a page worker when there are some, parsed for the
         // caller too), else a bare one here. A 503 or 429 is a block whatever its body says.
@@ -375,7 +376,7 @@ export class BrowserTransport implements Transport {
         const form = !interstitialTried && res.outcome?.interstitial;
         if (form) {
           interstitialTried = true;
-          const passed = await this.get(session, formUrl(form, res.url), signal, req.owner);
+          const passed = await this.get(session, formUrl(form, res.url), signal, req.owner, keep);
           await read(passed);
           // A form the marketplace refuses leaves the interstitial as the answer: a block.
           if (passed.status >= 200 && passed.status < 300) res = passed;
@@ -656,10 +657,12 @@ export class BrowserTransport implements Transport {
     url: string,
     signal?: AbortSignal,
     owner?: string,
+    /** Whether the answers' cookies are kept (not for a client's URL: UpstreamRequest). */
+    keepCookies = true,
   ): Promise<UpstreamResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res = await this.send(s, current, { signal, owner });
+      const res = await this.send(s, current, { signal, owner, keepCookies });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         let next;
@@ -718,7 +721,7 @@ export class BrowserTransport implements Transport {
   private async send(
     s: Session,
     url: string,
-    init: Parameters<Send>[1] & { signal?: AbortSignal; owner?: string },
+    init: Parameters<Send>[1] & { signal?: AbortSignal; owner?: string; keepCookies?: boolean },
   ): Promise<Sent> {
     // Every exchange, whoever built its URL, is to a marketplace host or not at all.
     let target: URL;
@@ -770,7 +773,7 @@ export class BrowserTransport implements Transport {
           client: this.clients[s.proxy],
         } as RequestInit & { client?: Deno.HttpClient },
       );
-      s.jar.store(res.headers, target);
+      if (init.keepCookies !== false) s.jar.store(res.headers, target);
       if (signedIn && !s.jar.signedIn(target)) this.#noteSignedOut(s.marketplace);
       const encoding = res.headers.get("content-encoding");
       if (

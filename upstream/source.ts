@@ -162,6 +162,7 @@ export class UpstreamSource implements DataSource {
               signal: req.signal,
               owner: req.owner,
               parser: "auto",
+              clientUrl: true,
             }),
         );
       default:

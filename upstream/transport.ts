@@ -31,6 +31,12 @@ export interface UpstreamRequest {
   read?: (res: UpstreamResponse, signal?: AbortSignal) => Promise<PageOutcome>;
   /** What `read` does (the parser), so that shared fetches only share the same reading. */
   readKey?: string;
+  /**
+   * The URL is a client's (`/v1/scrape`): the cookies its answers set are not kept. Kept, they went
+   * with every account's later calls to the marketplace, on the session all of them share, so one
+   * scrape could set its language or currency for everyone (probe FJ).
+   */
+  clientUrl?: boolean;
 }
 
 export interface UpstreamResponse {
