@@ -156,6 +156,32 @@ Deno.test("scrape: the cookies a scraped page sets are not sent with any later c
   }
 });
 
+Deno.test("scrape: a robot check leaves every account's session as it was, the operator's renewed sign-in with it (probe FL)", async () => {
+  const fake = new FakeMarketplace();
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_COOKIES_US: "session-id=OPSESSION; at-main=OLD" },
+  });
+  const page = "product/amazon.com__app-B07H57DNVV.html";
+  // The marketplace renews the sign-in with the product page.
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", {
+    html: await fixture(page),
+    headers: [["set-cookie", "at-main=NEW; Domain=.amazon.com; Path=/"]],
+  });
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  fake.page("https://www.amazon.com/captcha-me", "blocked/amazon.com__app-robot-check.html");
+  const scraped = await rig.call(
+    `/v1/scrape?url=${encodeURIComponent("https://www.amazon.com/captcha-me")}`,
+  );
+  assert.equal(scraped.status, 503, JSON.stringify(scraped.body).slice(0, 200));
+  assert.equal(scraped.headers.get("x-credits-cost"), "0");
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+  const again = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(again.status, 200, JSON.stringify(again.body).slice(0, 200));
+  const after = fake.requests.filter((r) => r.path === "/dp/B07H57DNVV").at(-1)!;
+  assert.match(after.cookie, /at-main=NEW/);
+});
+
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
   await using rig = await startRig();
   for (const raw of HOSTILE_PATHS) {

@@ -350,12 +350,19 @@ export class BrowserTransport implements Transport {
     for (let attempt = 0; attempt <= retries; attempt++) {
       // Out of the slot: other accounts' calls go meanwhile.
       if (attempt > 0) await pause(() => this.backoff(attempt, signal));
-      const session = this.session(req.marketplace, req.owner ?? "", req.zip);
+      // A client's URL (a scrape) runs on a copy of the shared session: cookies its answers set
+      // serve its own redirects and interstitial, and are then thrown away; a block page drops
+      // the copy only. On the shared one, a scrape set `lc-main` for every account (probe FJ),
+      // and one of a robot check dropped every account's session, the marketplace's renewals of
+      // the operator's sign-in with it (probe FL).
+      const shared = this.session(req.marketplace, req.owner ?? "", req.zip);
+      const session = req.clientUrl
+        ? { ...shared, key: `${shared.key}|client`, jar: shared.jar.copy() }
+        : shared;
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await this.#located(req, session, signal);
-        const keep = !req.clientUrl;
-        let res = await this.get(session, req.url, signal, req.owner, keep);
+        let res = await this.get(session, req.url, signal, req.owner);
         // One reading of each answer tells a block page, an interstitial and the shown postcode
         // apart: the request's own (on a page worker when there are some, parsed for the
         // caller too), else a bare one here. A 503 or 429 is a block whatever its body says.
@@ -376,7 +383,7 @@ export class BrowserTransport implements Transport {
         const form = !interstitialTried && res.outcome?.interstitial;
         if (form) {
           interstitialTried = true;
-          const passed = await this.get(session, formUrl(form, res.url), signal, req.owner, keep);
+          const passed = await this.get(session, formUrl(form, res.url), signal, req.owner);
           await read(passed);
           // A form the marketplace refuses leaves the interstitial as the answer: a block.
           if (passed.status >= 200 && passed.status < 300) res = passed;
@@ -657,12 +664,10 @@ export class BrowserTransport implements Transport {
     url: string,
     signal?: AbortSignal,
     owner?: string,
-    /** Whether the answers' cookies are kept (not for a client's URL: UpstreamRequest). */
-    keepCookies = true,
   ): Promise<UpstreamResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const res = await this.send(s, current, { signal, owner, keepCookies });
+      const res = await this.send(s, current, { signal, owner });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         let next;
@@ -721,7 +726,7 @@ export class BrowserTransport implements Transport {
   private async send(
     s: Session,
     url: string,
-    init: Parameters<Send>[1] & { signal?: AbortSignal; owner?: string; keepCookies?: boolean },
+    init: Parameters<Send>[1] & { signal?: AbortSignal; owner?: string },
   ): Promise<Sent> {
     // Every exchange, whoever built its URL, is to a marketplace host or not at all.
     let target: URL;
@@ -773,7 +778,7 @@ export class BrowserTransport implements Transport {
           client: this.clients[s.proxy],
         } as RequestInit & { client?: Deno.HttpClient },
       );
-      if (init.keepCookies !== false) s.jar.store(res.headers, target);
+      s.jar.store(res.headers, target);
       if (signedIn && !s.jar.signedIn(target)) this.#noteSignedOut(s.marketplace);
       const encoding = res.headers.get("content-encoding");
       if (

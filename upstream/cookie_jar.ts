@@ -56,6 +56,15 @@ export class CookieJar {
   /** The marketplace host the operator's session was seeded for, the only one that renews it. */
   private operatorHost: string | undefined;
 
+  /** A jar holding what this one holds now, whose later changes stay its own. */
+  copy(): CookieJar {
+    const jar = new CookieJar();
+    for (const [k, c] of this.cookies) jar.cookies.set(k, { ...c });
+    for (const name of this.operatorNames) jar.operatorNames.add(name);
+    jar.operatorHost = this.operatorHost;
+    return jar;
+  }
+
   /**
    * Adds the cookies of a `Cookie:` header value (an operator's signed-in session) as cookies of
    * the marketplace's domain (amazon.de) and path "/", https only: so the marketplace renews them

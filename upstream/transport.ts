@@ -32,9 +32,8 @@ export interface UpstreamRequest {
   /** What `read` does (the parser), so that shared fetches only share the same reading. */
   readKey?: string;
   /**
-   * The URL is a client's (`/v1/scrape`): the cookies its answers set are not kept. Kept, they went
-   * with every account's later calls to the marketplace, on the session all of them share, so one
-   * scrape could set its language or currency for everyone (probe FJ).
+   * The URL is a client's (`/v1/scrape`): it runs on a copy of the session every account shares,
+   * whose cookies and fate stay its own (browser_transport.ts; probes FJ, FL).
    */
   clientUrl?: boolean;
 }
