@@ -182,6 +182,53 @@ Deno.test("scrape: a robot check leaves every account's session as it was, the o
   assert.match(after.cookie, /at-main=NEW/);
 });
 
+Deno.test("scrape: a blocked attempt is retried on a fresh session, as any call's (probe FM)", async () => {
+  const fake = new FakeMarketplace();
+  await using rig = await startRig({ fake });
+  const page = "product/amazon.com__app-B07H57DNVV.html";
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+  // The shared session gets the marketplace's session-id from a first call; a second sends it.
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  }
+  const last = fake.requests.filter((r) => r.path === "/dp/B07H57DNVV").at(-1)!;
+  const shared = /session-id=([^;]+)/.exec(last.cookie ?? "")?.[1];
+  assert.ok(shared, "the shared session carries a session-id");
+  fake.fail("robot", 1, "/dp/B07H57DNVV?scrape=1");
+  fake.page("https://www.amazon.com/dp/B07H57DNVV?scrape=1", page);
+  const url = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV?scrape=1");
+  const scraped = await rig.call(`/v1/scrape?url=${url}`);
+  assert.equal(scraped.status, 200, JSON.stringify(scraped.body).slice(0, 200));
+  const tries = fake.requests.filter((r) => r.path === "/dp/B07H57DNVV?scrape=1");
+  assert.equal(tries.length, 2);
+  // The first attempt on a copy of the shared session; the retry on a new one, as a call's retry
+  // is (a copy of the same session was retried, into the same block).
+  assert.match(tries[0].cookie ?? "", new RegExp(`session-id=${shared}`));
+  assert.doesNotMatch(tries[1].cookie ?? "", new RegExp(`session-id=${shared}`));
+});
+
+Deno.test("scrape: a page that ends the sign-in in a scrape's copy logs no sign-out for the operator (probe FM)", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const fake = new FakeMarketplace();
+  await using rig = await startRig({
+    fake,
+    env: { UPSTREAM_COOKIES_US: "session-id=OPSESSION; at-main=SIGNEDIN" },
+    browser: { log: (l) => void lines.push(l) },
+  });
+  const page = "product/amazon.com__app-B07H57DNVV.html";
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+  fake.page("https://www.amazon.com/dp/B07H57DNVV?scrape=2", {
+    html: await fixture(page),
+    headers: [["set-cookie", "at-main=; Max-Age=0; Domain=.amazon.com; Path=/"]],
+  });
+  const out = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV?scrape=2");
+  assert.equal((await rig.call(`/v1/scrape?url=${out}`)).status, 200);
+  assert.deepEqual(lines.filter((l) => l.event === "upstream_signed_out"), []);
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  const after = fake.requests.filter((r) => r.path === "/dp/B07H57DNVV").at(-1)!;
+  assert.match(after.cookie, /at-main=SIGNEDIN/);
+});
+
 Deno.test("scrape URLs with hostile paths reach only the marketplace host (origin mode), uncharged", async () => {
   await using rig = await startRig();
   for (const raw of HOSTILE_PATHS) {

@@ -112,6 +112,8 @@ interface Session {
   jar: CookieJar;
   proxy: number;
   located?: Promise<void>;
+  /** A copy for a client's URL (a scrape): what befalls it is not the shared session's. */
+  client?: boolean;
 }
 
 const MAX_REDIRECTS = 5;
@@ -347,6 +349,7 @@ export class BrowserTransport implements Transport {
     // While the marketplace's last call ended blocked, a retry is more load on a block, not a
     // way past it: a fresh session (for a postcode, the location flow again) per attempt.
     const retries = this.blockedRuns.has(blockedRunKey(req)) ? 0 : this.o.retries;
+    let clientProxy: number | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       // Out of the slot: other accounts' calls go meanwhile.
       if (attempt > 0) await pause(() => this.backoff(attempt, signal));
@@ -355,10 +358,21 @@ export class BrowserTransport implements Transport {
       // the copy only. On the shared one, a scrape set `lc-main` for every account (probe FJ),
       // and one of a robot check dropped every account's session, the marketplace's renewals of
       // the operator's sign-in with it (probe FL).
+      // Its retries, as any call's, each on a fresh session on the next proxy (probe FM: retried
+      // on one copy of the same session, a blocked scrape poured into the block).
       const shared = this.session(req.marketplace, req.owner ?? "", req.zip);
-      const session = req.clientUrl
-        ? { ...shared, key: `${shared.key}|client`, jar: shared.jar.copy() }
-        : shared;
+      const session: Session = !req.clientUrl
+        ? shared
+        : attempt === 0
+        ? { ...shared, key: `${shared.key}|client`, jar: shared.jar.copy(), client: true }
+        : {
+          ...shared,
+          key: `${shared.key}|client`,
+          jar: this.#freshJar(req.marketplace, req.zip),
+          proxy: this.proxyAfter(clientProxy ?? shared.proxy),
+          client: true,
+        };
+      clientProxy = session.proxy;
       try {
         if (signal.aborted) throw signal.reason;
         if (req.zip) await this.#located(req, session, signal);
@@ -502,12 +516,7 @@ export class BrowserTransport implements Transport {
     if (s) {
       this.sessions.delete(key); // to the end: the order is that of last use
     } else {
-      const jar = new CookieJar();
-      // The operator's session only where no postcode is asked for: "Deliver to" is kept on the
-      // account, so a client's postcode run on it would move every other call's location (and the
-      // operator's own), the last postcode winning.
-      const operator = zip ? undefined : this.o.operatorCookies[code];
-      if (operator) jar.seed(operator, marketplace(code).host);
+      const jar = this.#freshJar(code, zip);
       const proxy = this.nextProxy.get(key) ??
         (this.stalledUntil[this.lastGoodProxy] > Date.now()
           ? this.proxyAfter(this.lastGoodProxy)
@@ -518,6 +527,17 @@ export class BrowserTransport implements Transport {
     s.owner = owner;
     this.sessions.set(key, s);
     return s;
+  }
+
+  /** A new session's cookies: the operator's sign-in, where the session may carry it. */
+  #freshJar(code: string, zip?: string): CookieJar {
+    const jar = new CookieJar();
+    // The operator's session only where no postcode is asked for: "Deliver to" is kept on the
+    // account, so a client's postcode run on it would move every other call's location (and the
+    // operator's own), the last postcode winning.
+    const operator = zip ? undefined : this.o.operatorCookies[code];
+    if (operator) jar.seed(operator, marketplace(code).host);
+    return jar;
   }
 
   /**
@@ -779,7 +799,8 @@ export class BrowserTransport implements Transport {
         } as RequestInit & { client?: Deno.HttpClient },
       );
       s.jar.store(res.headers, target);
-      if (signedIn && !s.jar.signedIn(target)) this.#noteSignedOut(s.marketplace);
+      // Not for a scrape's copy: its page's cookies end no session but its own (probe FM).
+      if (signedIn && !s.client && !s.jar.signedIn(target)) this.#noteSignedOut(s.marketplace);
       const encoding = res.headers.get("content-encoding");
       if (
         this.o.origin && !this.o.compressed && encoding && encoding.toLowerCase() !== "identity"
@@ -796,7 +817,7 @@ export class BrowserTransport implements Transport {
       // sign it out while keeping cookies the request sent (probe EH: reviews said
       // `authenticated: true`, filters applied, on signed-out pages).
       const shownSignedOut = signedIn && showsSignedOut(body);
-      if (shownSignedOut) this.#noteSignedOut(s.marketplace);
+      if (shownSignedOut && !s.client) this.#noteSignedOut(s.marketplace);
       metrics.upstreamRequests.inc({
         marketplace: s.marketplace,
         outcome: res.status < 400 ? "ok" : `http_${res.status}`,
