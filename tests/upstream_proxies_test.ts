@@ -188,6 +188,21 @@ Deno.test("a call that meets a block page does not move everyone's session onto 
   assert.deepEqual(after, [200, 200, 200]);
 });
 
+Deno.test("a scrape that times out on a proxy moves every account's session off it, as a call's timeout does (probe FN)", async () => {
+  await using proxies = proxyPair();
+  await using rig = await startRig({
+    env: { UPSTREAM_PROXIES: `${proxies.stall},${proxies.forward}` },
+    browser: { timeoutMs: 500, deadlineMs: 5_000, backoffMs: 5 },
+  });
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  const url = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV");
+  const scraped = await rig.call(`/v1/scrape?url=${url}`);
+  assert.equal(scraped.status, 504, JSON.stringify(scraped.body).slice(0, 200));
+  assert.equal(scraped.headers.get("x-credits-cost"), "0");
+  const next = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(next.status, 200, JSON.stringify(next.body).slice(0, 200));
+});
+
 Deno.test("calls that time out together on one proxy are one stall, and a proxy that answers again is used again", async () => {
   // A proxy that forwards, or takes requests and answers nothing while `stalling`.
   let stalling = true;

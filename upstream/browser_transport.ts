@@ -439,6 +439,12 @@ export class BrowserTransport implements Transport {
                 Math.min(this.o.stalledProxyMs * 2 ** (k - 1), 3_600_000);
             }
             this.drop(session);
+            // A scrape's copy: the proxy stalls for every account, so the shared session leaves it
+            // too, as it did when a scrape ran on it (probe FN: the next call of every account
+            // timed out on it again).
+            const sharedNow = session.client &&
+              this.sessions.get(sessionKey(req.marketplace, req.zip));
+            if (sharedNow && sharedNow.proxy === p) this.drop(sharedNow);
           }
           throw e;
         }
@@ -563,6 +569,8 @@ export class BrowserTransport implements Transport {
 
   /** Forgets a session the marketplace has flagged; its successor uses the next proxy. */
   private drop(s: Session) {
+    // A scrape's copy is no session of the map, and its retries move on by themselves.
+    if (s.client) return;
     if (this.sessions.get(s.key) === s) this.sessions.delete(s.key);
     // Bounded like the sessions: each refused postcode left an entry here for good.
     const next = this.proxyAfter(s.proxy);
