@@ -188,7 +188,7 @@ Deno.test("a call that meets a block page does not move everyone's session onto 
   assert.deepEqual(after, [200, 200, 200]);
 });
 
-Deno.test("a scrape that times out on a proxy moves every account's session off it, as a call's timeout does (probe FN)", async () => {
+Deno.test("a scrape that times out leaves every account's session where it was; a call's own timeout moves it (probes FN, FO)", async () => {
   await using proxies = proxyPair();
   await using rig = await startRig({
     env: { UPSTREAM_PROXIES: `${proxies.stall},${proxies.forward}` },
@@ -196,10 +196,16 @@ Deno.test("a scrape that times out on a proxy moves every account's session off 
   });
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   const url = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV");
+  // A scrape's timeout may be the page the client chose: it moves no account's session, or a
+  // client could move them all between proxies at will (probe FO).
   const scraped = await rig.call(`/v1/scrape?url=${url}`);
   assert.equal(scraped.status, 504, JSON.stringify(scraped.body).slice(0, 200));
   assert.equal(scraped.headers.get("x-credits-cost"), "0");
-  const next = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  const details = "/v1/products/details?asin=B07H57DNVV";
+  const own = await rig.call(details);
+  assert.equal(own.status, 504, "the call's own timeout, on the proxy the session was on");
+  assert.equal(own.headers.get("x-credits-cost"), "0");
+  const next = await rig.call(details);
   assert.equal(next.status, 200, JSON.stringify(next.body).slice(0, 200));
 });
 

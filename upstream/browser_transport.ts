@@ -429,7 +429,10 @@ export class BrowserTransport implements Transport {
           this.failed(req, attempt, e.code, false);
           // A proxy that took the request and never answered kept every session on it: each call
           // ran into the same timeout, the next proxy never tried (probe DK).
-          if (e.code === "upstream_timeout") {
+          // Not for a scrape's copy: its timeout may be the page the client chose, and let any
+          // client move every account's session between proxies at will (probe FO); the next
+          // call's own timeout moves it off a proxy that stalls.
+          if (e.code === "upstream_timeout" && !session.client) {
             // One stall per episode: calls that time out together are one (probe DO: five at
             // once passed a proxy over for 16 minutes).
             const p = session.proxy;
@@ -439,12 +442,6 @@ export class BrowserTransport implements Transport {
                 Math.min(this.o.stalledProxyMs * 2 ** (k - 1), 3_600_000);
             }
             this.drop(session);
-            // A scrape's copy: the proxy stalls for every account, so the shared session leaves it
-            // too, as it did when a scrape ran on it (probe FN: the next call of every account
-            // timed out on it again).
-            const sharedNow = session.client &&
-              this.sessions.get(sessionKey(req.marketplace, req.zip));
-            if (sharedNow && sharedNow.proxy === p) this.drop(sharedNow);
           }
           throw e;
         }
