@@ -361,17 +361,12 @@ export class BrowserTransport implements Transport {
       // Its retries, as any call's, each on a fresh session on the next proxy (probe FM: retried
       // on one copy of the same session, a blocked scrape poured into the block).
       const shared = this.session(req.marketplace, req.owner ?? "", req.zip);
-      const session: Session = !req.clientUrl
-        ? shared
-        : attempt === 0
-        ? { ...shared, key: `${shared.key}|client`, jar: shared.jar.copy(), client: true }
-        : {
-          ...shared,
-          key: `${shared.key}|client`,
-          jar: this.#freshJar(req.marketplace, req.zip),
-          proxy: this.proxyAfter(clientProxy ?? shared.proxy),
-          client: true,
-        };
+      const session: Session = !req.clientUrl ? shared : {
+        ...shared,
+        client: true,
+        jar: attempt === 0 ? shared.jar.copy() : this.#freshJar(req.marketplace, req.zip),
+        proxy: attempt === 0 ? shared.proxy : this.proxyAfter(clientProxy ?? shared.proxy),
+      };
       clientProxy = session.proxy;
       try {
         if (signal.aborted) throw signal.reason;

@@ -105,7 +105,6 @@ export class UpstreamSource implements DataSource {
           (url) => get(url, "category"),
           (page) => categoryUrl(mp, String(p.category_id), page, p.sort as string),
           { category_id: p.category_id },
-          true,
         );
       case "seller_products":
         return this.listing(
@@ -176,7 +175,6 @@ export class UpstreamSource implements DataSource {
     get: (url: string) => Promise<FetchedPage>,
     urlOf: (page: number) => string,
     extra: Record<string, unknown>,
-    breadcrumb = false,
   ): Promise<unknown> {
     /** The first page read: what labels the answer. */
     let shown: SearchPage | undefined;
@@ -225,7 +223,8 @@ export class UpstreamSource implements DataSource {
     return envelope.listing(p, mp, got, {
       ...extra,
       ...(extra.sort !== undefined ? { sort: sortAnswered(p.sort, shown?.sort_shown) } : {}),
-      ...(breadcrumb ? { breadcrumb: shown?.breadcrumb ?? [] } : {}),
+      // A category's answer carries the department path its page shows.
+      ...(kind === "category" ? { breadcrumb: shown?.breadcrumb ?? [] } : {}),
       ...listingShown(kind, p, shown),
     });
   }
