@@ -9,6 +9,7 @@ import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { ArchiveTransport } from "../upstream/archive_transport.ts";
 import { ApiError } from "../core/api_error.ts";
+import { evalKilledAfter } from "./child_eval.ts";
 
 const encoder = new TextEncoder();
 
@@ -140,19 +141,8 @@ Deno.test("archive: a file that ends inside a record of any kind is read up to i
       const t = new ArchiveTransport(${JSON.stringify(dir)});
       const r = await t.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" });
       console.log(r.status, r.body.length);`;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--no-check", code],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    const out = await child.output();
-    clearTimeout(timer);
-    assert.equal(
-      new TextDecoder().decode(out.stdout).trim(),
-      `200 ${page.length}`,
-      new TextDecoder().decode(out.stderr),
-    );
+    const { stdout, stderr } = await evalKilledAfter(code);
+    assert.equal(stdout, `200 ${page.length}`, stderr);
   });
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { detectPage } from "../parsers/detect.ts";
+import { evalKilledAfter } from "./child_eval.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
 import { parseHtml } from "../parsers/dom.ts";
 import * as handbuilt from "./handbuilt_pages.ts";
@@ -122,19 +123,8 @@ Deno.test("detectPage() reads a tag full of page-type tokens once (probe EW: qua
     const tag = '<meta name="x" content="' + "pageType=Search ".repeat(130_000) + '">';
     const links = '<a href="/s?k=x" data-y="' + "pageType=Search ".repeat(1000) + '">x</a>';
     console.log(JSON.stringify(detectPage(tag + links.repeat(50) + page)));`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--no-check", code],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const out = await child.output();
-  clearTimeout(timer);
-  assert.equal(
-    new TextDecoder().decode(out.stdout).trim(),
-    JSON.stringify({ kind: "page", type: "product" }),
-    new TextDecoder().decode(out.stderr),
-  );
+  const { stdout, stderr } = await evalKilledAfter(code);
+  assert.equal(stdout, JSON.stringify({ kind: "page", type: "product" }), stderr);
 });
 
 Deno.test("detectPage() finds a link's page-type token however many tokens of the tag's other attributes come first (probe EX)", () => {
