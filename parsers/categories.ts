@@ -12,11 +12,16 @@ import { outermost } from "./dom_tree.ts";
 import { ParseError } from "./parse_error.ts";
 import type { CategoriesPage } from "../schemas/pages.ts";
 import type { Category } from "../schemas/resources.ts";
-import { guardParse, originOf, type ParseOptions, regionOf } from "./page_common.ts";
+import {
+  guardParse,
+  isCategoryAlias,
+  originOf,
+  type ParseOptions,
+  regionOf,
+} from "./page_common.ts";
 
 // `/gp/bestsellers/electronics/ref=…` and `/Best-Sellers-…/zgbs/hi/552684/ref=…` both name the
 // list by the path after the prefix; "Any Department" (`/zgbs/ref=…`) names none.
-const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 const TREE_SLUG = /^(?=.{1,80}$)[a-z0-9-]+(?:\/\d{1,20})?$/;
 const SLUG = /\/(?:gp\/bestsellers|zgbs)\/((?:(?!ref=)[^/?#]+\/?)+)/;
 
@@ -70,7 +75,7 @@ function dropdownCategories(html: string, origin: string): Category[] {
     const node = /^\d+$/.test(value.get("node") ?? "") ? value.get("node")! : null;
     const name = text(option);
     // As category_id takes it: an option's value may hold any text (probe EW).
-    if (!ALIAS.test(alias) || alias === "aps" || !name || seen.has(alias)) continue;
+    if (!isCategoryAlias(alias) || alias === "aps" || !name || seen.has(alias)) continue;
     seen.add(alias);
     const url = new URL("/s", origin);
     url.searchParams.set("i", alias);

@@ -73,6 +73,14 @@ export function sellerId(value: string | null | undefined): string | null {
   return value && /^[A-Z0-9]{8,20}$/.test(value) ? value : null;
 }
 
+/**
+ * Whether a page's text is a search alias as the `category_id` parameter takes it (`electronics`):
+ * a link or menu may carry any text there (probes EW, EU).
+ */
+export function isCategoryAlias(value: string): boolean {
+  return /^[A-Za-z0-9_-]{1,80}$/.test(value);
+}
+
 /** True for a ten-character ASIN or ISBN-10. */
 export function isAsin(value: string): boolean {
   return /^[A-Z0-9]{10}$/.test(value);

@@ -8,14 +8,12 @@
 import type { SearchPage } from "../schemas/pages.ts";
 import type { Params } from "./envelopes.ts";
 import { ApiError } from "../core/api_error.ts";
-import { sellerId } from "../parsers/page_common.ts";
+import { isCategoryAlias, sellerId } from "../parsers/page_common.ts";
 
 export type Listing = "search" | "category" | "seller_products";
 
 /** The alias Amazon's storefront links carry beside the seller (`i=merchant-items`). */
 const STOREFRONT_ALIAS = "merchant-items";
-// As the parameters' patterns: a page's text is echoed only when it is a well-formed id.
-const ALIAS = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** The search words the page's links carry: `k`, or a `k:` step of an older page's `rh`. */
 function linksWords(page: SearchPage | undefined): string | null {
@@ -113,7 +111,7 @@ export function listingShown(
   }
   // Aliases are one word in any case: `Electronics` asked, `electronics` shown, is the same.
   const shown = page?.links_alias;
-  if (!shown || !ALIAS.test(shown)) return {};
+  if (!shown || !isCategoryAlias(shown)) return {};
   const alias = shown.toLowerCase();
   if (alias === asked.toLowerCase() || alias === STOREFRONT_ALIAS) return {};
   return { category_id: last ?? shown };
