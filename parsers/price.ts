@@ -66,6 +66,13 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
  */
 export const MAX_PRICE_TEXT = 200;
 
+/**
+ * The most digits a price's whole part may have. Past 15 significant digits a JSON number no
+ * longer holds the amount shown exactly (a page's "$999999999999999999999" would be answered as
+ * 1e+21); the dearest listing of any marketplace is far below a trillion of its currency.
+ */
+const MAX_WHOLE_DIGITS = 12;
+
 /** The number in a price text, or null when it holds none (or is too long to be a price). */
 export function amountOf(textValue: string): number | null {
   if (textValue.length > MAX_PRICE_TEXT) return null;
@@ -79,7 +86,7 @@ export function amountOf(textValue: string): number | null {
     digits = digits.slice(0, dec.index);
   }
   const whole = digits.replace(/[^\d]/g, "");
-  if (!whole) return null;
+  if (!whole || whole.replace(/^0+/, "").length > MAX_WHOLE_DIGITS) return null;
   const n = Number(fraction ? `${whole}.${fraction}` : whole);
   return Number.isFinite(n) ? n : null;
 }

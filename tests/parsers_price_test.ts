@@ -48,6 +48,10 @@ Deno.test("parsePrice() keeps the display text and refuses text without a number
   assert.equal(parsePrice("  $5.00\n", "US")?.display, "$5.00");
   assert.equal(parsePrice("Currently unavailable.", "US"), null);
   assert.equal(amountOf(""), null);
+  // Past a trillion an amount is no price, and past 15 digits JSON would not hold it exactly.
+  assert.equal(amountOf("$999,999,999,999.99"), 999999999999.99);
+  assert.equal(parsePrice("$1,000,000,000,000", "US"), null);
+  assert.equal(parsePrice("$999999999999999999999", "US"), null);
   // A price naming no currency is not given the marketplace's: "" says it was not shown.
   assert.equal(currencyOf("19,99", "DE"), "");
 });
