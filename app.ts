@@ -74,8 +74,16 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     ? new AlertDelivery(opts.kv, mailer, log, opts.smtp.timing)
     : null;
   const stopping = opts.stopping ?? new AbortController().signal;
+  const metrics = opts.metrics ?? processMetrics;
   const watches = new Watches(
-    { kv: opts.kv, meter, dataSource: opts.dataSource, log, stopping },
+    {
+      kv: opts.kv,
+      meter,
+      dataSource: opts.dataSource,
+      log,
+      stopping,
+      onCharged: (n) => metrics.creditsCharged.inc(n),
+    },
     opts.watches,
   );
   const deps: Deps = {
@@ -89,7 +97,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     trustProxy: Number(opts.trustProxy ?? 0),
     publicUrl: opts.publicUrl ?? "http://localhost:8000",
     stopping,
-    metrics: opts.metrics ?? processMetrics,
+    metrics,
     watches,
   };
   watches.start();

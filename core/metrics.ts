@@ -25,7 +25,8 @@ export class Metrics {
   });
   readonly creditsCharged = new client.Counter({
     name: "shelf_credits_charged_total",
-    help: "Credits charged for successful calls (refunds of failed calls are not counted).",
+    help:
+      "Credits charged for successful calls and watch refreshes (refunds of failed calls are not counted).",
     registers: [this.registry],
   });
   readonly upstreamRequests = new client.Counter({

@@ -72,6 +72,9 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
   const page = await fixture(PAGE);
   rig.fake.page(DP, PAGE);
   const base = rig.server.url;
+  const creditsMetric = async () =>
+    (await rig.server.deps.metrics.creditsCharged.get()).values[0]?.value ?? 0;
+  const metricBefore = await creditsMetric();
 
   const created = await send(`${base}/v1/watches`, rig.key, "POST", {
     asin: "b07h57dnvv",
@@ -123,6 +126,8 @@ Deno.test("watches: a price change between two refreshes POSTs one signed event;
   const usage = await rig.call("/v1/usage");
   assert.equal(usage.body.requests_used, fetched);
   assert.ok(fetched >= 4, `${fetched} refreshes`);
+  // /metrics counts the refreshes' credits as the usage figures do (probe FR).
+  assert.equal(await creditsMetric() - metricBefore, fetched);
   await new Promise((r) => setTimeout(r, 1_500));
   assert.equal(rig.fake.pageRequests("/dp/B07H57DNVV"), fetched, "a deleted watch refreshed");
 });

@@ -78,6 +78,11 @@ export interface SchedulerDeps {
   /** Told when a refresh queued an event. */
   onEvent: () => void;
   /**
+   * Told the credits of a refresh that keeps its charge, for `shelf_credits_charged_total`: the
+   * calls' route counted them, a refresh did not, so /metrics read below the usage figures.
+   */
+  onCharged?: (credits: number) => void;
+  /**
    * WATCH_MIN_SECONDS as set now: a watch made under a lower minimum refreshes no more often than
    * this (raising it left existing watches refreshing, and charged, at their old pace).
    */
@@ -318,6 +323,7 @@ export class WatchScheduler extends PollLoop {
       await this.#refund(w, snapshot, charged);
       throw e;
     }
+    this.#d.onCharged?.(charged);
     // A watch deleted while its page was fetched stays charged for it, as a call whose client
     // hung up does (routes/data.ts): refunding made the fetch free, one new watch after another.
     if (written && queued.event) this.#d.onEvent();
