@@ -90,6 +90,7 @@ function readPage(shell: PageScan, code: string, host: string, where: string): S
     results,
     ...(shell.wantDepartments ? { breadcrumb: breadcrumbOf(shell.departments) } : {}),
     has_next_page: hasNextPage(shell, page ?? 1),
+    last_page: lastPageShown(shell, page),
     // Newer grids (2025) print no "1-48 of over N results" banner; the page then vouches for
     // only the results it shows, so that count is the honest total.
     total_results: totalResults(shell) ?? results.length,
@@ -104,6 +105,8 @@ interface PageScan {
   selectedPage: Element | null;
   nextLink: boolean;
   pageLinks: string[];
+  /** Pagination items shown disabled: "Previous", or the last page's number after an ellipsis. */
+  disabledItems: Element[];
   resultRegion: boolean;
   captcha: boolean;
   /** A card or the pagination has been met while reading the page. */
@@ -122,6 +125,7 @@ function newScan(wantDepartments: boolean): PageScan {
     selectedPage: null,
     nextLink: false,
     pageLinks: [],
+    disabledItems: [],
     resultRegion: false,
     captcha: false,
     listed: false,
@@ -252,6 +256,10 @@ function readPaginationElement(el: Element, cls: string, scan: PageScan): void {
     (cls.includes(" s-pagination-selected ") || cls.includes(" pagnCur ") ||
       (el.name === "li" && cls.includes(" a-selected ")))
   ) scan.selectedPage = el;
+  if (
+    cls.includes(" s-pagination-disabled ") || cls.includes(" pagnDisabled ") ||
+    (el.name === "li" && cls.includes(" a-disabled "))
+  ) scan.disabledItems.push(el);
   if (el.name !== "a") return;
   const parent = el.parent as Element | null;
   const parentCls = parent?.attribs?.class ? ` ${parent.attribs.class} ` : "";
@@ -686,6 +694,25 @@ function hasNextPage(scan: PageScan, page: number): boolean {
   if (scan.nextLink) return true;
   const next = new RegExp(`[?&]page=${page + 1}(?:&|$)`);
   return scan.pageLinks.some((href) => next.test(href));
+}
+
+/**
+ * The highest page number the pagination shows: its links' `page=`, the current page, and the
+ * last page's number that it shows disabled after an ellipsis ("1 2 3 … 20"); null when it shows
+ * none. Amazon's pagination always names its last page, so a `limit` search asks for no page past
+ * it ahead of need (upstream/search_pages.ts): such pages were fetched and paid for (probe FQ).
+ */
+function lastPageShown(scan: PageScan, current: number | null): number | null {
+  let last = current ?? 0;
+  for (const href of scan.pageLinks) {
+    const m = /[?&]page=(\d{1,4})(?:&|$)/.exec(href);
+    if (m) last = Math.max(last, Number(m[1]));
+  }
+  for (const el of scan.disabledItems) {
+    const shown = text(el).trim();
+    if (/^\d{1,4}$/.test(shown)) last = Math.max(last, Number(shown));
+  }
+  return last >= 1 ? last : null;
 }
 
 /**

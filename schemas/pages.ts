@@ -47,6 +47,11 @@ export const SearchPage = z.object({
   results: z.array(ProductItem),
   breadcrumb: z.array(Crumb).optional(),
   has_next_page: z.boolean(),
+  /**
+   * The highest page number the pagination shows (its links, or the last page it names after an
+   * ellipsis), null without one: a `limit` search asks for no page past it ahead of need.
+   */
+  last_page: z.int().min(1).nullable().optional(),
   total_results: z.int(),
 });
 export type SearchPage = z.infer<typeof SearchPage>;

@@ -218,6 +218,31 @@ Deno.test("limit=200 over a two-page result: pages fetched with the first and no
   assert.equal(usage.requests_remaining, remaining);
 });
 
+Deno.test("limit=200 over a listing whose pagination names its last page asks for no page past it (probe FQ)", async () => {
+  await using rig = await startRig();
+  // Pages 1 and 2 link a next page and name 3 as the last ("1 2 3 … 3"); page 3 is the last.
+  const namingThree = (html: string) =>
+    html.replace(/(s-pagination-disabled" aria-disabled="true">)20</, "$13<");
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  assert.equal(parseSearch(namingThree(html), { marketplace: "US" }).last_page, 3);
+  rig.fake.page("https://www.amazon.com/s?k=ipad", { html: namingThree(html) });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", {
+    html: namingThree(asResultsPage(html, 2)),
+  });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=3", { html: await lastPage(3) });
+  const r = await rig.call("/v1/products/search?query=ipad&limit=200");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 48);
+  assert.equal(r.body.has_next_page, false);
+  // Page 4 may go out with the first, before it names its last page, and is then not paid for;
+  // nothing past it is asked for. Planned on the limit alone, page 5 was fetched and paid.
+  await searchPagesFetched(rig, 4);
+  assert.equal(rig.fake.pageRequests("page=5"), 0);
+  assert.equal(r.headers.get("x-credits-cost"), "3");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 3);
+});
+
 Deno.test("limit=200 over full pages asks for its further pages while the first is on its way, and pays each", async () => {
   await using rig = await startRig();
   await servePages(rig, 14);

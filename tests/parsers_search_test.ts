@@ -498,8 +498,27 @@ Deno.test("parseSearch() returns no results for a result list that is empty", ()
     sort_shown: null,
     results: [],
     has_next_page: false,
+    last_page: null,
     total_results: 0,
   });
+});
+
+Deno.test("parseSearch() reads the last page the pagination names, after its ellipsis or as its last link", async () => {
+  // Read off each page: "1 2 3 … 20" (a disabled last item), the old layout's "pagnDisabled 9",
+  // "1 2" with 2 the last link, and page 3 of a listing of 20.
+  const cases: [string, number][] = [
+    ["search/amazon.com__pavel-ipad-pro.html", 20],
+    ["search/amazon.fr__imen-headphones.html", 7],
+    ["search/amazon.co.jp__kureho-pokemon-card-box.html", 285],
+    ["search/amazon.in__vedant-rh-n6612025031.html", 103],
+    ["search/amazon.de__amznscrp-plastikfrei-flasche.html", 9],
+    ["search/amazon.de__amznscrp-plastikfrei-gesicht.html", 2],
+    ["search/amazon.in__aditya-motorola-phone-5g.html", 20],
+  ];
+  for (const [name, last] of cases) {
+    const page = parseSearch(await fixture(name), { marketplace: fixtureMarketplace(name) });
+    assert.equal(page.last_page, last, name);
+  }
 });
 
 Deno.test("parseSearch() throws only ParseError on empty, non-HTML and truncated pages", async () => {

@@ -126,9 +126,16 @@ async function collect<Raw>(
     p.catch(() => {}); // a page fetched ahead is observed once the call settles (collectSearch)
     fetched.set(page, p);
   };
+  /**
+   * The last page the latest page read names (SearchPage.last_page): pages past it are asked for
+   * one at a time, and only while a page read still links a next one. Planned on what the limit
+   * needs alone, `limit=200` over a listing of three pages fetched and paid for two past its end
+   * (probe FQ: 12 credits for 8 pages).
+   */
+  let lastShown = Infinity;
   const plan = (from: number, missing: number, perPage: number) => {
     const wanted = Math.max(1, Math.ceil(missing / Math.max(1, perPage)));
-    const pages = Math.min(wanted, PAGES_AHEAD);
+    const pages = Math.max(1, Math.min(wanted, PAGES_AHEAD, lastShown - from + 1));
     // Charged together (the meter commits them in one batch, in order), then fetched at once.
     return Promise.all(Array.from({ length: pages }, (_, i) => request(from + i)));
   };
@@ -178,6 +185,7 @@ async function collect<Raw>(
       return done(results, other === "another", used);
     }
     first ??= got;
+    lastShown = got.last_page ?? Infinity;
     for (const r of got.results) if (r.asin) seen.add(itemKey(r));
     progress.used = ++used;
     if (used === 1) total = got.total_results;
