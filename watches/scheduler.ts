@@ -236,12 +236,14 @@ export class WatchScheduler extends PollLoop {
       page = checkedAnswer(details, answer, (m, e) => this.#d.log.error(m, e)).value as ProductPage;
       // A page of another product (a merged listing redirects): its price and ranks are not the
       // watched product's. Taken as read, a signed, charged event told the receiver the watched
-      // ASIN's price had moved to the other product's (probe DV).
+      // ASIN's price had moved to the other product's (probe DV). The note does not name the
+      // product shown: the refresh is refunded, and naming it made a watch a free ASIN lookup,
+      // where a details call pays for that answer (probe FQ).
       if (page.asin !== w.asin) {
         throw new ApiError(
           502,
           "upstream_error",
-          `The marketplace shows ASIN ${w.asin} as ${page.asin}; the watch records nothing of it.`,
+          `The marketplace shows another product at ASIN ${w.asin} (a merged listing); the watch records nothing of it.`,
         );
       }
     } catch (e) {
