@@ -3,12 +3,12 @@
  * must survive, as JSON Lines, one `{key, value, expire_at?}` per entry, typed so that KV's
  * Uint8Array, bigint and Date values come back as they were. It is generic over the key layout
  * (metering/kv_layout.ts), so keys added later are backed up without a change here; only
- * the result cache, which refills itself, is left out. It is also how a deployment moves from a
- * KV file to Deno Deploy's KV or a KV Connect server: back up from one KV_PATH, restore to the
- * other.
+ * the result cache and the counting windows, which refill themselves, are left out. It is also
+ * how a deployment moves from a KV file to Deno Deploy's KV or a KV Connect server: back up from
+ * one KV_PATH, restore to the other.
  *
- * Entries written with expireIn (sessions, mailed tokens) carry their own `expires_at`; they are
- * restored with the life they have left, and not at all once it is over.
+ * Entries written with expireIn (sessions, mailed tokens, sign-in devices) carry their own
+ * `expires_at`; they are restored with the life they have left, and not at all once it is over.
  *
  * Consistency: Deno KV has no snapshot read across a listing. A store in a local file is copied
  * first with SQLite's own online backup, which reads it in one transaction however busy the
@@ -45,7 +45,29 @@ const DISPOSABLE = [
   KV.clientMails("")[0],
   KV.clientSignins("")[0],
   KV.clientSignups("")[0],
+  KV.deviceSignins("")[0],
+  KV.sessionPasswordChecks("")[0],
+  KV.deviceGrants("")[0],
 ];
+/**
+ * Prefixes whose entries are written with expireIn and carry their `expires_at` in the value: one
+ * without it (written by an earlier version) is left out, since restored it would never expire
+ * (probe FR: a sign-in device, known for 90 days, was known for good after a restore).
+ */
+const EXPIRING = [KV.signinDevice("")[0]];
+
+/**
+ * Whether an entry is state a restored deployment needs. A backup leaves the others out, and
+ * restore skips them in backups of earlier versions, which kept some of the windows.
+ */
+function kept(key: Deno.KvKey, value: unknown): boolean {
+  if (DISPOSABLE.includes(key[0] as string)) return false;
+  return !EXPIRING.includes(key[0] as string) || typeof expiresAtOf(value) === "number";
+}
+
+function expiresAtOf(value: unknown): unknown {
+  return (value as { expires_at?: unknown } | null)?.expires_at;
+}
 const FORMAT = "shelf-backup/1";
 const ACCOUNT_PREFIX = KV.account("")[0];
 /**
@@ -131,7 +153,7 @@ async function listing(
   let hashed = "";
   let count = 0;
   for await (const e of kv.list({ prefix: [] })) {
-    if (DISPOSABLE.includes(e.key[0] as string)) continue;
+    if (!kept(e.key, e.value)) continue;
     count++;
     if (!hasher && !opts.out) continue;
     const key = JSON.stringify(encodeKey(e.key));
@@ -399,8 +421,13 @@ function decoded(text: string, line: number, now: number): Decoded {
       );
     }
   }
-  const expiresAt = (value as { expires_at?: unknown } | null)?.expires_at;
-  const expireIn = typeof expiresAt === "number" ? expiresAt - now : undefined;
+  const expiresAt = expiresAtOf(value);
+  // An entry not kept is checked like any other, then not written, as one whose life is over.
+  const expireIn = !kept(key, value)
+    ? 0
+    : typeof expiresAt === "number"
+    ? expiresAt - now
+    : undefined;
   return { line, key, value, expireIn };
 }
 

@@ -22,6 +22,12 @@ interface DeviceEntry {
    * new one while the email is locked for everyone else.
    */
   epoch?: number;
+  /**
+   * When the entry's life (DEVICE_MS from its last sign-in) ends, as its expireIn does. Carried in
+   * the value so that a backup restores it with the life it has left: restored without one, a
+   * device was known for good (probe FR). Entries of earlier versions lack it (backup.ts drops them).
+   */
+  expires_at?: number;
 }
 
 /**
@@ -33,11 +39,14 @@ export async function knownDevice(
   token: string | undefined,
   email: string,
   epoch: number,
+  now: number,
 ): Promise<string | null> {
   if (!token || !/^[0-9a-f]{64}$/.test(token)) return null;
   const digest = hashKey(token);
   const entry = (await kv.get<DeviceEntry>(KV.signinDevice(digest))).value;
-  return entry?.email === hashKey(email) && (entry.epoch ?? 0) === epoch ? digest : null;
+  // KV's own expiry may run late (it purges in the background): the life is checked here too.
+  const live = entry?.expires_at === undefined || entry.expires_at > now;
+  return live && entry?.email === hashKey(email) && (entry.epoch ?? 0) === epoch ? digest : null;
 }
 
 /**
@@ -63,7 +72,7 @@ export async function rememberDevice(
     if (await reserveSlots(kv, [window], 24 * 3600 * 1000, now)) return null;
   }
   const kept = token ?? randomHex(32);
-  const entry: DeviceEntry = { email: hashKey(email), epoch };
+  const entry: DeviceEntry = { email: hashKey(email), epoch, expires_at: now + DEVICE_MS };
   await kv.set(KV.signinDevice(hashKey(kept)), entry, { expireIn: DEVICE_MS });
   return kept;
 }

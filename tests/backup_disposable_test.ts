@@ -4,7 +4,10 @@
  * key digests, watches (with their secrets and schedule) and everything else are. Real KV file, the backup function the CLI runs.
  */
 import assert from "node:assert/strict";
-import { backup } from "../cli/backup.ts";
+import { DatabaseSync } from "node:sqlite";
+import { backup, restore } from "../cli/backup.ts";
+import { DEVICE_MS, knownDevice, rememberDevice } from "../metering/sign_in_devices.ts";
+import { hashKey } from "../metering/api_key.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -45,6 +48,66 @@ Deno.test("backup leaves out the result cache and sign-in and mail counters, and
     }
   } finally {
     kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sign-in devices come back with the life they have left; the device counters, and devices stored without a life, do not (probe FR)", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/shelf.kv`);
+  const target = await Deno.openKv(`${dir}/restored.kv`);
+  try {
+    const now = Date.now();
+    const token = await rememberDevice(kv, "dev@example.com", null, now, 0);
+    assert.ok(token);
+    const digest = hashKey(token);
+    // A device stored by an earlier version: no expires_at in its value.
+    await kv.set(KV.signinDevice("old"), { email: hashKey("dev@example.com"), epoch: 0 });
+    await kv.set(KV.deviceSignins("stu"), { count: 2, since: now });
+    await kv.set(KV.sessionPasswordChecks("vwx"), { count: 2, since: now });
+    await kv.set(KV.deviceGrants("yza"), { count: 2, since: now });
+    const file = `${dir}/backup.jsonl`;
+    await backup(kv, file);
+    const text = await Deno.readTextFile(file);
+    for (const prefix of ["device_signins", "session_password_checks", "device_grants"]) {
+      assert.ok(!text.includes(`"${prefix}"`), `no ${prefix} counter`);
+    }
+    assert.ok(!text.includes('"old"'), "a device without its life is left out");
+    assert.ok(text.includes(digest), "the device is there");
+
+    // A backup of an earlier version held them: restore leaves them out too.
+    const older = `${dir}/older.jsonl`;
+    const lines = text.trimEnd().split("\n");
+    const extra = [
+      { key: [{ s: "signin_device" }, { s: "old" }], v: { email: "e", epoch: 0 } },
+      { key: [{ s: "device_grants" }, { s: "yza" }], v: { count: 1, since: now } },
+    ].map(({ key, v }) => JSON.stringify({ key, value: { t: "json", v } }));
+    const header = JSON.parse(lines[0]);
+    header.entries += extra.length;
+    await Deno.writeTextFile(
+      older,
+      [JSON.stringify(header), ...lines.slice(1), ...extra].join("\n"),
+    );
+    assert.equal(await restore(target, older), lines.length - 1);
+    assert.equal((await target.get(KV.signinDevice("old"))).versionstamp, null);
+    assert.equal((await target.get(KV.deviceGrants("yza"))).versionstamp, null);
+
+    // The restored device is known until its life ends, not for good.
+    assert.equal(await knownDevice(target, token, "dev@example.com", 0, now + 1000), digest);
+    assert.equal(await knownDevice(target, token, "dev@example.com", 0, now + DEVICE_MS + 1), null);
+    // KV's own expiry column (-1 is "never"): no restored entry lives for good.
+    const sqlite = new DatabaseSync(`${dir}/restored.kv`);
+    try {
+      const rows = sqlite.prepare("SELECT expiration_ms FROM kv").all() as {
+        expiration_ms: number;
+      }[];
+      assert.ok(rows.some((r) => r.expiration_ms > now + DEVICE_MS - 60_000), "the device's life");
+    } finally {
+      sqlite.close();
+    }
+  } finally {
+    kv.close();
+    target.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -130,7 +130,7 @@ export function authRoutes(
     const credential = id ? await readCredential(kv, id) : null;
     const deviceToken = deviceCookie(c, deps);
     const epoch = credential?.epoch ?? 0;
-    const device = await knownDevice(kv, deviceToken, email, epoch);
+    const device = await knownDevice(kv, deviceToken, email, epoch, clock.now());
     const slot = await reserveAttempt(kv, email, client, clock.now(), device);
     if (slot !== "ok" && slot !== "device") {
       const error = slot === "email"
