@@ -17,7 +17,7 @@ import {
   ratingFrom,
   text,
 } from "./dom.ts";
-import { amountOf, listPriceAbove, parsePrice } from "./price.ts";
+import { listPriceIn, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import type { DealProductsPage } from "../schemas/pages.ts";
 import type { DealProductItem, PriceWithList } from "../schemas/resources.ts";
@@ -90,10 +90,7 @@ function priceOf(section: Element, marketplace: string): PriceWithList | null {
   );
   const price = current ? parsePrice(current, marketplace) : null;
   if (!price) return null;
-  return {
-    ...price,
-    list_price: listPriceAbove(amountOf(text(one(section, STRIKE))), price.amount),
-  };
+  return { ...price, list_price: listPriceIn(price, text(one(section, STRIKE)), marketplace) };
 }
 
 /** The deal id from the requested URL, else from the page's canonical link; "" when neither. */

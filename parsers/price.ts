@@ -32,12 +32,27 @@ const SYMBOLS: [string, string][] = [
   ["₺", "TRY"],
   ["₩", "KRW"],
   ["円", "JPY"],
+  ["SFr.", "CHF"],
+  ["Kč", "CZK"],
+  ["₽", "RUB"],
+  ["₪", "ILS"],
+  ["฿", "THB"],
+  ["₱", "PHP"],
+  ["₴", "UAH"],
   ["د.إ", "AED"],
   ["ر.س", "SAR"],
 ];
 // A code may touch the digits ("AED330.00"), not other letters.
 const ISO =
-  /(?<![A-Za-z])(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP|CHF|CNY|NOK|DKK|HKD|TWD|NZD|KRW|ZAR|ILS|CZK|HUF|RON|THB|MYR|PHP|IDR|QAR|KWD)(?![A-Za-z])/;
+  /(?<![A-Za-z])(USD|GBP|EUR|JPY|INR|CAD|AUD|AED|SAR|BRL|MXN|SEK|PLN|SGD|TRY|EGP|CHF|CNY|NOK|DKK|HKD|TWD|NZD|KRW|ZAR|ILS|CZK|HUF|RON|THB|MYR|PHP|IDR|QAR|KWD|RUB|UAH|COP|ARS|CLP|PEN|VND|PKR)(?![A-Za-z])/;
+/** Currencies written with letters that are words elsewhere: read only as a whole word. */
+const WORD_MARKS: [RegExp, string][] = [
+  [/(?<![A-Za-z])Ft(?![A-Za-z])/, "HUF"],
+  [/(?<![A-Za-z])lei(?![A-Za-z])/, "RON"],
+  [/(?<![A-Za-z])RM(?![A-Za-z])/, "MYR"],
+  [/(?<![A-Za-z])Rp(?![A-Za-z])/, "IDR"],
+  [/(?<![A-Za-z])Fr\./, "CHF"],
+];
 const DOLLARS = ["USD", "CAD", "AUD", "MXN", "SGD"];
 
 /**
@@ -51,6 +66,7 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
   const iso = ISO.exec(textValue);
   if (iso) return iso[1];
   for (const [sym, cur] of SYMBOLS) if (textValue.includes(sym)) return cur;
+  for (const [mark, cur] of WORD_MARKS) if (mark.test(textValue)) return cur;
   const own = marketplace(marketplaceCode).currency;
   // A dollar with letters before it that SYMBOLS does not name ("RD$") is some other dollar.
   if (/[A-Za-z]\$/.test(textValue)) return "";
@@ -115,6 +131,52 @@ export function parsePrice(textValue: string, marketplaceCode: string): Price | 
  * above the price (a "was" price equal to or below the price is no discount, and Amazon's own
  * markup sometimes repeats the current price in the struck-through slot).
  */
-export function listPriceAbove(list: number | null | undefined, amount: number): number | null {
+function listPriceAbove(list: number | null | undefined, amount: number): number | null {
   return list !== null && list !== undefined && list > amount ? list : null;
+}
+
+/** The currency a price shows: the one the parser named, else what its display tells. */
+export function shownCurrency(price: { currency: string; display: string }, mp: string): string {
+  return price.currency || foreignMark(price.display, mp);
+}
+
+/**
+ * Marks of money that the named currencies alone write so: a bare `$` (not R$, S$, US$, C$), and
+ * `kr`. BRL and SGD write R$ and S$, so a bare `$` is another currency there too (probe EI).
+ */
+const MARKS: [RegExp, string, string[]][] = [
+  [/(?<![A-Za-z])\$/, "$", ["USD", "CAD", "AUD", "MXN"]],
+  [/\bkr\b/i, "kr", ["SEK"]],
+];
+
+/**
+ * The currency a price the parser did not name shows, when it cannot be the marketplace's: a
+ * three-letter code beside the amount (KRW, HKD: probe EP), a dollar with letters before it (HK$,
+ * NT$, NZ$; the marketplace's own prefixed dollars are named by the parser: probe EQ), a mark of
+ * MARKS off its currencies, or any other currency sign (every marketplace's own is named by
+ * currencyOf, so one left unnamed is another's: ₫, ₦; probe FP). "" when nothing tells.
+ */
+function foreignMark(display: string, mp: string): string {
+  const own = marketplace(mp).currency;
+  const code = /\b([A-Z]{3})\s?[\d.,]|[\d.,]\s?([A-Z]{3})\b/.exec(display);
+  if (code && (code[1] ?? code[2]) !== own) return code[1] ?? code[2];
+  const prefixed = /\b([A-Za-z]{1,3}\$)/.exec(display);
+  if (prefixed) return prefixed[1];
+  for (const [mark, name, currencies] of MARKS) {
+    if (mark.test(display) && !currencies.includes(own)) return name;
+  }
+  return /(?!\$)\p{Sc}/u.exec(display)?.[0] ?? "";
+}
+
+/**
+ * The comparison price `listText` shows for `price`, or null: none, not above the price
+ * (listPriceAbove), or in another currency than the price (probe FP: a struck-through "$99.99"
+ * beside "14,09 €" was answered as `list_price: 99.99`, a bare number no currency check sees).
+ */
+export function listPriceIn(price: Price, listText: string | null | undefined, mp: string) {
+  const list = listText ? parsePrice(listText, mp) : null;
+  if (!list) return null;
+  const shown = shownCurrency(list, mp);
+  if (shown && shown !== shownCurrency(price, mp)) return null;
+  return listPriceAbove(list.amount, price.amount);
 }

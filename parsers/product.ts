@@ -18,7 +18,7 @@ import { byId, byIds, type Captured, captureSections } from "./sections.ts";
 import type { UnreadSpec } from "./unread_regions.ts";
 import { DETAIL_SECTION_IDS, readDetailFacts } from "./detail_tables.ts";
 import { colorImages, dynamicImage, mobileImages } from "./product_images.ts";
-import { listPriceAbove, parsePrice } from "./price.ts";
+import { listPriceIn, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { asinFromUrl, firstInLink } from "./page_text.ts";
 import { isAsin } from "./page_common.ts";
@@ -319,9 +319,7 @@ function priceOf(page: Captured, code: string): PriceWithList | null {
   if (!found) return null;
   const price = parsePrice(found.text, code);
   if (!price) return null;
-  const listText = found.listText || listPriceNear(page);
-  const list = listText ? parsePrice(listText, code) : null;
-  return { ...price, list_price: listPriceAbove(list?.amount, price.amount) };
+  return { ...price, list_price: listPriceIn(price, found.listText || listPriceNear(page), code) };
 }
 
 interface FoundPrice {

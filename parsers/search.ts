@@ -28,7 +28,7 @@ import {
 } from "./dom.ts";
 import { outermost } from "./dom_tree.ts";
 import { spendText } from "./page_budget.ts";
-import { listPriceAbove, parsePrice } from "./price.ts";
+import { listPriceIn, parsePrice } from "./price.ts";
 import { ParseError } from "./parse_error.ts";
 import { menuChoice, untruncated } from "./page_text.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
@@ -499,11 +499,7 @@ function priceOf(parts: CardParts, code: string): PriceWithList | null {
   const price = priceText ? parsePrice(priceText, code) : null;
   if (!price) return null;
   const struck = parts.struck;
-  const listText = struck ? priceTextOf(struck) : "";
-  return {
-    ...price,
-    list_price: listPriceAbove(listText ? parsePrice(listText, code)?.amount : null, price.amount),
-  };
+  return { ...price, list_price: listPriceIn(price, struck ? priceTextOf(struck) : "", code) };
 }
 
 /** An `a-price`'s text: the screen-reader copy, else the visible symbol and digits. */

@@ -181,3 +181,34 @@ Deno.test("a further search page in a bare $ on amazon.de ends a limit search th
     assert.equal((await rig.call("/v1/usage")).body.requests_used, before + 1, zip);
   }
 });
+
+Deno.test("a currency no marketplace uses is another currency with a postcode, and a list price in another currency is no list price (probe FP)", async () => {
+  await using rig = await startRig();
+  const de = await fixture("product/amazon.de__app-B01LW7X0JJ.html");
+  const roubles = de.replaceAll("EUR 6,37", "6,37 ₽").replaceAll("6,37 €", "6,37 ₽")
+    .replaceAll("6,37&nbsp;€", "6,37 ₽");
+  assert.notEqual(roubles, de);
+  rig.fake.page("https://www.amazon.de/dp/B01LW7X0JJ", { html: roubles });
+  const before = (await rig.call("/v1/usage")).body.requests_used;
+  const zipped = await rig.call("/v1/products/details?asin=B01LW7X0JJ&marketplace=DE&zip=10115");
+  assert.equal(zipped.status, 502, JSON.stringify(zipped.body).slice(0, 300));
+  assert.match((zipped.body.error as { message: string }).message, /prices in RUB instead of EUR/);
+  assert.equal(zipped.headers.get("x-credits-cost"), "0");
+  assert.equal((await rig.call("/v1/usage")).body.requests_used, before);
+
+  // The struck-through "Unverb. Preisempf.: 26,99 €" over 14,09 €, then shown in dollars.
+  const mug = await fixture("product/amazon.de__sapila-B008TLGFW4.html");
+  const dp = "https://www.amazon.de/dp/B008TLGFW4";
+  rig.fake.page(dp, { html: mug });
+  const own = await rig.call("/v1/products/details?asin=B008TLGFW4&marketplace=DE");
+  assert.equal((own.body.price as { list_price: number }).list_price, 26.99);
+  rig.fake.page(dp, { html: mug.replace("26,99&nbsp;€", "$99.99") });
+  const other = await rig.call("/v1/products/details?asin=B008TLGFW4&marketplace=DE&zip=10115");
+  assert.equal(other.status, 200, JSON.stringify(other.body).slice(0, 300));
+  assert.deepEqual(other.body.price, {
+    amount: 14.09,
+    display: "14,09 €",
+    currency: "EUR",
+    list_price: null,
+  });
+});

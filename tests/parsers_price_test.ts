@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { amountOf, currencyOf, parsePrice } from "../parsers/price.ts";
+import { amountOf, currencyOf, listPriceIn, parsePrice, shownCurrency } from "../parsers/price.ts";
 
 Deno.test("parsePrice() reads every marketplace's notation", () => {
   const cases: [string, string, number, string][] = [
@@ -54,4 +54,48 @@ Deno.test("parsePrice() keeps the display text and refuses text without a number
   assert.equal(parsePrice("$999999999999999999999", "US"), null);
   // A price naming no currency is not given the marketplace's: "" says it was not shown.
   assert.equal(currencyOf("19,99", "DE"), "");
+});
+
+Deno.test("currencies no marketplace uses are named or told foreign, never read as the marketplace's (probe FP)", () => {
+  const named: [string, string][] = [
+    ["6,37 ₽", "RUB"],
+    ["₪ 45", "ILS"],
+    ["฿1,200", "THB"],
+    ["₱ 999", "PHP"],
+    ["₴ 120", "UAH"],
+    ["120 Kč", "CZK"],
+    ["SFr. 12.50", "CHF"],
+    ["Fr. 12.50", "CHF"],
+    ["4.990 Ft", "HUF"],
+    ["59,99 lei", "RON"],
+    ["RM 45.90", "MYR"],
+    ["Rp 150.000", "IDR"],
+    ["RUB 637", "RUB"],
+  ];
+  for (const [display, currency] of named) {
+    assert.equal(parsePrice(display, "DE")?.currency, currency, display);
+  }
+  // A sign named nowhere is still not the marketplace's own.
+  assert.equal(shownCurrency({ currency: "", display: "120.000 ₫" }, "DE"), "₫");
+  assert.equal(shownCurrency({ currency: "", display: "12,99" }, "DE"), "");
+  // Words holding those letters are no currency.
+  assert.equal(currencyOf("Fte 12", "DE"), "");
+  assert.equal(currencyOf("RRP 12,99", "DE"), "");
+});
+
+Deno.test("listPriceIn() keeps a comparison price only in the price's own currency (probe FP)", () => {
+  const price = parsePrice("14,09 €", "DE")!;
+  assert.equal(listPriceIn(price, "26,99 €", "DE"), 26.99);
+  assert.equal(listPriceIn(price, "EUR 26,99", "DE"), 26.99);
+  // A list price naming no currency is the page's own notation: kept.
+  assert.equal(listPriceIn(price, "26,99", "DE"), 26.99);
+  for (const other of ["$99.99", "99,99 £", "2.699 ₹", "￥2,699", "USD 30", "30 ₽"]) {
+    assert.equal(listPriceIn(price, other, "DE"), null, other);
+  }
+  // Not above the price, or none: no list price.
+  assert.equal(listPriceIn(price, "9,99 €", "DE"), null);
+  assert.equal(listPriceIn(price, "", "DE"), null);
+  const usd = parsePrice("$12.99", "US")!;
+  assert.equal(listPriceIn(usd, "List: $19.99", "US"), 19.99);
+  assert.equal(listPriceIn(usd, "CDN$ 19.99", "US"), null);
 });

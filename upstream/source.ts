@@ -28,7 +28,7 @@ import { inlineReader, type PageReader } from "./page_pool.ts";
 import type { ProductItem } from "../schemas/resources.ts";
 import type { SearchPage } from "../schemas/pages.ts";
 import { ApiError } from "../core/api_error.ts";
-import { shownCurrency } from "./shown_currency.ts";
+import { shownCurrency } from "../parsers/price.ts";
 import { assertListing, assertSearchOf, type Listing, listingShown } from "./listing_shown.ts";
 
 // Amazon's Prime refinement is put in the search URL for these marketplaces (urls.ts); elsewhere
