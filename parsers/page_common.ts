@@ -112,3 +112,13 @@ export function regionOf(html: string, starts: string[], ends: string[] = []): s
   }
   return html.slice(begin, end);
 }
+
+/**
+ * The Amazon marketplace id a page names in its head (`ue_mid = 'A1PA6795UKMFR9'`), or null. It
+ * stands within the first 12 KB of every corpus page that has one; a page is searched no further
+ * than its first 256 KB.
+ */
+export function pageMarketplaceId(html: string): string | null {
+  const m = /\bue_mid\s*=\s*['"]([A-Z0-9]{8,16})['"]/.exec(html.slice(0, 256 * 1024));
+  return m ? m[1] : null;
+}

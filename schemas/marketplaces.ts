@@ -8,27 +8,62 @@ export interface Marketplace {
   currency: string;
   /** Accept-Language the site answers in by default. */
   language: string;
+  /**
+   * Amazon's marketplace id (the `ue_mid` its pages carry): what tells a page of one site served
+   * for another (a proxy, cache or archive handing over the wrong host's page; probe FP).
+   */
+  id: string;
 }
 
 const table: Marketplace[] = [
-  { code: "US", host: "www.amazon.com", currency: "USD", language: "en-US" },
-  { code: "UK", host: "www.amazon.co.uk", currency: "GBP", language: "en-GB" },
-  { code: "DE", host: "www.amazon.de", currency: "EUR", language: "de-DE" },
-  { code: "FR", host: "www.amazon.fr", currency: "EUR", language: "fr-FR" },
-  { code: "IT", host: "www.amazon.it", currency: "EUR", language: "it-IT" },
-  { code: "ES", host: "www.amazon.es", currency: "EUR", language: "es-ES" },
-  { code: "CA", host: "www.amazon.ca", currency: "CAD", language: "en-CA" },
-  { code: "JP", host: "www.amazon.co.jp", currency: "JPY", language: "ja-JP" },
-  { code: "IN", host: "www.amazon.in", currency: "INR", language: "en-IN" },
-  { code: "AU", host: "www.amazon.com.au", currency: "AUD", language: "en-AU" },
-  { code: "AE", host: "www.amazon.ae", currency: "AED", language: "en-AE" },
-  { code: "SA", host: "www.amazon.sa", currency: "SAR", language: "ar-SA" },
-  { code: "BR", host: "www.amazon.com.br", currency: "BRL", language: "pt-BR" },
-  { code: "NL", host: "www.amazon.nl", currency: "EUR", language: "nl-NL" },
-  { code: "MX", host: "www.amazon.com.mx", currency: "MXN", language: "es-MX" },
-  { code: "SE", host: "www.amazon.se", currency: "SEK", language: "sv-SE" },
-  { code: "PL", host: "www.amazon.pl", currency: "PLN", language: "pl-PL" },
-  { code: "SG", host: "www.amazon.sg", currency: "SGD", language: "en-SG" },
+  { code: "US", host: "www.amazon.com", currency: "USD", language: "en-US", id: "ATVPDKIKX0DER" },
+  {
+    code: "UK",
+    host: "www.amazon.co.uk",
+    currency: "GBP",
+    language: "en-GB",
+    id: "A1F83G8C2ARO7P",
+  },
+  { code: "DE", host: "www.amazon.de", currency: "EUR", language: "de-DE", id: "A1PA6795UKMFR9" },
+  { code: "FR", host: "www.amazon.fr", currency: "EUR", language: "fr-FR", id: "A13V1IB3VIYZZH" },
+  { code: "IT", host: "www.amazon.it", currency: "EUR", language: "it-IT", id: "APJ6JRA9NG5V4" },
+  { code: "ES", host: "www.amazon.es", currency: "EUR", language: "es-ES", id: "A1RKKUPIHCS9HS" },
+  { code: "CA", host: "www.amazon.ca", currency: "CAD", language: "en-CA", id: "A2EUQ1WTGCTBG2" },
+  {
+    code: "JP",
+    host: "www.amazon.co.jp",
+    currency: "JPY",
+    language: "ja-JP",
+    id: "A1VC38T7YXB528",
+  },
+  { code: "IN", host: "www.amazon.in", currency: "INR", language: "en-IN", id: "A21TJRUUN4KGV" },
+  {
+    code: "AU",
+    host: "www.amazon.com.au",
+    currency: "AUD",
+    language: "en-AU",
+    id: "A39IBJ37TRP1C6",
+  },
+  { code: "AE", host: "www.amazon.ae", currency: "AED", language: "en-AE", id: "A2VIGQ35RCS4UG" },
+  { code: "SA", host: "www.amazon.sa", currency: "SAR", language: "ar-SA", id: "A17E79C6D8DWNP" },
+  {
+    code: "BR",
+    host: "www.amazon.com.br",
+    currency: "BRL",
+    language: "pt-BR",
+    id: "A2Q3Y263D00KWC",
+  },
+  { code: "NL", host: "www.amazon.nl", currency: "EUR", language: "nl-NL", id: "A1805IZSGTT6HS" },
+  {
+    code: "MX",
+    host: "www.amazon.com.mx",
+    currency: "MXN",
+    language: "es-MX",
+    id: "A1AM78C64UM0Y8",
+  },
+  { code: "SE", host: "www.amazon.se", currency: "SEK", language: "sv-SE", id: "A2NODRKZP88ZB9" },
+  { code: "PL", host: "www.amazon.pl", currency: "PLN", language: "pl-PL", id: "A1C3SOZRARQ6R3" },
+  { code: "SG", host: "www.amazon.sg", currency: "SGD", language: "en-SG", id: "A19VAU5U5O7RUS" },
 ];
 
 export const MARKETPLACES: ReadonlyMap<string, Marketplace> = new Map(
@@ -52,4 +87,9 @@ export function marketplaceForHost(host: string): Marketplace | undefined {
     const bare = m.host.slice(4); // without "www."
     return h === bare || h.endsWith("." + bare);
   });
+}
+
+/** The marketplace whose Amazon marketplace id is `id`, or undefined. */
+export function marketplaceForId(id: string): Marketplace | undefined {
+  return table.find((m) => m.id === id);
 }

@@ -6,7 +6,7 @@
 import { judgeReviews } from "../upstream/reviews_answer.ts";
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { fixture, searchingFor } from "./fixture.ts";
+import { fixture, onSite, searchingFor } from "./fixture.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 
 function schemaOf(path: string) {
@@ -435,10 +435,9 @@ Deno.test("gtin-to-asin confirms a code its product page lists second in one row
   });
   // The row "EAN ‎0730143315609, 7301433156092" (probe DP: only the first code was looked at, so
   // the second was answered as an unsure match, charged).
-  rig.fake.page(
-    "https://www.amazon.com/dp/B0BJLF2BRM",
-    "product/amazon.com.br__mzmvyp-B0D6NN6TM7.html",
-  );
+  rig.fake.page("https://www.amazon.com/dp/B0BJLF2BRM", {
+    html: onSite(await fixture("product/amazon.com.br__mzmvyp-B0D6NN6TM7.html"), "US"),
+  });
   const body = await expectValid(rig, "/v1/utility/gtin-to-asin?gtin=7301433156092");
   assert.equal(body.asin, "B0D6NN6TM7");
   assert.match(body.note, /whose page lists GTIN 7301433156092\.$/);

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
-import { asResultsPage, fixture } from "./fixture.ts";
+import { asResultsPage, fixture, onSite } from "./fixture.ts";
 
 Deno.test("search: results whose price is outside min_price–max_price are left out", async () => {
   await using rig = await startRig();
@@ -84,7 +84,7 @@ Deno.test("search: the price range is applied in the marketplace's own money onl
   const won = await rig.call("/v1/products/search?query=pc&min_price=0&max_price=2000");
   assert.equal(won.body.count, 33);
   // Or in a dollar with letters before it, which the parser does not name either (probe EQ).
-  const hk = grid.replaceAll("EGP", "HK$");
+  const hk = onSite(grid.replaceAll("EGP", "HK$"), "DE");
   rig.fake.page("https://www.amazon.de/s?k=pc&rh=p_36:0-200000", { html: hk });
   const hkd = await rig.call(
     "/v1/products/search?query=pc&marketplace=DE&min_price=0&max_price=2000",

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { credentialRelay } from "../upstream/proxy_relay.ts";
+import { fixture, onSite } from "./fixture.ts";
 
 /**
  * Two proxies on loopback: one that takes connections and requests and answers nothing, and a
@@ -228,7 +229,9 @@ Deno.test("calls that time out together on one proxy are one stall, and a proxy 
     const page = "product/amazon.com__app-B07H57DNVV.html";
     const asins = ["B07H57DNV1", "B07H57DNV2", "B07H57DNV3"];
     for (const asin of asins) rig.fake.page(`https://www.amazon.com/dp/${asin}`, page);
-    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", page);
+    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", {
+      html: onSite(await fixture(page), "DE"),
+    });
     // Three at once (three products, so three requests) on the shared session's first proxy,
     // all timing out.
     const three = await Promise.all(

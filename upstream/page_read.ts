@@ -8,6 +8,8 @@ import { decodePage, garbled } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
+import { pageMarketplaceId } from "../parsers/page_common.ts";
+import { marketplaceForId, MARKETPLACES } from "../schemas/marketplaces.ts";
 import { type ProductReading, READING_FLAGS } from "../parsers/product.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
 import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
@@ -107,7 +109,25 @@ function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
     const message = "the page's bytes are not in the character set it names";
     return { detection, location, parsed: { ok: false, reason: "unrecognised", message } };
   }
+  const site = otherSite(html, job.marketplace);
+  if (site) {
+    const message = `the page is ${site.shown}'s, not ${site.asked}'s`;
+    return { detection, location, parsed: { ok: false, reason: "unrecognised", message } };
+  }
   return { detection, location, parsed: parse(job, html, detection) };
+}
+
+/**
+ * The host of the marketplace a page names as its own (pageMarketplaceId) when that is another
+ * than the one asked for, else null. Answered, amazon.fr's page served for amazon.de came back
+ * charged, labelled amazon.de, "En stock." (probe FP); only a page that names a known other
+ * marketplace is refused, none for naming nothing.
+ */
+function otherSite(html: string, code: string): { shown: string; asked: string } | null {
+  const asked = MARKETPLACES.get(code);
+  const id = asked && pageMarketplaceId(html);
+  const shown = id ? marketplaceForId(id) : undefined;
+  return shown && asked && shown !== asked ? { shown: shown.host, asked: asked.host } : null;
 }
 
 /**
