@@ -16,9 +16,11 @@ import {
   markDelivered,
   markFailed,
   markLapsed,
+  markUnsent,
   outboxEntries,
 } from "../metering/alerts.ts";
-import { type Mail, sendMail, type SmtpConfig, SmtpError } from "./smtp.ts";
+import { type Mail, NOT_MAILABLE, sendMail, type SmtpConfig, SmtpError } from "./smtp.ts";
+import { mailableEmail } from "../metering/accounts.ts";
 import type { Log } from "../core/log.ts";
 import { PollLoop } from "../core/poll_loop.ts";
 
@@ -73,6 +75,12 @@ export class AlertDelivery extends PollLoop {
         // or one down for weeks): those of periods long over are not sent once one does.
         if (alert.period_end + LAPSE_AFTER_MS < Date.now()) {
           await markLapsed(this.#kv, alert);
+          continue;
+        }
+        // An address stored before addresses had to be on the public internet (probe EV) is
+        // not handed to the operator's relay: root@localhost was.
+        if (!mailableEmail(alert.to)) {
+          await markUnsent(this.#kv, alert, NOT_MAILABLE);
           continue;
         }
         if (await this.#send(alert)) delivered++;

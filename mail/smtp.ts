@@ -10,7 +10,7 @@
  * const smtp = parseSmtpUrl("smtp://user:pass@127.0.0.1:2525", "Shelf <alerts@example.com>");
  * await sendMail(smtp, { to: "dev@example.com", subject: "Hello", text: "Body" });
  */
-import { normalizeEmail } from "../metering/accounts.ts";
+import { mailableEmail, normalizeEmail } from "../metering/accounts.ts";
 import nodemailer from "nodemailer";
 import { within } from "../core/within.ts";
 
@@ -103,7 +103,13 @@ function senderAddress(from: string): string | null {
   return m ? normalizeEmail(m[2] ?? m[3]) : null;
 }
 
+/** Why a mail to an address off the public internet is not sent. */
+export const NOT_MAILABLE = "not sent: the address is not on a host of the public internet";
+
 export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
+  // Accounts and alert addresses are mailable when stored (metering/accounts.ts), but earlier
+  // versions stored root@localhost and the like: such mail never reaches the relay (probe EV).
+  if (!mailableEmail(mail.to)) throw new SmtpError(0, NOT_MAILABLE);
   // One transport per message: alert mail is rare, and no pooled socket can be left half dead.
   const transport = nodemailer.createTransport({
     host: cfg.host,

@@ -125,12 +125,13 @@ export async function markDelivered(kv: Deno.Kv, a: Alert, now: number): Promise
  * or 100% of credits that have since been renewed) would only mislead.
  */
 export async function markLapsed(kv: Deno.Kv, a: Alert): Promise<void> {
-  const lapsed: Alert = {
-    ...a,
-    lease_until: 0,
-    last_error: "not sent: its credit period had ended before a mail server took it",
-  };
-  await kv.atomic().set(KV.alert(a.account_id, a.id), lapsed).delete(KV.outboxEntry(a.id))
+  await markUnsent(kv, a, "not sent: its credit period had ended before a mail server took it");
+}
+
+/** Takes the alert out of the outbox unsent, saying why on the Usage page. */
+export async function markUnsent(kv: Deno.Kv, a: Alert, why: string): Promise<void> {
+  const unsent: Alert = { ...a, lease_until: 0, last_error: why };
+  await kv.atomic().set(KV.alert(a.account_id, a.id), unsent).delete(KV.outboxEntry(a.id))
     .commit();
 }
 

@@ -5,6 +5,8 @@ import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { ApiError } from "../core/api_error.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { KV } from "../metering/kv_layout.ts";
+import { NOT_MAILABLE } from "../mail/smtp.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
@@ -203,4 +205,31 @@ Deno.test("alerts: one whose credit period ended long before a mail server took 
   );
   await settle();
   assert.equal(smtp.received.length, 0, "no mail about a period long over");
+});
+
+Deno.test("alerts: an address stored before addresses had to be public is not handed to the relay (probe EV)", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({
+    plans: bulk(20),
+    smtp: { url: smtp.url, from: FROM, timing: FAST },
+  });
+  const { id, key } = await s.account("bulk");
+  // As an earlier version stored it: root@localhost, which sign-up now refuses.
+  const entry = await s.kv.get<{ email: string }>(KV.account(id));
+  await s.kv.set(KV.account(id), { ...entry.value!, email: "root@localhost" });
+  s.deps.meter.forget(id);
+
+  const statuses = await burst(40, () => s.get(OFFERS, key));
+  assert.equal(count(statuses, 200), 20);
+  await eventually("both alerts settled", async () => {
+    const alerts = await listAlerts(s.kv, id);
+    return alerts.length === 2 && alerts.every((a) => a.last_error === NOT_MAILABLE);
+  });
+  await settle();
+  assert.equal(smtp.received.length, 0, "nothing reached the mail server");
+  assert.equal(
+    [...(await Array.fromAsync(s.kv.list({ prefix: ["alert_outbox"] })))].length,
+    0,
+    "nor waits to",
+  );
 });

@@ -5,7 +5,7 @@
  * and is delivered once a working server (the real smtp-server of smtp_sink.ts) is configured.
  */
 import assert from "node:assert/strict";
-import { parseSmtpUrl, sendMail, SmtpError } from "../mail/smtp.ts";
+import { NOT_MAILABLE, parseSmtpUrl, sendMail, SmtpError } from "../mail/smtp.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { startServer } from "./test_server.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
@@ -138,4 +138,19 @@ Deno.test("an alert raised while the mail server stalls stays in the outbox with
   );
   assert.equal(sink.received.length, 2, "each alert is sent once");
   await removeKvFiles(kvPath);
+});
+
+Deno.test("sendMail hands no mail for a host off the public internet to the mail server (probe EV)", async () => {
+  await using smtp = await startSmtpSink();
+  const cfg = parseSmtpUrl(smtp.url, "Shelf <alerts@example.com>");
+  for (const to of ["root@localhost", "b@0xa9fea9fe", "ops@mail.internal"]) {
+    await assert.rejects(
+      sendMail(cfg, { to, subject: "s", text: "t" }),
+      (e: Error) => e instanceof SmtpError && e.message === NOT_MAILABLE,
+      to,
+    );
+  }
+  await sendMail(cfg, { to: "dev@example.com", subject: "s", text: "t" });
+  await eventually("the public address's mail", () => smtp.received.length === 1);
+  assert.deepEqual(smtp.received[0].to, ["dev@example.com"]);
 });
