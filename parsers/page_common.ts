@@ -115,10 +115,14 @@ export function regionOf(html: string, starts: string[], ends: string[] = []): s
 
 /**
  * The Amazon marketplace id a page names in its head (`ue_mid = 'A1PA6795UKMFR9'`), or null. It
- * stands within the first 12 KB of every corpus page that has one; a page is searched no further
- * than its first 256 KB.
+ * stands before `<body` (within the first 12 KB) on every corpus page that has one; only that head
+ * is read, at most 256 KB of it: text of the body is the page's content, and one seller named
+ * "ue_mid='A1PA6795UKMFR9'" made every offers call of that product refused (probe FS). A fragment
+ * without a body (the offers pop-over) names none.
  */
 export function pageMarketplaceId(html: string): string | null {
-  const m = /\bue_mid\s*=\s*['"]([A-Z0-9]{8,16})['"]/.exec(html.slice(0, 256 * 1024));
+  const head = html.slice(0, 256 * 1024);
+  const body = head.search(/<body[\s>]/i);
+  const m = body < 0 ? null : /\bue_mid\s*=\s*['"]([A-Z0-9]{8,16})['"]/.exec(head.slice(0, body));
   return m ? m[1] : null;
 }

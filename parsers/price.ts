@@ -39,6 +39,8 @@ const SYMBOLS: [string, string][] = [
   ["฿", "THB"],
   ["₱", "PHP"],
   ["₴", "UAH"],
+  // The Saudi riyal's own sign (Unicode 17), named before the runtime knows it as one.
+  ["\u20C1", "SAR"],
   ["د.إ", "AED"],
   ["ر.س", "SAR"],
 ];
@@ -66,12 +68,15 @@ export function currencyOf(textValue: string, marketplaceCode: string): string {
   const iso = ISO.exec(textValue);
   if (iso) return iso[1];
   for (const [sym, cur] of SYMBOLS) if (textValue.includes(sym)) return cur;
-  for (const [mark, cur] of WORD_MARKS) if (mark.test(textValue)) return cur;
   const own = marketplace(marketplaceCode).currency;
   // A dollar with letters before it that SYMBOLS does not name ("RD$") is some other dollar.
   if (/[A-Za-z]\$/.test(textValue)) return "";
   if (textValue.includes("$")) return DOLLARS.includes(own) ? own : "";
   if (/\bkr\b/i.test(textValue)) return own === "SEK" ? own : "";
+  // The riyal sign also writes other rials: Saudi riyals only on amazon.sa.
+  if (textValue.includes("\uFDFC")) return own === "SAR" ? own : "";
+  // After the dollar: a unit beside a dollar price ("$0.55/Sq Ft") is no forint (probe FS).
+  for (const [mark, cur] of WORD_MARKS) if (mark.test(textValue)) return cur;
   return "";
 }
 

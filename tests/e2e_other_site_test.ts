@@ -38,3 +38,22 @@ Deno.test("a search page of amazon.de served for amazon.fr is an uncharged 502",
   assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
   assert.equal(r.headers.get("x-credits-cost"), "0");
 });
+
+Deno.test("a page's own text naming a marketplace id refuses nothing: only the head is read (probe FS)", async () => {
+  await using rig = await startRig();
+  // The offers fragment has no head: a seller named so made every offers call of it refused.
+  const aod = (await fixture("offers/amazon.com__wk-aod-main-B0BN72FYFG.html"))
+    .replace(">DirectCertified </a>", ">ue_mid='A1PA6795UKMFR9' Shop</a>");
+  assert.equal(pageMarketplaceId(aod), null);
+  rig.fake.page(
+    "https://www.amazon.com/gp/product/ajax/?asin=B0BN72FYFG&pc=dp&experienceId=aodAjaxMain",
+    { html: aod },
+  );
+  const r = await rig.call("/v1/products/offers?asin=B0BN72FYFG");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  // And on a whole page, text of the body is not its head.
+  const us = await fixture("product/amazon.com__app-B07H57DNVV.html");
+  const inBody = us.replace(/(\bue_mid\s*=\s*['"])[A-Z0-9]+/, "$1X")
+    .replace("<body", "<body><p>ue_mid = 'A1PA6795UKMFR9'</p");
+  assert.equal(pageMarketplaceId(inBody), null);
+});

@@ -78,6 +78,15 @@ Deno.test("currencies no marketplace uses are named or told foreign, never read 
   // A sign named nowhere is still not the marketplace's own.
   assert.equal(shownCurrency({ currency: "", display: "120.000 ₫" }, "DE"), "₫");
   assert.equal(shownCurrency({ currency: "", display: "12,99" }, "DE"), "");
+  // A unit beside a dollar price is no forint or ringgit (probe FS).
+  for (const display of ["$12.99 ($1.30/Ft)", "$0.55/Sq Ft", "$19.99 RM"]) {
+    assert.equal(currencyOf(display, "US"), "USD", display);
+  }
+  // The riyal signs: the Saudi riyal's own (Unicode 17), and U+FDFC, Saudi only on amazon.sa.
+  assert.equal(currencyOf("\u20C1 123.00", "US"), "SAR");
+  assert.equal(currencyOf("123.00 \uFDFC", "SA"), "SAR");
+  assert.equal(currencyOf("123.00 \uFDFC", "AE"), "");
+  assert.equal(shownCurrency({ currency: "", display: "123.00 \uFDFC" }, "AE"), "\uFDFC");
   // Words holding those letters are no currency.
   assert.equal(currencyOf("Fte 12", "DE"), "");
   assert.equal(currencyOf("RRP 12,99", "DE"), "");
