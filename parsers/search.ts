@@ -380,7 +380,8 @@ function scanCard(card: Element): CardParts {
       hasToken(cls, "puis-sponsored-label-text") || hasToken(cls, "s-sponsored-label-text") ||
       hasToken(cls, "s-sponsored-header")
     ) parts.sponsored = true;
-    if (hasToken(cls, "a-badge")) parts.badges.push(el);
+    // The 2025-26 capsule ("rio") badge carries no a-badge class (probe FV: "Best Seller" lost).
+    if (hasToken(cls, "a-badge") || hasToken(cls, "rio-badge-component")) parts.badges.push(el);
     if (
       hasToken(cls, "udm-primary-delivery-message") ||
       hasToken(cls, "udm-secondary-delivery-message")
@@ -562,8 +563,11 @@ function badgeOf(parts: CardParts): string | null {
   // same subtree again at every level of nested badges.
   const blank = new Set<AnyNode>();
   for (const badge of parts.badges) {
-    if (attr(badge, "data-a-badge-type") === "deal" || insideAny(badge, blank)) continue;
-    const label = text(one(badge, ".a-badge-label")) || text(badge);
+    const deal = attr(badge, "data-a-badge-type") === "deal" ||
+      /DEAL/.test(attr(badge, "id") ?? "");
+    if (deal || insideAny(badge, blank)) continue;
+    // The label alone: a capsule's "in Tower Computers" is hidden text, as an a-badge's is unread.
+    const label = text(one(badge, ".a-badge-label, .rio-badge-label")) || text(badge);
     if (label) return label;
     blank.add(badge);
   }

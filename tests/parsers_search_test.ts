@@ -410,6 +410,22 @@ Deno.test("parseSearch() takes a card's image from srcset where src points at a 
   }
 });
 
+Deno.test("parseSearch() reads the 2025-26 capsule badge, its label without the hidden category (probe FV)", async () => {
+  // Read off each card: the capsule's label span, beside the hidden "in Cell Phone Portable
+  // Power Banks" (or "- カテゴリ …").
+  const cases: [string, string, string][] = [
+    ["search/amazon.com__pricechecker-portable-charger.html", "B0FW34MF6F", "Best Seller"],
+    ["search/amazon.fr__imen-ssd-1to.html", "B0DC8VPSHV", "N°1 des ventes"],
+    ["search/amazon.fr__imen-headphones.html", "B0C3BSZ56D", "Best Seller"],
+    ["search/amazon.co.jp__kureho-pokemon-card-box.html", "B0CT4HR8F9", "ベストセラー"],
+    ["category/amazon.com__azza-rh-n16225007011-n13896617011.html", "B0F854GHFB", "Best Seller"],
+  ];
+  for (const [name, asin, badge] of cases) {
+    const page = parseSearch(await fixture(name), { marketplace: fixtureMarketplace(name) });
+    assert.equal(page.results.find((r) => r.asin === asin)?.badge, badge, `${name} ${asin}`);
+  }
+});
+
 Deno.test("parseSearch() reads prices, prime and badges on amazon.de (parsy)", async () => {
   const page = parseSearch(await fixture("search/amazon.de__parsy-katzenfutter.html"), {
     marketplace: "DE",
