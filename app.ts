@@ -51,6 +51,11 @@ export interface AppOptions {
   corsOrigins?: CorsOrigins;
   /** See Deps.stopping; main.ts aborts it at the end of DRAIN_SECONDS. */
   stopping?: AbortSignal;
+  /**
+   * Aborted when the drain starts (main.ts), before the listener closes: the runtime's shutdown
+   * drops the request bodies still arriving, which are then the stop's 503, not a client's 400.
+   */
+  draining?: AbortSignal;
   /** Where access-log lines go (main.ts: stdout as JSON lines); unset writes none. */
   accessLog?: (line: Record<string, unknown>) => void;
   metrics?: Metrics;
@@ -124,7 +129,7 @@ export function createApp(opts: AppOptions): { app: Hono; deps: Deps } {
     oneLayer(
       headLength(),
       requestTarget(),
-      bodyLimits(deps.trustProxy, opts.bodyReading, stopping),
+      bodyLimits(deps.trustProxy, opts.bodyReading, stopping, opts.draining),
       under("/v1", v1Methods(opts.corsOrigins ?? null)),
     ),
   );

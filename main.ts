@@ -137,6 +137,7 @@ async function main(): Promise<void> {
       opsLog({ event: "history_write_failed", error: (e as Error)?.message ?? String(e) }),
   });
   const stopping = new AbortController();
+  const drainStarted = new AbortController();
   const created = createApp({
     kv,
     plans: config.plans,
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     corsOrigins: config.corsOrigins,
     stopping: stopping.signal,
+    draining: drainStarted.signal,
     accessLog: opsLog,
     storeFile: file,
     watches: {
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
     if (draining) return;
     draining = true;
     opsLog({ event: "drain", signal, seconds: config.drainSeconds });
+    drainStarted.abort();
     const giveUp = setTimeout(() => stopping.abort(), config.drainSeconds * 1000);
     // A call that ignores the abort, or a mail server that does not answer the alert being sent,
     // must not keep the process past the drain time and 5 s (each send may wait 15 s for it).

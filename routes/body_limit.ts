@@ -139,11 +139,15 @@ export interface BodyReading {
 /**
  * `stopping` is aborted at the end of a drain (main.ts): bodies still arriving then are cut with
  * a 503, or one body that never came kept a stop waiting until it was forced (probe BL).
+ * `draining` is aborted when the drain starts: Deno's `server.shutdown()` drops every body still
+ * being read ("Cannot read body as underlying resource unavailable"), and such a body, cut by the
+ * stop, was answered 400 "did not arrive whole" as if the client had hung up (probe FU).
  */
 export function bodyLimits(
   proxies = 0,
   limits: Partial<BodyReading> = {},
   stopping: AbortSignal = new AbortController().signal,
+  draining: AbortSignal = stopping,
 ): MiddlewareHandler {
   const { seconds, max: maxReading, perClient } = {
     seconds: BODY_SECONDS,
@@ -225,8 +229,8 @@ export function bodyLimits(
         try {
           part = await reader.read();
         } catch {
-          // A chunked body cut short by the client (it hung up mid-chunk).
-          return void refuse("cut_short");
+          // A chunked body cut short by the client (it hung up mid-chunk), or by the stop.
+          return void refuse(draining.aborted ? "stopping" : "cut_short");
         }
         if (refusal) return;
         if (part.done) {
