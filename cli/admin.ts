@@ -11,6 +11,7 @@ import { systemClock } from "../metering/clock.ts";
 import type { Plans } from "../metering/plans.ts";
 import { createdKeyView } from "../routes/admin.ts";
 import { backup, restore } from "./backup.ts";
+import { operatorResetLink } from "../metering/password_reset.ts";
 
 const COMMANDS: Record<string, { usage: string; about: string }> = {
   "account create": {
@@ -26,6 +27,10 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
     usage: "account set ACCOUNT_ID [--plan P] [--status active|inactive]",
     about:
       "changes plan or status; a plan with fewer keys revokes the oldest (listed in revoked_keys)",
+  },
+  "account reset-link": {
+    usage: "account reset-link ACCOUNT_ID",
+    about: "a one-hour link for the owner to choose a dashboard password (no mail needed)",
   },
   "key create": {
     usage: "key create ACCOUNT_ID [--mode live|test] [--name N]",
@@ -70,6 +75,7 @@ export async function runAdmin(
   accounts: Accounts,
   plans: Plans,
   kvPath?: string,
+  publicUrl = "http://localhost:8000",
 ): Promise<unknown> {
   let parsed;
   try {
@@ -126,6 +132,10 @@ export async function runAdmin(
         status: values.status,
       });
       return { ...withUsage(a), revoked_keys: a.revoked };
+    }
+    case "account reset-link": {
+      const a = await accounts.get(required("ACCOUNT_ID"));
+      return await operatorResetLink(kv, a, publicUrl, Date.now());
     }
     case "key create": {
       const { key, value } = await accounts.createKey(required("ACCOUNT_ID"), {
@@ -198,7 +208,7 @@ if (import.meta.main) {
     const config = loadConfig();
     kv = await openStore(config.kvPath);
     const accounts = new Accounts(kv, config.plans, systemClock);
-    const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath);
+    const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     try {
       console.log(JSON.stringify(out, null, 2));
     } catch (e) {

@@ -5,6 +5,7 @@
  * Links are built on PUBLIC_URL, never on the request's Host header, which a client could set to
  * send a victim's token to its own site.
  */
+import { resetLink } from "../metering/password_reset.ts";
 import type { Mail } from "./smtp.ts";
 
 export function signupMail(to: string, publicUrl: string, token: string): Mail {
@@ -35,7 +36,7 @@ export function alreadyRegisteredMail(to: string, publicUrl: string, resetToken:
       "",
       `Sign in: ${publicUrl}/dashboard/signin`,
       "Forgot the password? Choose a new one within an hour; every signed-in browser is then",
-      `signed out: ${publicUrl}/dashboard/reset?token=${resetToken}`,
+      `signed out: ${resetLink(publicUrl, resetToken)}`,
       "",
       "If it was not you, ignore this mail: nothing changed, and the password stays as it is.",
     ].join("\r\n"),
@@ -50,7 +51,7 @@ export function resetMail(to: string, publicUrl: string, token: string): Mail {
       "Someone (we hope you) asked to reset the password of the Shelf account with this address.",
       "",
       "Choose a new password within an hour; every signed-in browser is then signed out:",
-      `${publicUrl}/dashboard/reset?token=${token}`,
+      resetLink(publicUrl, token),
       "",
       "If it was not you, ignore this mail: the password stays as it is.",
     ].join("\r\n"),

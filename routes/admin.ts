@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import type { Deps } from "./deps.ts";
 import { accountView, keyView, usageRecord } from "../metering/account_state.ts";
 import { hashKey } from "../metering/api_key.ts";
+import { operatorResetLink } from "../metering/password_reset.ts";
 import { ApiError } from "../core/api_error.ts";
 import type { AdminGuard } from "./admin_guard.ts";
 import { pathSegment, queryValue } from "./query_params.ts";
@@ -92,6 +93,13 @@ export function adminRoutes(
 
   app.get("/admin/accounts/:id/keys", async (c) => {
     return c.json({ keys: (await accounts.listKeys(pathSegment(c.req.path, 3))).map(keyView) });
+  });
+
+  // A password link for the account's owner, handed over by the operator: without a mail server
+  // the dashboard's sign-in had no way to a first password (probe FU).
+  app.post("/admin/accounts/:id/reset-link", async (c) => {
+    const a = await accounts.get(pathSegment(c.req.path, 3));
+    return c.json(await operatorResetLink(deps.kv, a, deps.publicUrl, deps.clock.now()), 201);
   });
 
   app.delete("/admin/keys/:key_id", async (c) => {

@@ -24,6 +24,8 @@ import { KV } from "../metering/kv_layout.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 import { NETWORK_FACTOR } from "../metering/window_slots.ts";
+import { runAdmin } from "../cli/admin.ts";
+import { builtinPlans } from "../metering/plans.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -1145,4 +1147,51 @@ Deno.test("the sign-up page tells the free plan as this catalog has it", async (
   await using s = await startServer({ signup: "open", plans });
   const page = await browser(s.url).send("/dashboard/signup");
   assert.match(page.text, /starts on the free plan: 7 credits per 30 days, 2 keys\./);
+});
+
+Deno.test("without a mail server, the operator hands an account's owner a link to choose a password: admin API and CLI (probe FU)", async () => {
+  const ADMIN = "an-admin-token-of-24-chars-at-least";
+  await using s = await startServer({ signup: "closed", adminToken: ADMIN });
+  const email = "nomail@example.com";
+  const a = await s.accounts.create(email);
+  // The dashboard says to ask the operator, who now has something to give.
+  assert.match(await (await fetch(`${s.url}/dashboard/forgot`)).text(), /Ask the operator for a/);
+  const asked = await fetch(`${s.url}/admin/accounts/${a.id}/reset-link`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
+  assert.equal(asked.status, 201);
+  const link = await asked.json();
+  assert.equal(link.account_id, a.id);
+  const m = /^http:\/\/localhost:8000\/dashboard\/reset\?token=([0-9a-f]{64})$/.exec(link.url);
+  assert.ok(m, link.url);
+  const hour = Date.parse(link.expires_at) - Date.now();
+  assert.ok(hour > 3_500_000 && hour <= 3_600_000, link.expires_at);
+  assert.equal(await resetWith(s.url, m[1], "the first password of all"), 303);
+  assert.equal((await signIn(browser(s.url), email, "the first password of all")).status, 303);
+  assert.equal(await resetWith(s.url, m[1], "used a second time"), 400, "single use");
+  // Without the token, or for no such account: nothing.
+  assert.equal(
+    (await fetch(`${s.url}/admin/accounts/${a.id}/reset-link`, { method: "POST" })).status,
+    401,
+  );
+  const none = await fetch(`${s.url}/admin/accounts/acc_nope/reset-link`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
+  assert.equal(none.status, 404);
+  await none.body?.cancel();
+  // The CLI gives the same link, on PUBLIC_URL.
+  const out = await runAdmin(
+    ["account", "reset-link", a.id],
+    s.kv,
+    s.accounts,
+    builtinPlans(),
+    undefined,
+    "https://api.example.com",
+  ) as { url: string };
+  const cli = /^https:\/\/api\.example\.com\/dashboard\/reset\?token=([0-9a-f]{64})$/.exec(out.url);
+  assert.ok(cli, out.url);
+  assert.equal(await resetWith(s.url, cli[1], "set from the cli link"), 303);
+  assert.equal((await signIn(browser(s.url), email, "set from the cli link")).status, 303);
 });

@@ -225,7 +225,8 @@ export function ForgotPage(props: { csrf: string; mail: boolean }) {
           )
           : (
             <Notice kind="warn">
-              This service has no mail server configured. Ask the operator to reset your password.
+              This service has no mail server configured. Ask the operator for a link to choose your
+              password.
             </Notice>
           )}
       </div>

@@ -32,6 +32,7 @@ import { reserveSignup } from "../../metering/signup_limit.ts";
 import type { Client } from "../../metering/window_slots.ts";
 import { clientAddress } from "../client_address.ts";
 import { issueToken, readToken } from "../../metering/email_tokens.ts";
+import { issueResetToken, type PendingReset } from "../../metering/password_reset.ts";
 import { alreadyRegisteredMail, resetMail, signupMail } from "../../mail/account_mail.ts";
 import {
   clearSessionCookie,
@@ -59,13 +60,6 @@ interface PendingSignup {
   email: string;
 }
 
-interface PendingReset {
-  account_id: string;
-  email: string;
-  /** The password epoch the link was issued under; links of earlier versions have none. */
-  epoch?: number;
-}
-
 const CHECK_SIGNUP =
   "If the address can get an account, a confirmation link is on its way. Open it within 24 hours.";
 const CHECK_RESET =
@@ -83,12 +77,7 @@ export function authRoutes(
 
   const mailLater = mails.later;
   const mayMail = mails.may;
-  /** A reset link's token for the account `id` of `email`, void once its password changes. */
-  const resetToken = async (id: string, email: string) => {
-    const epoch = (await readCredential(kv, id))?.epoch ?? 0;
-    const payload: PendingReset = { account_id: id, email, epoch };
-    return await issueToken(kv, "reset", payload, clock.now());
-  };
+  const resetToken = (id: string, email: string) => issueResetToken(kv, id, email, clock.now());
 
   const startSession = async (
     c: Context,
