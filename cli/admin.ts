@@ -166,6 +166,15 @@ export async function runAdmin(
 }
 
 /**
+ * `text` on stdout, all of it, or a throw: console.log drops a write to a closed pipe without a
+ * word, and a key printed into a pipe whose reader had gone stayed active, unseen (probe FW).
+ */
+function writeAll(text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
+}
+
+/**
  * Control characters shown as escapes: a message may quote an argument (an id, a command), and
  * raw, an ESC sequence in one reached the operator's terminal, which retitled or cleared it
  * (probe AS).
@@ -210,9 +219,14 @@ if (import.meta.main) {
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     try {
-      console.log(JSON.stringify(out, null, 2));
+      writeAll(`${JSON.stringify(out, null, 2)}\n`);
     } catch (e) {
       throw await unshownKey(accounts, out, e);
+    }
+    if (args.includes("reset-link") && !Deno.env.get("PUBLIC_URL")) {
+      console.error(
+        `admin: PUBLIC_URL is not set: the link names ${config.publicUrl}; run the CLI with the service's settings`,
+      );
     }
   } catch (e) {
     const code = e instanceof AccountError ? `${e.code}: ` : "";

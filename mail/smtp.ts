@@ -103,8 +103,12 @@ function senderAddress(from: string): string | null {
   return m ? normalizeEmail(m[2] ?? m[3]) : null;
 }
 
-/** Why a mail to an address off the public internet is not sent. */
-export const NOT_MAILABLE = "not sent: the address is not on a host of the public internet";
+/**
+ * Why a mail to an address accounts may no longer be given is not sent: one off the public
+ * internet, or one earlier versions stored in a form sign-up now refuses (non-ASCII, `jörg@bücher.de`).
+ */
+export const NOT_MAILABLE =
+  "not sent: the address is not one Shelf mails (a plain ASCII address on a host of the public internet)";
 
 export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
   // Accounts and alert addresses are mailable when stored (metering/accounts.ts), but earlier

@@ -115,14 +115,16 @@ export function regionOf(html: string, starts: string[], ends: string[] = []): s
 
 /**
  * The Amazon marketplace id a page names in its head (`ue_mid = 'A1PA6795UKMFR9'`), or null. It
- * stands before `<body` (within the first 12 KB) on every corpus page that has one; only that head
- * is read, at most 256 KB of it: text of the body is the page's content, and one seller named
+ * stands before `<body`, within the first 12 KB, on every corpus page that has one; only a head's
+ * is read, sought in the first 256 KB: text of the body is the page's content, and one seller named
  * "ue_mid='A1PA6795UKMFR9'" made every offers call of that product refused (probe FS). A fragment
  * without a body (the offers pop-over) names none.
  */
 export function pageMarketplaceId(html: string): string | null {
-  const head = html.slice(0, 256 * 1024);
-  const body = head.search(/<body[\s>]/i);
-  const m = body < 0 ? null : /\bue_mid\s*=\s*['"]([A-Z0-9]{8,16})['"]/.exec(head.slice(0, body));
-  return m ? m[1] : null;
+  const m = /\bue_mid\s*=\s*['"]([A-Z0-9]{8,16})['"]/.exec(html.slice(0, 256 * 1024));
+  // In the head: no `<body` before it, and one after it (a fragment has neither). Where the body
+  // starts is not sought within the first 256 KB only: two amazon.de pages hold 441 KB of styles
+  // in their head, and went unchecked (probe FW).
+  if (!m || /<body[\s>]/i.test(html.slice(0, m.index))) return null;
+  return /<body[\s>]/i.test(html.slice(m.index)) ? m[1] : null;
 }

@@ -115,6 +115,12 @@ const BUSY_PAGE =
 <body><h1>Too many forms at once</h1><p>Too many forms are being sent to this service right now.
 Wait a moment, go back and try again.</p></body></html>`;
 
+/** A form cut by a stop: the busy page said "too many forms", which it was not (probe FW). */
+const STOPPING_PAGE =
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Restarting</title></head>
+<body><h1>The service is restarting</h1><p>The form was cut off while the service stopped. Wait a
+moment, go back and try again.</p></body></html>`;
+
 const busy = (c: Context, one: boolean) => {
   const error = one
     ? new ApiError(
@@ -268,7 +274,7 @@ export function bodyLimits(
         : why === "stopping"
         ? refused(
           c,
-          BUSY_PAGE,
+          STOPPING_PAGE,
           new ApiError(503, "unavailable", "The service is stopping; retry shortly.", {
             "Retry-After": "1",
           }),

@@ -90,3 +90,31 @@ Deno.test("deno task admin: a key whose value cannot be printed is revoked, and 
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("deno task admin: a key printed into a pipe whose reader has gone is revoked too (probe FW)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const made = await admin(kvPath, "account", "create", "--email", "pipe@example.com");
+    const account = made.json.account.id as string;
+    const keyId = made.json.key.id as string;
+    await admin(kvPath, "key", "revoke", keyId);
+    // The reader closes its end at once; the CLI writes a second later. console.log dropped the
+    // write without a word, and the key stayed active, unseen.
+    const out = await new Deno.Command("sh", {
+      args: ["-c", `"$0" task -q admin key create ${account} | (exec 0<&-; true)`, Deno.execPath()],
+      env: { KV_PATH: kvPath, NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    const m = /key (key_[0-9a-f]+) was revoked, its value unseen/.exec(stderr);
+    assert.ok(m, stderr);
+    const keys = await admin(kvPath, "key", "list", account);
+    assert.ok(
+      keys.json.keys.every((k: { status: string }) => k.status === "revoked"),
+      JSON.stringify(keys.json),
+    );
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});

@@ -29,6 +29,18 @@ Deno.test("amazon.fr's product page served for amazon.de is an uncharged 502; se
   assert.equal(own.body.url, "https://www.amazon.fr/dp/B07H57DNVV");
 });
 
+Deno.test("a page whose head runs past 256 KB is still checked (probe FW)", async () => {
+  await using rig = await startRig();
+  // 441 KB of styles in its head: its body starts near 500 KB.
+  const de = await fixture("product/amazon.de__sapila-B008TLGFW4.html");
+  assert.ok(de.search(/<body[\s>]/i) > 256 * 1024);
+  assert.equal(pageMarketplaceId(de), marketplace("DE").id);
+  rig.fake.page("https://www.amazon.fr/dp/B008TLGFW4", { html: de });
+  const r = await rig.call("/v1/products/details?asin=B008TLGFW4&marketplace=FR");
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+});
+
 Deno.test("a search page of amazon.de served for amazon.fr is an uncharged 502", async () => {
   await using rig = await startRig();
   const de = await fixture("search/amazon.de__parsy-katzenfutter.html");

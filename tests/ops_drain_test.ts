@@ -228,7 +228,9 @@ Deno.test("SIGTERM while a request body is still arriving: the client is answere
     assert.equal(code, 0);
     // Cut by the stop (the runtime ends the body's read when the server shuts down): the stop's
     // 503, not the 400 of a client that hung up mid-body (probe FU).
-    assert.match(await answer, /^HTTP\/1\.1 503/);
+    const got = await answer;
+    assert.match(got, /^HTTP\/1\.1 503/);
+    assert.match(got, /The service is restarting/, "the dashboard's page says why (probe FW)");
     const last = shelf.logs().trim().split("\n").filter((l) => l.includes('"stopped"')).at(-1);
     assert.ok(last && !last.includes('"forced"'), `last line: ${last}`);
     assert.ok(ms < 1_000 + 1_000 + 1_500, `stopped after ${ms} ms`);
