@@ -169,10 +169,23 @@ export async function runAdmin(
  * `text` on stdout, all of it, or a throw: console.log drops a write to a closed pipe without a
  * word, and a key printed into a pipe whose reader had gone stayed active, unseen (probe FW).
  */
-function writeAll(text: string): void {
+async function writeAll(text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);
-  for (let done = 0; done < bytes.length;) done += Deno.stdout.writeSync(bytes.subarray(done));
+  const giveUpAt = Date.now() + WRITE_WAIT_MS;
+  for (let done = 0; done < bytes.length;) {
+    try {
+      done += Deno.stdout.writeSync(bytes.subarray(done));
+    } catch (e) {
+      // A non-blocking stdout whose reader is slow is full for now, not gone (probe FX): the
+      // output, and a new key's value, wait for it.
+      if (!(e instanceof Deno.errors.WouldBlock) || Date.now() > giveUpAt) throw e;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
 }
+
+/** How long the CLI waits on a stdout that takes nothing (a reader that stopped reading). */
+const WRITE_WAIT_MS = 60_000;
 
 /**
  * Control characters shown as escapes: a message may quote an argument (an id, a command), and
@@ -219,7 +232,7 @@ if (import.meta.main) {
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     try {
-      writeAll(`${JSON.stringify(out, null, 2)}\n`);
+      await writeAll(`${JSON.stringify(out, null, 2)}\n`);
     } catch (e) {
       throw await unshownKey(accounts, out, e);
     }
