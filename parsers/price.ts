@@ -181,7 +181,8 @@ function foreignMark(display: string, mp: string): string {
 export function listPriceIn(price: Price, listText: string | null | undefined, mp: string) {
   const list = listText ? parsePrice(listText, mp) : null;
   if (!list) return null;
-  const shown = shownCurrency(list, mp);
-  if (shown && shown !== shownCurrency(price, mp)) return null;
+  // Told apart only where both show their currency: a price that names none says nothing of it.
+  const listShows = shownCurrency(list, mp), priceShows = shownCurrency(price, mp);
+  if (listShows && priceShows && listShows !== priceShows) return null;
   return listPriceAbove(list.amount, price.amount);
 }
