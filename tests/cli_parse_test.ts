@@ -171,3 +171,31 @@ Deno.test("deno task parse reads no more of a file than a page may be (probe DZ:
   assert.equal(code, 1);
   assert.match(new TextDecoder().decode(stderr), /larger than the 8 MiB a page may be/);
 });
+
+Deno.test("deno task parse takes the marketplace a page names in its head, before its links", async () => {
+  // amazon.de's page with its canonical link and amazon.de addresses taken out: the head still
+  // names the marketplace (ue_mid), where the page had been labelled amazon.com.
+  const html = new TextDecoder().decode(
+    await fixtureBytes("product/amazon.de__sapila-B008TLGFW4.html"),
+  ).replace(/<link rel="canonical"[^>]*>/, "").replace(
+    /https?:\/\/www\.amazon\.de/g,
+    "https://x.test",
+  );
+  const file = await Deno.makeTempFile({ suffix: ".html" });
+  try {
+    await Deno.writeTextFile(file, html);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "parse", file],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(
+      JSON.parse(new TextDecoder().decode(out.stdout)).url,
+      "https://www.amazon.de/dp/B008TLGFW4",
+    );
+  } finally {
+    await Deno.remove(file);
+  }
+});
