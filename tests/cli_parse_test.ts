@@ -4,9 +4,14 @@ import { fixtureBytes } from "./fixture.ts";
 const root = new URL("../", import.meta.url);
 
 async function runParse(name: string, ...flags: string[]) {
-  const file = await Deno.makeTempFile({ suffix: ".html" });
+  return await parseBytes(await fixtureBytes(name), ".html", ...flags);
+}
+
+/** `deno task parse` of a file holding `bytes`, named with `suffix`. */
+async function parseBytes(bytes: Uint8Array, suffix: string, ...flags: string[]) {
+  const file = await Deno.makeTempFile({ suffix });
   try {
-    await Deno.writeFile(file, await fixtureBytes(name));
+    await Deno.writeFile(file, bytes);
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["task", "-q", "parse", ...flags, file],
       cwd: root,
@@ -31,24 +36,13 @@ Deno.test("deno task parse prints the detected page's JSON and exits 0", async (
 });
 
 Deno.test("deno task parse reads a gzipped page as the page (probe EZ: the fixtures are kept so)", async () => {
-  const file = await Deno.makeTempFile({ suffix: ".html.gz" });
-  try {
-    const page = await fixtureBytes("bestsellers/amazon.de__parsy-ce-de.html");
-    const zipped = await new Response(
-      new Blob([new Uint8Array(page)]).stream().pipeThrough(new CompressionStream("gzip")),
-    ).bytes();
-    await Deno.writeFile(file, zipped);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "-q", "parse", file],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)).results.length, 30);
-  } finally {
-    await Deno.remove(file);
-  }
+  const page = await fixtureBytes("bestsellers/amazon.de__parsy-ce-de.html");
+  const zipped = await new Response(
+    new Blob([new Uint8Array(page)]).stream().pipeThrough(new CompressionStream("gzip")),
+  ).bytes();
+  const out = await parseBytes(zipped, ".html.gz");
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(JSON.parse(out.stdout).results.length, 30);
 });
 
 Deno.test("deno task parse prints the endpoint's envelope, the same the HTTP answer has (16.4)", async () => {
@@ -181,21 +175,7 @@ Deno.test("deno task parse takes the marketplace a page names in its head, befor
     /https?:\/\/www\.amazon\.de/g,
     "https://x.test",
   );
-  const file = await Deno.makeTempFile({ suffix: ".html" });
-  try {
-    await Deno.writeTextFile(file, html);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "-q", "parse", file],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.equal(
-      JSON.parse(new TextDecoder().decode(out.stdout)).url,
-      "https://www.amazon.de/dp/B008TLGFW4",
-    );
-  } finally {
-    await Deno.remove(file);
-  }
+  const out = await parseBytes(new TextEncoder().encode(html), ".html");
+  assert.equal(out.code, 0, out.stderr);
+  assert.equal(JSON.parse(out.stdout).url, "https://www.amazon.de/dp/B008TLGFW4");
 });
