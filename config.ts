@@ -82,7 +82,10 @@ export function loadConfig(env: Env = Deno.env): Config {
     trustProxy: trustProxyFrom(setting(env, "TRUST_PROXY")),
     publicUrl: publicUrlFrom(setting(env, "PUBLIC_URL"), port),
     corsOrigins: parseCorsOrigins(setting(env, "CORS_ORIGINS")),
-    drainSeconds: drainFrom(setting(env, "DRAIN_SECONDS")),
+    drainSeconds: drainFrom(
+      setting(env, "DRAIN_SECONDS"),
+      env.get("DENO_DEPLOYMENT_ID") ? DEPLOY_DRAIN_SECONDS : 10,
+    ),
     parseWorkers: workersFrom(setting(env, "PARSE_WORKERS")),
     history: onOffFrom("HISTORY", setting(env, "HISTORY")),
     watchMinSeconds: watchMinFrom(setting(env, "WATCH_MIN_SECONDS")),
@@ -234,9 +237,17 @@ function workersFrom(value: string | undefined): number {
   return n;
 }
 
+/**
+ * DRAIN_SECONDS unset on Deno Deploy. Deploy sends SIGINT on every idle stop, scale-down and
+ * eviction and kills 5 s later: a 10 s drain was cut by the kill before the calls waiting upstream
+ * were refunded, so they stayed charged (probe FY). Two seconds leave the refunds and the last
+ * lines three.
+ */
+export const DEPLOY_DRAIN_SECONDS = 2;
+
 /** DRAIN_SECONDS: seconds in decimal digits, a decimal fraction allowed (`0.5`), 0 to 3600. */
-function drainFrom(value: string | undefined): number {
-  if (value === undefined) return 10;
+function drainFrom(value: string | undefined, unset: number): number {
+  if (value === undefined) return unset;
   const n = /^[0-9]{1,4}(\.[0-9]{1,3})?$/.test(value) ? Number(value) : NaN;
   if (!(n >= 0 && n <= 3600)) {
     throw new RangeError(

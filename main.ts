@@ -12,6 +12,8 @@
  * SIGTERM, SIGINT or SIGHUP drains: no new connections, calls in flight get DRAIN_SECONDS to finish,
  * then the ones still waiting upstream are aborted (and refunded), and the process exits 0.
  */
+// First: Deno Deploy takes a cron only while the first module is evaluated (watches/cron_tick.ts).
+import { onCronTick } from "./watches/cron_tick.ts";
 import { createApp } from "./app.ts";
 import { ApiError, errorResponse } from "./core/api_error.ts";
 import { type Config, loadConfig, localKvFile, openStore } from "./config.ts";
@@ -165,17 +167,10 @@ async function main(): Promise<void> {
   app = created.app;
   console.log(startupLine(config, addr.hostname, addr.port));
 
-  // Where the platform offers Deno.cron (Deno Deploy; `--unstable-cron` elsewhere), a tick each
-  // minute wakes the watch loops even when no request keeps an isolate busy; timers do the rest.
-  const cron =
-    (Deno as unknown as { cron?: (name: string, schedule: string, f: () => void) => void })
-      .cron;
-  if (typeof cron === "function") {
-    cron("shelf watches", "* * * * *", () => {
-      deps.watches.scheduler.wake();
-      deps.watches.delivery.wake();
-    });
-  }
+  onCronTick(() => {
+    deps.watches.scheduler.wake();
+    deps.watches.delivery.wake();
+  });
 
   let draining = false;
   const drain = async (signal: string) => {

@@ -6,7 +6,7 @@
  * ops_startup_test.ts.
  */
 import assert from "node:assert/strict";
-import { hostFrom, loadConfig, MAX_PLANS_FILE_BYTES } from "../config.ts";
+import { DEPLOY_DRAIN_SECONDS, hostFrom, loadConfig, MAX_PLANS_FILE_BYTES } from "../config.ts";
 import { redactUrl } from "../core/redact_url.ts";
 import { checkUpstream, proxiesSet } from "../upstream/select.ts";
 import { parseSmtpUrl } from "../mail/smtp.ts";
@@ -41,6 +41,10 @@ Deno.test("numbers are decimal digits only", () => {
   assert.equal(loadConfig(env({ PORT: "19555" })).port, 19555);
   assert.equal(loadConfig(env({ DRAIN_SECONDS: "0.5" })).drainSeconds, 0.5);
   assert.equal(loadConfig(env({ DRAIN_SECONDS: "30" })).drainSeconds, 30);
+  // On Deno Deploy, which kills 5 s after its SIGINT, the drain left unset ends sooner (probe FY).
+  assert.equal(loadConfig(env({})).drainSeconds, 10);
+  assert.equal(loadConfig(env({ DENO_DEPLOYMENT_ID: "d1" })).drainSeconds, DEPLOY_DRAIN_SECONDS);
+  assert.equal(loadConfig(env({ DENO_DEPLOYMENT_ID: "d1", DRAIN_SECONDS: "4" })).drainSeconds, 4);
   for (const v of ["0x50a0", "19e3", " 19555 ", "+80", "80.0", "1_000", "65536"]) {
     assert.throws(() => loadConfig(env({ PORT: v })), /^RangeError: Cannot start as 'PORT'/, v);
   }
