@@ -119,6 +119,25 @@ Deno.test("authenticated answers, paid or refused, tell shared caches not to kee
   }
 });
 
+Deno.test("the answer bound counts bytes: under a third of it in a three-byte script passes, just over a third is refused (probe FZ)", async () => {
+  const third = Math.floor(MAX_ANSWER_CHARS / 3);
+  const answer = (chars: number) =>
+    class extends ControlledSource {
+      override async fetch(req: DataRequest) {
+        const body = await super.fetch(req) as Record<string, unknown>;
+        return { ...body, url: `https://www.amazon.com/${"語".repeat(chars)}` };
+      }
+    };
+  for (const [chars, status] of [[third - 10_000, 200], [third + 100, 502]] as const) {
+    await using s = await startServer({ source: new (answer(chars))() });
+    const { key } = await s.account("starter");
+    const r = await s.get(OFFERS, key);
+    await r.body?.cancel();
+    assert.equal(r.status, status, `${chars} three-byte characters`);
+    assert.equal(r.headers.get("x-credits-cost"), status === 200 ? "1" : "0");
+  }
+});
+
 Deno.test("an answer larger than any real page yields is an uncharged 502, not a charge for half a gigabyte", async () => {
   class Repeating extends ControlledSource {
     override async fetch(req: DataRequest) {

@@ -23,7 +23,7 @@ export function checkedAnswer(
     throw new ApiError(502, "upstream_error", "The upstream page did not yield a complete answer.");
   }
   const json = JSON.stringify(checked.data);
-  if (json.length > MAX_ANSWER_CHARS) {
+  if (moreBytesThan(json, MAX_ANSWER_CHARS)) {
     logError(`answer of ${ep.path} too large: ${json.length} characters`);
     throw new ApiError(
       502,
@@ -32,4 +32,22 @@ export function checkedAnswer(
     );
   }
   return { value: checked.data, json };
+}
+
+/**
+ * Whether `s` takes more than `max` bytes in UTF-8, counted only as far as needed: the bound is
+ * what the answer sends, and 8 M characters of a three-byte script, counted as characters, were a
+ * 16.6 MB answer, charged (probe FZ).
+ */
+function moreBytesThan(s: string, max: number): boolean {
+  if (s.length > max) return true;
+  if (s.length * 3 <= max) return false;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // A surrogate pair is one four-byte character: two units, two bytes each.
+    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c < 0xe000) ? 2 : 3;
+    if (n > max) return true;
+  }
+  return false;
 }
