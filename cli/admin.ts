@@ -171,16 +171,35 @@ export async function runAdmin(
  */
 async function writeAll(text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);
-  const giveUpAt = Date.now() + WRITE_WAIT_MS;
-  for (let done = 0; done < bytes.length;) {
-    try {
-      done += Deno.stdout.writeSync(bytes.subarray(done));
-    } catch (e) {
-      // A non-blocking stdout whose reader is slow is full for now, not gone (probe FX): the
-      // output, and a new key's value, wait for it.
-      if (!(e instanceof Deno.errors.WouldBlock) || Date.now() > giveUpAt) throw e;
-      await new Promise((r) => setTimeout(r, 10));
+  let giveUpAt = Date.now() + WRITE_WAIT_MS;
+  // Stopped while it waits (Ctrl-C, a supervisor), the CLI gives up as on a reader that has gone,
+  // so that a new key's unseen value is revoked and the account named: killed, it was left
+  // active and nothing was said (probe GA).
+  let stopped: string | null = null;
+  let waiting = false;
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const onSignal = signals.map((sig) => () => void (stopped = sig));
+  try {
+    for (let done = 0; done < bytes.length;) {
+      try {
+        const n = Deno.stdout.writeSync(bytes.subarray(done));
+        done += n;
+        if (n > 0) giveUpAt = Date.now() + WRITE_WAIT_MS; // a reader that reads is waited on
+      } catch (e) {
+        // A non-blocking stdout whose reader is slow is full for now, not gone (probe FX): the
+        // output, and a new key's value, wait for it.
+        if (!(e instanceof Deno.errors.WouldBlock) || Date.now() > giveUpAt) throw e;
+        if (!waiting) {
+          waiting = true;
+          signals.forEach((sig, i) => Deno.addSignalListener(sig, onSignal[i]));
+          console.error("admin: waiting for stdout's reader (Ctrl-C gives up)");
+        }
+        await new Promise((r) => setTimeout(r, 10));
+        if (stopped) throw new Error(`${stopped} while stdout's reader was not reading`);
+      }
     }
+  } finally {
+    if (waiting) signals.forEach((sig, i) => Deno.removeSignalListener(sig, onSignal[i]));
   }
 }
 

@@ -181,8 +181,10 @@ function foreignMark(display: string, mp: string): string {
 export function listPriceIn(price: Price, listText: string | null | undefined, mp: string) {
   const list = listText ? parsePrice(listText, mp) : null;
   if (!list) return null;
-  // Told apart only where both show their currency: a price that names none says nothing of it.
-  const listShows = shownCurrency(list, mp), priceShows = shownCurrency(price, mp);
-  if (listShows && priceShows && listShows !== priceShows) return null;
+  // A price that shows no currency is taken to be in the marketplace's: a list price in another
+  // is dropped (probe GA), one in the marketplace's own, or in none, kept.
+  const listShows = shownCurrency(list, mp);
+  const priceShows = shownCurrency(price, mp) || marketplace(mp).currency;
+  if (listShows && listShows !== priceShows) return null;
   return listPriceAbove(list.amount, price.amount);
 }

@@ -101,8 +101,13 @@ Deno.test("listPriceIn() keeps a comparison price only in the price's own curren
   for (const other of ["$99.99", "99,99 £", "2.699 ₹", "￥2,699", "USD 30", "30 ₽"]) {
     assert.equal(listPriceIn(price, other, "DE"), null, other);
   }
-  // A price that shows no currency says nothing to compare: its list price is kept.
-  assert.equal(listPriceIn(parsePrice("14,09", "DE")!, "26,99 €", "DE"), 26.99);
+  // A price that shows no currency is taken to be in the marketplace's: a list price in it, or in
+  // none, is kept; one in another is not (probe GA).
+  const bare = parsePrice("14,09", "DE")!;
+  assert.equal(listPriceIn(bare, "26,99 €", "DE"), 26.99);
+  assert.equal(listPriceIn(bare, "26,99", "DE"), 26.99);
+  assert.equal(listPriceIn(bare, "$99.99", "DE"), null);
+  assert.equal(listPriceIn(parsePrice("19.99", "US")!, "£25.00", "US"), null);
   // Not above the price, or none: no list price.
   assert.equal(listPriceIn(price, "9,99 €", "DE"), null);
   assert.equal(listPriceIn(price, "", "DE"), null);

@@ -24,7 +24,9 @@ export function checkedAnswer(
   }
   const json = JSON.stringify(checked.data);
   if (moreBytesThan(json, MAX_ANSWER_CHARS)) {
-    logError(`answer of ${ep.path} too large: ${json.length} characters`);
+    logError(
+      `answer of ${ep.path} too large: over ${MAX_ANSWER_CHARS} bytes of JSON (${json.length} characters)`,
+    );
     throw new ApiError(
       502,
       "upstream_error",
