@@ -12,6 +12,7 @@ import type { Plans } from "../metering/plans.ts";
 import { createdKeyView } from "../routes/admin.ts";
 import { backup, restore } from "./backup.ts";
 import { operatorResetLink } from "../metering/password_reset.ts";
+import { HeldSignals, printErr, printOut } from "./output.ts";
 
 const COMMANDS: Record<string, { usage: string; about: string }> = {
   "account create": {
@@ -166,47 +167,6 @@ export async function runAdmin(
 }
 
 /**
- * `text` on stdout, all of it, or a throw: console.log drops a write to a closed pipe without a
- * word, and a key printed into a pipe whose reader had gone stayed active, unseen (probe FW).
- */
-async function writeAll(text: string): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
-  let giveUpAt = Date.now() + WRITE_WAIT_MS;
-  // Stopped while it waits (Ctrl-C, a supervisor), the CLI gives up as on a reader that has gone,
-  // so that a new key's unseen value is revoked and the account named: killed, it was left
-  // active and nothing was said (probe GA).
-  let stopped: string | null = null;
-  let waiting = false;
-  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  const onSignal = signals.map((sig) => () => void (stopped = sig));
-  try {
-    for (let done = 0; done < bytes.length;) {
-      try {
-        const n = Deno.stdout.writeSync(bytes.subarray(done));
-        done += n;
-        if (n > 0) giveUpAt = Date.now() + WRITE_WAIT_MS; // a reader that reads is waited on
-      } catch (e) {
-        // A non-blocking stdout whose reader is slow is full for now, not gone (probe FX): the
-        // output, and a new key's value, wait for it.
-        if (!(e instanceof Deno.errors.WouldBlock) || Date.now() > giveUpAt) throw e;
-        if (!waiting) {
-          waiting = true;
-          signals.forEach((sig, i) => Deno.addSignalListener(sig, onSignal[i]));
-          console.error("admin: waiting for stdout's reader (Ctrl-C gives up)");
-        }
-        await new Promise((r) => setTimeout(r, 10));
-        if (stopped) throw new Error(`${stopped} while stdout's reader was not reading`);
-      }
-    }
-  } finally {
-    if (waiting) signals.forEach((sig, i) => Deno.removeSignalListener(sig, onSignal[i]));
-  }
-}
-
-/** How long the CLI waits on a stdout that takes nothing (a reader that stopped reading). */
-const WRITE_WAIT_MS = 60_000;
-
-/**
  * Control characters shown as escapes: a message may quote an argument (an id, a command), and
  * raw, an ESC sequence in one reached the operator's terminal, which retitled or cleared it
  * (probe AS).
@@ -227,8 +187,18 @@ async function unshownKey(accounts: Accounts, out: unknown, e: unknown): Promise
   // `account create` answers {account, key: {id, key, …}}, `key create` the key itself.
   const o = out as { account?: { id: string }; key?: unknown; id?: unknown };
   const keyId = typeof o?.key === "string" ? o.id : (o?.key as { id?: unknown } | undefined)?.id;
-  if (typeof keyId !== "string") return new Error(`the output could not be written: ${why}`);
-  await accounts.revokeKey(keyId);
+  if (typeof keyId !== "string") {
+    return new Error(`the command was done, but its output could not be written: ${why}`);
+  }
+  try {
+    await accounts.revokeKey(keyId);
+  } catch (failed) {
+    // A store another process holds may refuse the revoke: the key is then named, to revoke by hand.
+    const reason = failed instanceof Error ? failed.message : String(failed);
+    return new Error(
+      `the output could not be written (${why}), and key ${keyId}, its value unseen, could not be revoked (${reason}): revoke it with deno task admin key revoke ${keyId}`,
+    );
+  }
   const account = o.account ? `account ${o.account.id} exists: ` : "";
   return new Error(
     `the output could not be written (${why}): key ${keyId} was revoked, its value unseen; ${account}create another with deno task admin key create ${
@@ -245,25 +215,29 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   let kv: Deno.Kv | undefined;
+  let held: HeldSignals | undefined;
   try {
     const config = loadConfig();
     kv = await openStore(config.kvPath);
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
+    // From here a signal ends only a wait for stdout's reader (cli/output.ts).
+    held = new HeldSignals();
     try {
-      await writeAll(`${JSON.stringify(out, null, 2)}\n`);
+      await printOut(`${JSON.stringify(out, null, 2)}\n`, held);
     } catch (e) {
       throw await unshownKey(accounts, out, e);
     }
     if (args.includes("reset-link") && !Deno.env.get("PUBLIC_URL")) {
-      console.error(
+      await printErr(
         `admin: PUBLIC_URL is not set: the link names ${config.publicUrl}; run the CLI with the service's settings`,
+        held,
       );
     }
   } catch (e) {
     const code = e instanceof AccountError ? `${e.code}: ` : "";
     const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
-    console.error(`admin: ${code}${escapeControls(message)}`);
+    await printErr(`admin: ${code}${escapeControls(message)}`, held);
     Deno.exitCode = 1;
   } finally {
     kv?.close();
