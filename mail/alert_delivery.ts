@@ -19,8 +19,7 @@ import {
   markUnsent,
   outboxEntries,
 } from "../metering/alerts.ts";
-import { type Mail, NOT_MAILABLE, sendMail, type SmtpConfig, SmtpError } from "./smtp.ts";
-import { mailableEmail } from "../metering/accounts.ts";
+import { type Mail, NotMailable, sendMail, type SmtpConfig, SmtpError } from "./smtp.ts";
 import type { Log } from "../core/log.ts";
 import { PollLoop } from "../core/poll_loop.ts";
 
@@ -77,12 +76,6 @@ export class AlertDelivery extends PollLoop {
           await markLapsed(this.#kv, alert);
           continue;
         }
-        // An address stored before addresses had to be on the public internet (probe EV) is
-        // not handed to the operator's relay: root@localhost was.
-        if (!mailableEmail(alert.to)) {
-          await markUnsent(this.#kv, alert, NOT_MAILABLE);
-          continue;
-        }
         if (await this.#send(alert)) delivered++;
       } catch (e) {
         this.log.error(`alert delivery: ${alertId} failed in the store`, e);
@@ -95,6 +88,12 @@ export class AlertDelivery extends PollLoop {
     try {
       await sendMail(this.#smtp, alertMail(alert));
     } catch (e) {
+      // An address stored before addresses had to be on the public internet (probe EV), which
+      // sendMail does not hand to the relay: no later try would send it.
+      if (e instanceof NotMailable) {
+        await markUnsent(this.#kv, alert, e.message);
+        return false;
+      }
       const delay = Math.min(this.#timing.maxDelayMs, this.#timing.retryMs * 2 ** alert.attempts);
       this.log.error(
         `alert ${alert.id} to ${alert.to} not delivered (attempt ${alert.attempts + 1})`,

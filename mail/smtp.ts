@@ -110,10 +110,17 @@ function senderAddress(from: string): string | null {
 export const NOT_MAILABLE =
   "not sent: the address is not one Shelf mails (a plain ASCII address on a host of the public internet)";
 
+/** A mail refused before any server was asked: its address is not one Shelf mails. */
+export class NotMailable extends SmtpError {
+  constructor() {
+    super(0, NOT_MAILABLE);
+  }
+}
+
 export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
   // Accounts and alert addresses are mailable when stored (metering/accounts.ts), but earlier
   // versions stored root@localhost and the like: such mail never reaches the relay (probe EV).
-  if (!mailableEmail(mail.to)) throw new SmtpError(0, NOT_MAILABLE);
+  if (!mailableEmail(mail.to)) throw new NotMailable();
   // One transport per message: alert mail is rare, and no pooled socket can be left half dead.
   const transport = nodemailer.createTransport({
     host: cfg.host,
