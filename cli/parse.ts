@@ -6,7 +6,7 @@
  * storefront's `seller_id`) come from its canonical URL where it has one. Exit 1 with a one-line
  * reason for a blocked, missing or unrecognised page; exit 2 for a usage error.
  */
-import { pageMarketplaceId } from "../parsers/page_common.ts";
+import { pageMarketplace } from "../parsers/page_common.ts";
 import { decodeHtml } from "../parsers/decode.ts";
 import { detectPage } from "../parsers/detect.ts";
 import { PARSERS } from "../parsers/mod.ts";
@@ -16,7 +16,6 @@ import { PAGE_TYPES, type PageType } from "../schemas/pages.ts";
 import {
   marketplace as marketplaceOfCode,
   marketplaceForHost,
-  marketplaceForId,
   MARKETPLACES,
 } from "../schemas/marketplaces.ts";
 import {
@@ -86,8 +85,7 @@ function canonicalOf(html: string): string | undefined {
  * that of the canonical link, else of the first Amazon storefront URL, else US.
  */
 function marketplaceOf(html: string, canonical?: string): string {
-  const named = pageMarketplaceId(html);
-  const own = named ? marketplaceForId(named) : undefined;
+  const own = pageMarketplace(html);
   if (own) return own.code;
   const hosts = [canonical, /https?:\/\/(www\.amazon\.[a-z.]+)\//i.exec(html)?.[1]];
   for (const h of hosts) {

@@ -4,7 +4,7 @@
  * ASIN links and the cheap region slice that keeps the DOM small.
  */
 import { ParseError } from "./parse_error.ts";
-import { type Marketplace, MARKETPLACES } from "../schemas/marketplaces.ts";
+import { type Marketplace, marketplaceForId, MARKETPLACES } from "../schemas/marketplaces.ts";
 
 /** Parser options every page parser takes. */
 export interface ParseOptions {
@@ -125,6 +125,13 @@ export function pageMarketplaceId(html: string): string | null {
   // In the head: no `<body` before it, and one after it (a fragment has neither). Where the body
   // starts is not sought within the first 256 KB only: two amazon.de pages hold 441 KB of styles
   // in their head, and went unchecked (probe FW).
-  if (!m || /<body[\s>]/i.test(html.slice(0, m.index))) return null;
-  return /<body[\s>]/i.test(html.slice(m.index)) ? m[1] : null;
+  if (!m || BODY_START.test(html.slice(0, m.index))) return null;
+  return BODY_START.test(html.slice(m.index)) ? m[1] : null;
+}
+const BODY_START = /<body[\s>]/i;
+
+/** The known marketplace a page names in its head (pageMarketplaceId), or undefined. */
+export function pageMarketplace(html: string): Marketplace | undefined {
+  const id = pageMarketplaceId(html);
+  return id ? marketplaceForId(id) : undefined;
 }

@@ -8,8 +8,8 @@ import { decodePage, garbled } from "../parsers/decode.ts";
 import { type Detection, detectPage } from "../parsers/detect.ts";
 import { ParseError } from "../parsers/parse_error.ts";
 import { PARSERS } from "../parsers/mod.ts";
-import { pageMarketplaceId } from "../parsers/page_common.ts";
-import { marketplaceForId, MARKETPLACES } from "../schemas/marketplaces.ts";
+import { pageMarketplace } from "../parsers/page_common.ts";
+import { MARKETPLACES } from "../schemas/marketplaces.ts";
 import { type ProductReading, READING_FLAGS } from "../parsers/product.ts";
 import { withoutControlChars } from "../parsers/control_chars.ts";
 import { PageTooCostly, withinBudget } from "../parsers/page_budget.ts";
@@ -118,15 +118,14 @@ function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
 }
 
 /**
- * The host of the marketplace a page names as its own (pageMarketplaceId) when that is another
+ * The host of the marketplace a page names as its own (pageMarketplace) when that is another
  * than the one asked for, else null. Answered, amazon.fr's page served for amazon.de came back
  * charged, labelled amazon.de, "En stock." (probe FP); only a page that names a known other
  * marketplace is refused, none for naming nothing.
  */
 function otherSite(html: string, code: string): { shown: string; asked: string } | null {
   const asked = MARKETPLACES.get(code);
-  const id = asked && pageMarketplaceId(html);
-  const shown = id ? marketplaceForId(id) : undefined;
+  const shown = asked && pageMarketplace(html);
   return shown && asked && shown !== asked ? { shown: shown.host, asked: asked.host } : null;
 }
 
