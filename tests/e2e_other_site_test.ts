@@ -10,19 +10,32 @@ import { fixture } from "./fixture.ts";
 import { pageMarketplaceId } from "../parsers/page_common.ts";
 import { marketplace } from "../schemas/marketplaces.ts";
 
+type Rig = Awaited<ReturnType<typeof startRig>>;
+
+/** `html` served at `url`, then `path` called: an uncharged 502, whose answer is returned. */
+async function refusedAt(rig: Rig, url: string, html: string, path: string) {
+  rig.fake.page(url, { html });
+  const r = await rig.call(path);
+  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  return r;
+}
+
 Deno.test("amazon.fr's product page served for amazon.de is an uncharged 502; served for amazon.fr, an answer", async () => {
   await using rig = await startRig();
   const fr = await fixture("product/amazon.fr__app-B07H57DNVV.html");
   assert.equal(pageMarketplaceId(fr), marketplace("FR").id);
-  rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", { html: fr });
   rig.fake.page("https://www.amazon.fr/dp/B07H57DNVV", { html: fr });
-  const r = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
-  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
+  const r = await refusedAt(
+    rig,
+    "https://www.amazon.de/dp/B07H57DNVV",
+    fr,
+    "/v1/products/details?asin=B07H57DNVV&marketplace=DE",
+  );
   assert.match(
     (r.body.error as { message: string }).message,
     /www\.amazon\.fr's, not www\.amazon\.de's/,
   );
-  assert.equal(r.headers.get("x-credits-cost"), "0");
   assert.equal((await rig.call("/v1/usage")).body.requests_used, 0);
   const own = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=FR");
   assert.equal(own.status, 200, JSON.stringify(own.body).slice(0, 300));
@@ -35,20 +48,24 @@ Deno.test("a page whose head runs past 256 KB is still checked (probe FW)", asyn
   const de = await fixture("product/amazon.de__sapila-B008TLGFW4.html");
   assert.ok(de.search(/<body[\s>]/i) > 256 * 1024);
   assert.equal(pageMarketplaceId(de), marketplace("DE").id);
-  rig.fake.page("https://www.amazon.fr/dp/B008TLGFW4", { html: de });
-  const r = await rig.call("/v1/products/details?asin=B008TLGFW4&marketplace=FR");
-  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
-  assert.equal(r.headers.get("x-credits-cost"), "0");
+  await refusedAt(
+    rig,
+    "https://www.amazon.fr/dp/B008TLGFW4",
+    de,
+    "/v1/products/details?asin=B008TLGFW4&marketplace=FR",
+  );
 });
 
 Deno.test("a search page of amazon.de served for amazon.fr is an uncharged 502", async () => {
   await using rig = await startRig();
   const de = await fixture("search/amazon.de__parsy-katzenfutter.html");
   assert.equal(pageMarketplaceId(de), marketplace("DE").id);
-  rig.fake.page("https://www.amazon.fr/s?k=katzenfutter", { html: de });
-  const r = await rig.call("/v1/products/search?query=katzenfutter&marketplace=FR");
-  assert.equal(r.status, 502, JSON.stringify(r.body).slice(0, 300));
-  assert.equal(r.headers.get("x-credits-cost"), "0");
+  await refusedAt(
+    rig,
+    "https://www.amazon.fr/s?k=katzenfutter",
+    de,
+    "/v1/products/search?query=katzenfutter&marketplace=FR",
+  );
 });
 
 Deno.test("a page's own text naming a marketplace id refuses nothing: only the head is read (probe FS)", async () => {
