@@ -1,6 +1,7 @@
 /**
  * Bytes to text the way a browser would: a byte-order mark wins, then the charset of the
- * Content-Type header, then a <meta> charset in the first 4 KiB, then UTF-8. Bytes read as UTF-8
+ * Content-Type header, then a <meta> charset in the first 4 KiB, then UTF-8; but bytes that are
+ * valid UTF-8 beyond ASCII are read as UTF-8 whatever is named (see utf8Beyond). Bytes read as UTF-8
  * that are not UTF-8 are read in the charset a <meta> names further down, when one does (a
  * Shift_JIS page whose tag came after 4 KiB was read as a page of U+FFFD; probe CF).
  */
@@ -25,7 +26,10 @@ export function decodePage(bytes: Uint8Array, contentType?: string | null): Deco
     return decodeAs("utf-8", bytes.subarray(3));
   }
   const declared = charsetOf(contentType ?? "") ?? sniffMetaCharset(bytes, 4096);
-  if (declared && !UTF8.test(declared)) return decodeAs(declared, bytes);
+  if (declared && !UTF8.test(declared)) {
+    const utf8 = utf8Beyond(bytes);
+    return utf8 !== undefined ? { text: utf8, lossy: false } : decodeAs(declared, bytes);
+  }
   const read = decodeAs("utf-8", bytes);
   if (!read.lossy) return read;
   const later = sniffMetaCharset(bytes, LATE_META_BYTES);
@@ -33,6 +37,25 @@ export function decodePage(bytes: Uint8Array, contentType?: string | null): Deco
 }
 
 const UTF8 = /^(?:utf-?8|unicode-1-1-utf-8)$/i;
+
+/**
+ * The bytes' text when they hold characters beyond ASCII and are valid UTF-8 throughout: then they
+ * are UTF-8, whatever charset the page names. A UTF-8 page under a windows-1252 or latin1 label,
+ * read as that label, turns every "é" into "Ã©" with no U+FFFD to tell, and was answered so,
+ * charged. Text in a legacy charset is not valid UTF-8 by chance beyond a few bytes (each UTF-8
+ * lead byte needs its exact run of continuation bytes), so a real legacy page keeps its charset;
+ * an all-ASCII page does too (ISO-2022-JP is seven-bit). Only pages naming another charset pay.
+ */
+function utf8Beyond(bytes: Uint8Array): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return /[^\x00-\x7f]/.test(text) ? text : undefined;
+}
+
 /** How far a late <meta> charset is looked for (real pages name theirs in the first KiB). */
 const LATE_META_BYTES = 256 * 1024;
 

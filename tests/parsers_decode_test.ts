@@ -84,3 +84,36 @@ Deno.test("a head of 52,000 unclosed '<meta' is read as UTF-8 (was: 4 s for the 
   assert.equal(decodeHtml(bytes, "text/html; charset=utf-8"), head + "\uFFFD");
   assert.equal(decodeHtml(bytes), head + "\uFFFD");
 });
+
+Deno.test("a UTF-8 page labelled windows-1252 or latin1 is read as UTF-8, not answered as mojibake", async () => {
+  const corpus = await corpusText("product/amazon.de__epic-B0BG6843GX.html");
+  const job = productJob("https://www.amazon.de/dp/B0BG6843GX", "DE");
+  const right = readPage(job, new TextEncoder().encode(corpus)).parsed;
+  assert.ok(right?.ok);
+  const title = (right.value as { title: string }).title;
+  assert.match(title, /[^\x00-\x7f]/, "the page's title has letters beyond ASCII to garble");
+  const utf8 = new TextEncoder().encode(
+    corpus.replace(/charset=["']?utf-8/gi, "charset=windows-1252"),
+  );
+  for (
+    const contentType of [
+      "text/html; charset=ISO-8859-1",
+      "text/html; charset=windows-1252",
+      "text/html",
+    ]
+  ) {
+    const read = readPage({ ...job, contentType }, utf8).parsed;
+    assert.ok(read?.ok, contentType);
+    assert.equal((read.value as { title: string }).title, title, contentType);
+  }
+  // A page really in windows-1252, labelled so, keeps its own charset.
+  const legacy = readPage(
+    { ...job, contentType: "text/html; charset=windows-1252" },
+    windows1252(corpus),
+  ).parsed;
+  assert.ok(legacy?.ok);
+  assert.equal((legacy.value as { title: string }).title, title);
+  // Seven-bit text keeps the charset it names (ISO-2022-JP is ASCII bytes throughout).
+  const jis = new Uint8Array([0x1b, 0x24, 0x42, 0x46, 0x7c, 0x4b, 0x5c, 0x1b, 0x28, 0x42]);
+  assert.equal(decodeHtml(jis, "text/html; charset=iso-2022-jp"), "日本");
+});
