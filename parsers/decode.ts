@@ -53,7 +53,7 @@ function utf8Beyond(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-  return /[^\x00-\x7f]/.test(text) ? text : undefined;
+  return /[\u0080-\uffff]/.test(text) ? text : undefined;
 }
 
 /** How far a late <meta> charset is looked for (real pages name theirs in the first KiB). */
