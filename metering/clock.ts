@@ -3,7 +3,36 @@ export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * The wall clock, except that it never goes back while the process runs: after a step back (a
+ * bad NTP source at boot, an operator's `date`), it goes on from the time it had reached at the
+ * pace of the monotonic clock, until the wall clock catches up. Rate windows only move forward
+ * (meter.ts), so on the stepped clock every key's window stood in the future: each key got one
+ * window's calls and then 429s until the wall clock came back to that second, an hour for a step
+ * of an hour, on every key at once (probe FI). Steps forward are followed at once.
+ */
+export class SteadyClock implements Clock {
+  readonly #wall: () => number;
+  readonly #monotonic: () => number;
+  #last = -Infinity;
+  #lastMonotonic = 0;
+
+  constructor(wall = () => Date.now(), monotonic = () => performance.now()) {
+    this.#wall = wall;
+    this.#monotonic = monotonic;
+  }
+
+  now(): number {
+    const wall = this.#wall();
+    const monotonic = this.#monotonic();
+    const carried = this.#last + (monotonic - this.#lastMonotonic);
+    this.#last = wall >= carried ? wall : carried;
+    this.#lastMonotonic = monotonic;
+    return Math.floor(this.#last);
+  }
+}
+
+export const systemClock: Clock = new SteadyClock();
 
 /** A clock that stands still until moved: `clock.set(t)`, `clock.advance(ms)`. */
 export class ManualClock implements Clock {

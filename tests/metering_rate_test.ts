@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { burst, count, ManualClock, startServer } from "./test_server.ts";
+import { SteadyClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
@@ -140,4 +141,46 @@ Deno.test("one instance whose clock steps back does not reset its window", async
     0,
     "an earlier second is not a new window",
   );
+});
+
+Deno.test("the service's clock goes on from where it was after the wall clock steps back an hour: windows keep opening each second", async () => {
+  const wall = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 5, 500));
+  const monotonic = new ManualClock(1_000);
+  const clock = new SteadyClock(() => wall.now(), () => monotonic.now());
+  await using s = await startServer({ clock });
+  const { key } = await s.account("starter"); // 5 per second
+  assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5);
+  wall.advance(-3_600_000);
+  monotonic.advance(1_000);
+  wall.advance(1_000);
+  assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5, "the next second's window");
+  monotonic.advance(1_000);
+  wall.advance(1_000);
+  assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5);
+  // Once the wall clock is past the time the service had reached, it is followed again.
+  wall.advance(3_601_000);
+  monotonic.advance(500);
+  assert.equal(clock.now(), wall.now());
+});
+
+Deno.test("SteadyClock follows the wall clock forward and carries on at the monotonic pace when it steps back", () => {
+  let wall = 10_000;
+  let mono = 0;
+  const clock = new SteadyClock(() => wall, () => mono);
+  assert.equal(clock.now(), 10_000);
+  wall += 250;
+  mono += 250;
+  assert.equal(clock.now(), 10_250);
+  wall += 60_000; // a step forward (a resumed VM): followed
+  mono += 10;
+  assert.equal(clock.now(), 70_250);
+  wall -= 5_000; // a step back: carried on
+  mono += 100.6;
+  assert.equal(clock.now(), 70_350);
+  wall += 4_000;
+  mono += 4_000;
+  assert.equal(clock.now(), 74_350);
+  wall += 5_500; // the wall clock has passed the carried time again
+  mono += 100;
+  assert.equal(clock.now(), wall);
 });
