@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { parsePlans } from "../metering/plans.ts";
-import { asResultsPage, fixture } from "./fixture.ts";
+import { asResultsPage, fixture, searchingFor } from "./fixture.ts";
 import { parseSearch } from "../parsers/search.ts";
 import { AHEAD_ALLOWANCE } from "../upstream/search_ahead.ts";
 
@@ -241,6 +241,36 @@ Deno.test("limit=200 over a listing whose pagination names its last page asks fo
   assert.equal(r.headers.get("x-credits-cost"), "3");
   const usage = await rig.call("/v1/usage");
   assert.equal((usage.body as { requests_used: number }).requests_used, 3);
+});
+
+Deno.test("another account's search of small pages does not make an account's limit search fetch pages it does not use (probe GD)", async () => {
+  await using rig = await startRig();
+  const small = await fixture("search/amazon.de__amznscrp-plastikfrei-gesicht.html"); // 16 a page
+  const large = await fixture("search/amazon.de__parsy-katzenfutter.html"); // 60 a page
+  for (let p = 1; p <= 6; p++) {
+    const page = p > 1 ? `&page=${p}` : "";
+    rig.fake.page(`https://www.amazon.de/s?k=seife${page}`, {
+      html: searchingFor(asResultsPage(small, p), "seife"),
+    });
+    rig.fake.page(`https://www.amazon.de/s?k=katzenfutter${page}`, {
+      html: searchingFor(asResultsPage(large, p), "katzenfutter"),
+    });
+  }
+  const victim = await rig.server.account("growth");
+  for (let i = 0; i < 3; i++) {
+    const cheap = await rig.call("/v1/products/search?query=seife&marketplace=DE");
+    assert.equal(cheap.status, 200);
+    const r = await rig.server.get(
+      "/v1/products/search?query=katzenfutter&marketplace=DE&limit=60",
+      victim.key,
+    );
+    assert.equal(r.status, 200);
+    assert.equal((await r.json()).count, 60);
+    assert.equal(r.headers.get("x-credits-cost"), "1");
+  }
+  await new Promise((r) => setTimeout(r, 200)); // any page fetched ahead would have come
+  // Sized by the other account's 16-item pages, each call fetched three more it did not use.
+  assert.equal(rig.fake.pageRequests("k=katzenfutter"), 3, "one page a call");
 });
 
 Deno.test("limit=200 over full pages asks for its further pages while the first is on its way, and pays each", async () => {

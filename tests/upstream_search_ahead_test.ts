@@ -2,17 +2,24 @@
 import assert from "node:assert/strict";
 import { AHEAD_ALLOWANCE, REFILL_MS, SearchAhead } from "../upstream/search_ahead.ts";
 
-Deno.test("pages fetched ahead follow the items a limit needs over the pages last seen", () => {
+Deno.test("pages fetched ahead follow the items a limit needs over the pages the account last saw", () => {
   const ahead = new SearchAhead(() => 0);
   assert.equal(ahead.grant("a", "search DE", 0, 4), 0, "limit=0 is one page");
   assert.equal(ahead.grant("a", "search DE", 60, 4), 0, "one 60-item page may hold it");
   assert.equal(ahead.grant("b", "search DE", 200, 4), 3, "four 60-item pages");
-  ahead.sawFullPage("search DE", 16);
+  ahead.sawFullPage("c", "search DE", 16);
   assert.equal(ahead.grant("c", "search DE", 40, 4), 2, "three 16-item pages");
-  assert.equal(ahead.grant("d", "search DE", 200, 4), 4, "never more than asked at once");
-  assert.equal(ahead.grant("e", "search US", 200, 4), 3, "each marketplace its own");
-  ahead.sawFullPage("search US", 500);
-  assert.equal(ahead.grant("f", "search US", 200, 4), 3, "a page says at most 60 items");
+  assert.equal(ahead.grant("c", "search DE", 200, 4), 4, "never more than asked at once");
+  assert.equal(ahead.grant("c", "search US", 200, 4), 3, "each marketplace its own");
+  ahead.sawFullPage("c", "search US", 500);
+  assert.equal(ahead.grant("c", "search US", 200, 4), 3, "a page says at most 60 items");
+});
+
+Deno.test("one account's small pages do not size another account's limit searches (probe GD)", () => {
+  const ahead = new SearchAhead(() => 0);
+  ahead.sawFullPage("attacker", "search DE", 16);
+  assert.equal(ahead.grant("victim", "search DE", 60, 4), 0, "one 60-item page may hold it");
+  assert.equal(ahead.grant("attacker", "search DE", 60, 4), 3, "its own guess is its own");
 });
 
 Deno.test("pages wasted are taken from the account's allowance, which refills slowly; pages used come back", () => {

@@ -10,8 +10,15 @@
  * page alone before asking for more (one page's latency more), which is what every search did
  * before. Honest searches over full pages give every page back to the allowance.
  *
- * The allowance is per process and forgets the least recently seen accounts past MAX_ACCOUNTS
- * (an account forgotten starts full again), so its memory is bounded.
+ * How many items a page holds, which says how many pages a limit needs, is what the account's own
+ * last full page of that marketplace and listing held: learned from every account's pages, one
+ * account's cheap search of a listing with small pages made other accounts' limit searches of
+ * larger pages fetch up to three pages each that they did not use, spending their allowances and
+ * the operator's traffic (probe GD: 12 unused pages for 8 calls, with 8 credits of another key).
+ * An account with none seen guesses the largest page, which fetches the fewest pages ahead.
+ *
+ * Both are per process and forget the least recently seen accounts past MAX_ACCOUNTS (an account
+ * forgotten starts full again), so their memory is bounded.
  */
 
 import { setBounded } from "../core/bounded_map.ts";
@@ -21,7 +28,6 @@ export const AHEAD_ALLOWANCE = 12;
 /** One page of allowance comes back every REFILL_MS. */
 export const REFILL_MS = 10_000;
 const MAX_ACCOUNTS = 10_000;
-const MAX_MARKETPLACES = 64;
 /** Amazon's largest search pages hold 60 items; a guess never fetches more than those need. */
 const LARGEST_PAGE = 60;
 
@@ -32,7 +38,7 @@ interface Bucket {
 
 export class SearchAhead {
   readonly #buckets = new Map<string, Bucket>();
-  /** Items on the last full page seen per marketplace and listing: how many pages a limit needs. */
+  /** Items on the last full page an account saw, per marketplace and listing. */
   readonly #perPage = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -43,7 +49,7 @@ export class SearchAhead {
    */
   grant(owner: string, listing: string, limit: number, most: number): number {
     if (limit <= 0 || most <= 0) return 0;
-    const perPage = this.#perPage.get(listing) ?? LARGEST_PAGE;
+    const perPage = this.#perPage.get(`${owner}\n${listing}`) ?? LARGEST_PAGE;
     const wanted = Math.min(most, Math.ceil(limit / perPage) - 1);
     if (wanted <= 0) return 0;
     const bucket = this.#bucket(owner);
@@ -60,10 +66,11 @@ export class SearchAhead {
     bucket.pages = Math.min(AHEAD_ALLOWANCE, bucket.pages + given);
   }
 
-  /** A page of `listing` that has a next page held `items` results. */
-  sawFullPage(listing: string, items: number): void {
+  /** A page of `listing` that `owner`'s call read, and that has a next page, held `items` results. */
+  sawFullPage(owner: string, listing: string, items: number): void {
     if (items <= 0) return;
-    setBounded(this.#perPage, listing, Math.min(items, LARGEST_PAGE), MAX_MARKETPLACES);
+    const perPage = Math.min(items, LARGEST_PAGE);
+    setBounded(this.#perPage, `${owner}\n${listing}`, perPage, MAX_ACCOUNTS);
   }
 
   #bucket(owner: string): Bucket {

@@ -211,7 +211,7 @@ export class UpstreamSource implements DataSource {
         }
         if (!shown) assertListing(kind, read);
         shown ??= read;
-        if (read.has_next_page) this.#ahead.sawFullPage(listing, read.results.length);
+        if (read.has_next_page) this.#ahead.sawFullPage(owner, listing, read.results.length);
         return read;
       },
       chargePage: () => req.chargePage(),
