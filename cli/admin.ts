@@ -182,7 +182,12 @@ const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
  * seen it, and `account create` exited 1 with the account and a working key made, so that running
  * it again was refused as `email_taken` (probe DG). What to do next goes with the error.
  */
-async function unshownKey(accounts: Accounts, out: unknown, e: unknown): Promise<Error> {
+async function unshownKey(
+  accounts: Accounts,
+  out: unknown,
+  e: unknown,
+  held: HeldSignals,
+): Promise<Error> {
   const why = e instanceof Error ? e.message : String(e);
   // `account create` answers {account, key: {id, key, …}}, `key create` the key itself.
   const o = out as { account?: { id: string }; key?: unknown; id?: unknown };
@@ -191,7 +196,7 @@ async function unshownKey(accounts: Accounts, out: unknown, e: unknown): Promise
     return new Error(`the command was done, but its output could not be written: ${why}`);
   }
   try {
-    await accounts.revokeKey(keyId);
+    await revokeSurely(accounts, keyId, held);
   } catch (failed) {
     // A store another process holds may refuse the revoke: the key is then named, to revoke by hand.
     const reason = failed instanceof Error ? failed.message : String(failed);
@@ -207,6 +212,26 @@ async function unshownKey(accounts: Accounts, out: unknown, e: unknown): Promise
   );
 }
 
+/**
+ * A store another process holds gives up a write in about two seconds (transact.ts); the revoke of
+ * an unseen key is tried again for REVOKE_MS, or until a further signal (probe GC: with the store
+ * held, the key stayed active).
+ */
+async function revokeSurely(accounts: Accounts, keyId: string, held: HeldSignals): Promise<void> {
+  const until = Date.now() + REVOKE_MS;
+  const signals = held.count;
+  for (;;) {
+    try {
+      await accounts.revokeKey(keyId);
+      return;
+    } catch (e) {
+      if (e instanceof AccountError || Date.now() > until || held.count > signals) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+const REVOKE_MS = 15_000;
+
 if (import.meta.main) {
   const args = Deno.args;
   const { name } = commandOf(args.filter((a) => !a.startsWith("-")));
@@ -214,11 +239,10 @@ if (import.meta.main) {
     console.log(help(name));
     Deno.exit(0);
   }
-  let kv: Deno.Kv | undefined;
   let held: HeldSignals | undefined;
   try {
     const config = loadConfig();
-    kv = await openStore(config.kvPath);
+    const kv = await openStore(config.kvPath);
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     // From here a signal ends only a wait for stdout's reader (cli/output.ts).
@@ -226,7 +250,7 @@ if (import.meta.main) {
     try {
       await printOut(`${JSON.stringify(out, null, 2)}\n`, held);
     } catch (e) {
-      throw await unshownKey(accounts, out, e);
+      throw await unshownKey(accounts, out, e, held);
     }
     if (args.includes("reset-link") && !Deno.env.get("PUBLIC_URL")) {
       await printErr(
@@ -239,10 +263,10 @@ if (import.meta.main) {
     const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
     await printErr(`admin: ${code}${escapeControls(message)}`, held);
     Deno.exitCode = 1;
-  } finally {
-    kv?.close();
   }
-  // A store another program held locked leaves its start-up write queued behind the lock, which
-  // kept the CLI alive long after it said it could not open the store (probe DR).
+  // The exit ends what the store still retries, and the store is not closed first: a store another
+  // program held locked left the start-up write queued behind the lock, which kept the CLI alive
+  // long after it said it could not open the store (probe DR), and a close waited for the revokes
+  // that lock refused, after the CLI had said so (probe GC). What was committed is in the file.
   Deno.exit(Deno.exitCode);
 }

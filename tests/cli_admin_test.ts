@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { KEY_PATTERN } from "../metering/api_key.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { DatabaseSync } from "node:sqlite";
 
 async function admin(kvPath: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -118,3 +119,145 @@ Deno.test("deno task admin: a key printed into a pipe whose reader has gone is r
     await removeKvFiles(kvPath);
   }
 });
+
+/**
+ * `account create` run with its stdout a blocking pipe that is already full (64 KiB written
+ * before it), read only after `readAfterMs`; stderr goes into the same pipe or to a file.
+ */
+async function intoFullPipe(
+  kvPath: string,
+  email: string,
+  o: { same: boolean; readAfterMs: number },
+) {
+  const dir = await Deno.makeTempDir();
+  const stderr = o.same ? "2>&1" : `2> "${dir}/err"`;
+  const script = `{ head -c 65536 /dev/zero; sh -c 'echo $$ > "${dir}/pid"; exec "$0" run ` +
+    `--allow-env --allow-read --allow-write --allow-net cli/admin.ts account create ` +
+    `--email ${email}' "$0" ${stderr}; } | { sleep ${o.readAfterMs / 1000}; cat > "${dir}/out"; }`;
+  const child = new Deno.Command("sh", {
+    args: ["-c", script, Deno.execPath()],
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let pid = 0;
+  let account = "";
+  // The CLI has made the account and its key, and is writing them into the full pipe.
+  for (let i = 0; i < 300 && !account; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    pid ||= Number(await Deno.readTextFile(`${dir}/pid`).catch(() => "0"));
+    account = (await admin(kvPath, "account", "list", "--email", email)).json?.accounts?.[0]?.id ??
+      "";
+  }
+  assert.ok(pid && account, "the CLI made the account");
+  await new Promise((r) => setTimeout(r, 500));
+  const started = Date.now();
+  return {
+    pid,
+    account,
+    /** When the CLI's process ended, in ms from its first write's wait. */
+    exited: (async () => {
+      while (Deno.readTextFileSync(`/proc/${pid}/stat`).split(" ")[2] !== "Z") {
+        await new Promise((r) => setTimeout(r, 50));
+        try {
+          Deno.statSync(`/proc/${pid}`);
+        } catch {
+          break;
+        }
+      }
+      return Date.now() - started;
+    })().catch(() => Date.now() - started),
+    async output() {
+      await child.status;
+      const read = (name: string) => Deno.readTextFile(`${dir}/${name}`).catch(() => "");
+      const out = { out: (await read("out")).replace(/^\0+/, ""), err: await read("err") };
+      await Deno.remove(dir, { recursive: true });
+      return out;
+    },
+  };
+}
+
+async function keyStatuses(kvPath: string, account: string): Promise<string[]> {
+  const keys = await admin(kvPath, "key", "list", account);
+  return keys.json.keys.map((k: { status: string }) => k.status);
+}
+
+/** The new key was revoked, and `said` tells the operator so, naming the account. */
+async function revokedAndSaid(kvPath: string, account: string, said: string): Promise<void> {
+  assert.match(said, new RegExp(`was revoked, its value unseen; account ${account} exists`));
+  assert.deepEqual(await keyStatuses(kvPath, account), ["revoked"]);
+}
+
+/** The KV file locked by another program (a SQLite transaction) until the returned release. */
+function holdStore(kvPath: string): () => void {
+  const lock = new DatabaseSync(kvPath);
+  lock.exec("BEGIN EXCLUSIVE");
+  return () => {
+    lock.exec("ROLLBACK");
+    lock.close();
+  };
+}
+
+async function withStore(use: (kvPath: string) => Promise<void>): Promise<void> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await use(kvPath);
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+}
+
+Deno.test("admin CLI: a signal while a full blocking pipe holds the new key's value ends the wait, revokes the key and says so (probe GC)", () =>
+  withStore(async (kvPath) => {
+    const run = await intoFullPipe(kvPath, "blocked@example.com", {
+      same: false,
+      readAfterMs: 8_000,
+    });
+    Deno.kill(run.pid, "SIGTERM");
+    // A blocking write held the only thread: the signal waited for the reader, 8 s on.
+    assert.ok(await run.exited < 6_000, "the CLI ended before the reader read");
+    await revokedAndSaid(kvPath, run.account, (await run.output()).err);
+  }));
+
+Deno.test("admin CLI: under 2>&1, what became of the key waits for the reader after the signal that ended the wait for stdout (probe GC)", () =>
+  withStore(async (kvPath) => {
+    const run = await intoFullPipe(kvPath, "same@example.com", { same: true, readAfterMs: 4_000 });
+    Deno.kill(run.pid, "SIGINT");
+    await revokedAndSaid(kvPath, run.account, (await run.output()).out);
+  }));
+
+Deno.test("admin CLI: the revoke of an unseen key outlasts a store another program holds for a few seconds (probe GC)", () =>
+  withStore(async (kvPath) => {
+    const run = await intoFullPipe(kvPath, "held@example.com", {
+      same: false,
+      readAfterMs: 12_000,
+    });
+    const release = holdStore(kvPath);
+    Deno.kill(run.pid, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 5_000));
+    release();
+    // Given up after two seconds, the revoke left the key active and named it to revoke by hand.
+    await revokedAndSaid(kvPath, run.account, (await run.output()).err);
+  }));
+
+Deno.test("admin CLI: a key the held store will not revoke is named, and the CLI exits while the store is still held (probe GC)", () =>
+  withStore(async (kvPath) => {
+    const run = await intoFullPipe(kvPath, "kept@example.com", {
+      same: false,
+      readAfterMs: 25_000,
+    });
+    const release = holdStore(kvPath);
+    try {
+      Deno.kill(run.pid, "SIGTERM");
+      assert.ok(await run.exited < 23_000, "the CLI ended with the store held");
+    } finally {
+      release();
+    }
+    const { err } = await run.output();
+    const m =
+      /could not be revoked \(.*\): revoke it with deno task admin key revoke (key_[0-9a-f]+)/
+        .exec(err);
+    assert.ok(m, err);
+    assert.deepEqual(await keyStatuses(kvPath, run.account), ["active"]);
+    assert.equal((await admin(kvPath, "key", "revoke", m[1])).code, 0);
+  }));
