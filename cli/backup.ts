@@ -68,7 +68,16 @@ function kept(key: Deno.KvKey, value: unknown): boolean {
 function expiresAtOf(value: unknown): unknown {
   return (value as { expires_at?: unknown } | null)?.expires_at;
 }
-const FORMAT = "shelf-backup/1";
+/**
+ * The layout a backup is written in. 2: key id entries hold { account_id, hash } and sign-in
+ * devices their expires_at. Versions that wrote 1 restored a backup of 2 without a word, and the
+ * restored store then had keys they could not revoke and webhook events they never sent (probe
+ * GE); they refuse 2, as this version refuses layouts newer than it knows.
+ */
+const LAYOUT = 2;
+const FORMAT = `shelf-backup/${LAYOUT}`;
+/** Layouts this version restores: every earlier one is read as it is (see kv_layout.ts). */
+const RESTORES = Array.from({ length: LAYOUT }, (_, i) => `shelf-backup/${i + 1}`);
 const ACCOUNT_PREFIX = KV.account("")[0];
 /**
  * Bytes read from a backup at a time, and about the UTF-16 units gathered before one write to it:
@@ -440,7 +449,17 @@ function headerCount(text: string, file: string): number {
   } catch {
     header = null;
   }
-  if (typeof header !== "object" || header === null || header.format !== FORMAT) {
+  if (
+    typeof header !== "object" || header === null || !RESTORES.includes(header.format as string)
+  ) {
+    const layout = /^shelf-backup\/(\d{1,9})$/.exec(String(header?.format ?? ""))?.[1];
+    if (layout && Number(layout) > LAYOUT) {
+      throw new Error(
+        `${file} was written by a newer version of Shelf (layout shelf-backup/${layout}); this version restores ${
+          RESTORES.join(" and ")
+        }: restore it with that version or a later one`,
+      );
+    }
     throw new Error(`${file} is not a Shelf backup (${FORMAT})`);
   }
   if (!Number.isSafeInteger(header.entries) || (header.entries as number) < 0) {
