@@ -1,4 +1,7 @@
-/** IP addresses in text, as numbers: parsed once here for the webhook rules and client limits. */
+/**
+ * IP addresses in text, as numbers: parsed once here for the webhook and mail host rules and the
+ * client limits.
+ */
 
 /** Four bytes of a dotted IPv4 address, or null. */
 export function parseV4(s: string): number[] | null {
@@ -32,4 +35,49 @@ export function parseV6(s: string): number[] | null {
   const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...rest];
   const out = all.map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
   return out.every((n) => !Number.isNaN(n)) ? out : null;
+}
+
+/** Public unicast: not private, loopback, link-local, shared, documentation, multicast or reserved. */
+export function isPublicAddress(address: string): boolean {
+  const v4 = parseV4(address);
+  if (v4) return isPublicV4(v4);
+  const v6 = parseV6(address);
+  return v6 ? isPublicV6(v6) : false;
+}
+
+function isPublicV4([a, b, c]: number[]): boolean {
+  return !(
+    a === 0 || a === 10 || a === 127 || a >= 224 || // this network, private, loopback, multicast+
+    (a === 100 && b >= 64 && b <= 127) || // shared address space (CGNAT)
+    (a === 169 && b === 254) || // link-local, cloud metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || // IETF protocol assignments, TEST-NET-1
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) || (a === 203 && b === 0 && c === 113) // TEST-NET-2/3
+  );
+}
+
+function isPublicV6(g: number[]): boolean {
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(8) || (zeroTo(7) && g[7] === 1)) return false; // :: and ::1
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry
+  // an IPv4 address that decides.
+  const embedded = v4FromGroups(g[6], g[7]);
+  if (zeroTo(5) && (g[5] === 0xffff || g[5] === 0)) return isPublicV4(embedded);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return isPublicV4(embedded);
+  }
+  // 6to4 (2002::/16) carries its IPv4 address in the next 32 bits; Teredo (2001::/32) hides one.
+  if (g[0] === 0x2002) return isPublicV4(v4FromGroups(g[1], g[2]));
+  if (g[0] === 0x2001 && g[1] === 0) return false;
+  if ((g[0] & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
+  if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
+  if ((g[0] & 0xff00) === 0xff00) return false; // multicast
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
+  if (g[0] === 0x3fff && g[1] < 0x1000) return false; // documentation 3fff::/20
+  if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return false; // benchmarking 2001:2::/48
+  if (g[0] === 0x2001 && g[1] >= 0x10 && g[1] <= 0x2f) return false; // ORCHID(v2) 2001:10::/27
+  if (g[0] === 0x0100 && zeroTo(4)) return false; // discard-only 100::/64
+  return (g[0] & 0xe000) === 0x2000; // global unicast 2000::/3
 }

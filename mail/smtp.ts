@@ -11,6 +11,7 @@
  * await sendMail(smtp, { to: "dev@example.com", subject: "Hello", text: "Body" });
  */
 import { mailableEmail, normalizeEmail } from "../metering/accounts.ts";
+import { type MailResolver, privateMailHost, systemResolver } from "./mail_host.ts";
 import nodemailer from "nodemailer";
 import { within } from "../core/within.ts";
 
@@ -117,10 +118,18 @@ export class NotMailable extends SmtpError {
   }
 }
 
-export async function sendMail(cfg: SmtpConfig, mail: Mail): Promise<void> {
+export async function sendMail(
+  cfg: SmtpConfig,
+  mail: Mail,
+  resolver: MailResolver = systemResolver,
+): Promise<void> {
   // Accounts and alert addresses are mailable when stored (metering/accounts.ts), but earlier
-  // versions stored root@localhost and the like: such mail never reaches the relay (probe EV).
-  if (!mailableEmail(mail.to)) throw new NotMailable();
+  // versions stored root@localhost and the like: such mail never reaches the relay (probe EV),
+  // nor mail whose domain's mail hosts resolve off the public internet (mail_host.ts).
+  const to = mailableEmail(mail.to);
+  if (!to || await privateMailHost(to.slice(to.lastIndexOf("@") + 1), resolver)) {
+    throw new NotMailable();
+  }
   // One transport per message: alert mail is rare, and no pooled socket can be left half dead.
   const transport = nodemailer.createTransport({
     host: cfg.host,

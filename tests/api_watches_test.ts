@@ -9,10 +9,10 @@ import { startServer } from "./test_server.ts";
 import {
   canonical,
   checkedLookup,
-  isPublicAddress,
   ownAddresses,
   webhookRefusal,
 } from "../watches/webhook_target.ts";
+import { isPublicAddress } from "../core/ip_address.ts";
 import { routeLabel } from "../routes/access_log.ts";
 import { LISTS_PER_SECOND } from "../routes/watches.ts";
 import { createWatch, deleteWatch } from "../watches/store.ts";

@@ -154,3 +154,37 @@ Deno.test("sendMail hands no mail for a host off the public internet to the mail
   await eventually("the public address's mail", () => smtp.received.length === 1);
   assert.deepEqual(smtp.received[0].to, ["dev@example.com"]);
 });
+
+Deno.test("sendMail hands no mail to the mail server for a domain whose mail hosts resolve off the public internet (probe GC)", async () => {
+  await using smtp = await startSmtpSink();
+  const cfg = parseSmtpUrl(smtp.url, "Shelf <alerts@example.com>");
+  // The names resolve here as an outside DNS server would answer them (none answers here).
+  const records: Record<string, { mx?: string[]; a?: string[] }> = {
+    "10.0.0.5.nip.io": { a: ["10.0.0.5"] },
+    "corp.example": { mx: ["mx1.corp.example.", "mx2.corp.example."] },
+    "mx1.corp.example": { a: ["93.184.215.14"] },
+    "mx2.corp.example": { a: ["2001:db8::25", "93.184.215.15"] },
+    "literal.example": { mx: ["169.254.169.254"] },
+    "shop.example": { mx: ["mx.shop.example."] },
+    "mx.shop.example": { a: ["93.184.215.16"], mx: [] },
+    "nomx.example": { a: ["93.184.215.17"] },
+    "nullmx.example": { mx: ["."], a: ["93.184.215.18"] },
+  };
+  const resolver = {
+    mx: (d: string) => Promise.resolve(records[d]?.mx ?? []),
+    addresses: (h: string) => Promise.resolve(records[h]?.a ?? []),
+  };
+  const mail = (to: string) => sendMail(cfg, { to, subject: "s", text: "t" }, resolver);
+  for (const to of ["x@10.0.0.5.nip.io", "x@corp.example", "x@literal.example"]) {
+    await assert.rejects(
+      mail(to),
+      (e: Error) => e instanceof SmtpError && e.message === NOT_MAILABLE,
+      to,
+    );
+  }
+  // Public mail hosts, and names no DNS server answers for, are mailed.
+  const sent = ["a@shop.example", "b@nomx.example", "c@nullmx.example", "d@unknown.example"];
+  for (const to of sent) await mail(to);
+  await eventually("the public domains' mail", () => smtp.received.length === sent.length);
+  assert.deepEqual(smtp.received.map((m) => m.to[0]).sort(), sent.sort());
+});
