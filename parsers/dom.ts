@@ -456,12 +456,48 @@ export function text(node: AnyNode | null | undefined): string {
 
 function collectText(node: AnyNode, parts: string[]): void {
   if (node.type === "text") parts.push(node.data);
-  else if (
-    node.type === "tag" ? !HIDDEN.has(node.name) : node.type === "root" || node.type === "cdata"
-  ) {
-    for (const child of (node as Element).children) collectText(child, parts);
+  else if (node.type === "tag") {
+    if (HIDDEN.has(node.name)) return;
+    // A line break or a block's edge is a space, as a browser shows it: joined, the terms of a
+    // promotion's list and a review's paragraphs ran together ("dinheiroA oferta", probe GG).
+    const apart = BLOCKS.has(node.name);
+    if (apart) parts.push(" ");
+    for (const child of node.children) collectText(child, parts);
+    if (apart) parts.push(" ");
+  } else if (node.type === "root" || node.type === "cdata") {
+    for (const child of node.children) collectText(child, parts);
   }
 }
+
+/** Elements whose text a browser shows apart from what is around it. */
+export const BLOCKS = new Set([
+  "br",
+  "p",
+  "div",
+  "li",
+  "ul",
+  "ol",
+  "dl",
+  "dt",
+  "dd",
+  "tr",
+  "td",
+  "th",
+  "table",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "blockquote",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "hr",
+  "pre",
+]);
 
 /** Text of the first match of `selector` under `root` ("" when nothing matches). */
 export function textOf(root: AnyNode | AnyNode[], selector: string): string {

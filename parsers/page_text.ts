@@ -3,7 +3,7 @@
  * of inline <script> and <style> elements, which Amazon scatters inside offers and reviews;
  * these helpers read only what a visitor sees.
  */
-import type { AnyNode, Element } from "./dom.ts";
+import { type AnyNode, BLOCKS, type Element } from "./dom.ts";
 import { checkTime, spendText } from "./page_budget.ts";
 import { ParseError } from "./parse_error.ts";
 import { isAsin } from "./page_common.ts";
@@ -30,8 +30,10 @@ function collect(node: AnyNode, parts: string[], skip?: (e: Element) => boolean)
   if (node.type !== "tag" && node.type !== "root") return;
   const el = node as Element;
   if (node.type === "tag" && (INVISIBLE.has(el.name) || skip?.(el))) return;
-  if (el.name === "br") parts.push(" ");
+  const apart = BLOCKS.has(el.name);
+  if (apart) parts.push(" ");
   for (const child of el.children) collect(child, parts, skip);
+  if (apart) parts.push(" ");
 }
 
 /** A query parameter of a (possibly relative, possibly entity-decoded) link; "" when absent. */

@@ -44,6 +44,10 @@ Deno.test("parsePromotion() reads a real amazon.com.br promotion page", async ()
   assert.equal(promo.eligible_items[0], "B076JPBFVN");
   assert.equal(promo.eligible_items.at(-1), "B09VVB884J");
   assert.match(promo.terms, /^Se algum dos produtos relacionados à promoção for devolvido, /);
+  // The terms are list items: '…<a><span>Amazon.com.br</span></a>.</li><li>Itens colocados…' and
+  // '…término da promoção</li><li>Para usufruir…' read apart, not joined (probe GG).
+  assert.match(promo.terms, /no Amazon\.com\.br\. Itens colocados no Carrinho/);
+  assert.match(promo.terms, /após o término da promoção Para usufruir desta/);
 });
 
 Deno.test("parsePromotion() names the promotion its page shows in its URL too, whatever id reached it (probe EC)", async () => {

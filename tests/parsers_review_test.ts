@@ -132,6 +132,13 @@ Deno.test("parseReview() reads the 2016 single-review page of the corpus", async
   ]);
 });
 
+Deno.test("parseReview() reads a body's paragraphs apart, as the 2016 pages broke them with <br /> (probe GG)", async () => {
+  const html = (await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html"))
+    .replace("I don't really run. At least", "I don't really run.<br /><br />At least");
+  const r = parseReview(html, { marketplace: "US", reviewId: "R12J0UJC4DRYLC" }).review;
+  assert.match(r.body, /I don't really run\. At least I haven't/);
+});
+
 Deno.test("parseReview() refuses the 2016 page when it shows another review than the one asked for", async () => {
   const html = await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html");
   assert.throws(

@@ -74,3 +74,16 @@ Deno.test("parseSellerProfile() refuses a page without seller markup", async () 
 Deno.test("parseSellerProfile() gives a valid page or ParseError on truncated and junk input", () => {
   assertRobust(parseSellerProfile, SellerProfilePage, SELLER_PROFILE_PAGE, "US");
 });
+
+Deno.test("parseSellerProfile() reads an about text of paragraphs, line breaks and a list apart, not joined (probe GG)", () => {
+  const html = SELLER_PROFILE_PAGE.replace(
+    "ACME Direct sells hardware and tools. We ship within one business day.",
+    "<p>ACME Direct sells hardware and tools.</p><p>We ship within one business day.<br>Returns:" +
+      "<ul><li>30 days</li><li>free</li></ul></p>",
+  );
+  const profile = parseSellerProfile(html, { marketplace: "US" });
+  assert.equal(
+    profile.about,
+    "ACME Direct sells hardware and tools. We ship within one business day. Returns: 30 days free",
+  );
+});
