@@ -470,34 +470,10 @@ function collectText(node: AnyNode, parts: string[]): void {
 }
 
 /** Elements whose text a browser shows apart from what is around it. */
-export const BLOCKS = new Set([
-  "br",
-  "p",
-  "div",
-  "li",
-  "ul",
-  "ol",
-  "dl",
-  "dt",
-  "dd",
-  "tr",
-  "td",
-  "th",
-  "table",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "blockquote",
-  "section",
-  "article",
-  "header",
-  "footer",
-  "hr",
-  "pre",
-]);
+export const BLOCKS = new Set(
+  "br p div li ul ol dl dt dd tr td th table h1 h2 h3 h4 h5 h6 blockquote section article header footer hr pre"
+    .split(" "),
+);
 
 /** Text of the first match of `selector` under `root` ("" when nothing matches). */
 export function textOf(root: AnyNode | AnyNode[], selector: string): string {
