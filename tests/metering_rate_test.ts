@@ -184,3 +184,18 @@ Deno.test("SteadyClock follows the wall clock forward and carries on at the mono
   mono += 100;
   assert.equal(clock.now(), wall);
 });
+
+Deno.test("SteadyClock does not run ahead of a wall clock that never steps, however often it is read (probe GH)", () => {
+  // A call every 150 ns of monotonic time, on a wall clock of whole milliseconds near 1.8e12 that
+  // keeps exact pace with it: summing the gaps ran 15 ms ahead every million calls.
+  let mono = 5_000;
+  const start = 1_795_000_000_000;
+  const clock = new SteadyClock(() => start + Math.floor(mono - 5_000), () => mono);
+  let ahead = 0;
+  for (let i = 0; i < 400_000; i++) {
+    mono += 0.00015;
+    ahead = Math.max(ahead, clock.now() - (start + Math.floor(mono - 5_000)));
+  }
+  // At most the rounding of one reading at a millisecond's edge, never a sum of them.
+  assert.ok(ahead <= 1, `${ahead} ms ahead`);
+});
