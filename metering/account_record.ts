@@ -6,7 +6,20 @@
  */
 import { z } from "zod";
 
-const time = z.number().finite();
+const DAY_MS = 86_400_000;
+/**
+ * A time the meter can have written: not before 1970, not past tomorrow (a little clock skew).
+ * Finite was not enough: a period start of 1e16 ms made every call of the account, and the admin
+ * list of every account, a 503 ("Invalid time value"), and one of 1e15 a period that never ends
+ * (probe GH). Read when a record is checked, so "tomorrow" is the restore's.
+ */
+const time = z.number().finite().min(0).refine((t) => t <= Date.now() + DAY_MS, {
+  message: "is a time later than tomorrow",
+});
+/** A rate window's second, in seconds, bounded as `time` is. */
+const second = z.number().finite().min(0).refine((s) => s * 1000 <= Date.now() + DAY_MS, {
+  message: "is a second later than tomorrow",
+});
 const count = z.number().int().nonnegative();
 
 const KeyRecord = z.object({
@@ -19,7 +32,7 @@ const KeyRecord = z.object({
   created_at: time,
   revoked_at: time.nullable(),
   last_used_at: time.nullable(),
-  win_sec: time,
+  win_sec: second,
   win_count: count,
 });
 
@@ -40,5 +53,5 @@ export const AccountRecord = z.object({
   carried_from: z.array(time).optional(),
   alerted: z.array(z.number()).optional(),
   key_once: z.array(z.string()).optional(),
-  retired_window: z.object({ sec: time, count }).optional(),
+  retired_window: z.object({ sec: second, count }).optional(),
 }).passthrough();

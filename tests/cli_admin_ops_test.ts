@@ -221,6 +221,36 @@ Deno.test("restore beside another process committing to the same file waits its 
   await Deno.remove(dir, { recursive: true });
 });
 
+/** An account record as the meter writes one, with `over` changed. */
+function record(over: Record<string, unknown>) {
+  const t = Date.UTC(2026, 0, 1);
+  return {
+    id: "acc_3",
+    email: "c@example.com",
+    plan: "free",
+    status: "active",
+    created_at: t,
+    plan_started_at: t,
+    period_start: t,
+    used: 0,
+    keys: {},
+    ...over,
+  };
+}
+const KEY_RECORD = {
+  id: "key_1",
+  name: "default",
+  mode: "live",
+  prefix: "shelf_live_abcd",
+  last4: "abcd",
+  status: "active",
+  created_at: Date.UTC(2026, 0, 1),
+  revoked_at: null,
+  last_used_at: null,
+  win_sec: 0,
+  win_count: 0,
+};
+
 Deno.test("restore checks the whole file first: a bad line is named and nothing is written, so a good file restores after it", async () => {
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/r.kv`;
@@ -308,6 +338,32 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
         }),
       ],
       /line 2: account record: created_at: /,
+    ],
+    // Times no meter wrote (probe GH: a period start of 1e16 made every call of the account,
+    // and the admin list, 503; a window second of 1e12 held the key at 429 for good).
+    farperiod: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_3" }], { t: "json", v: record({ period_start: 1e16 }) }),
+      ],
+      /line 2: account record: period_start: is a time later than tomorrow/,
+    ],
+    negative: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_3" }], { t: "json", v: record({ created_at: -1e16 }) }),
+      ],
+      /line 2: account record: created_at: /,
+    ],
+    farwindow: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_3" }], {
+          t: "json",
+          v: record({ keys: { key_1: { ...KEY_RECORD, win_sec: 1e12 } } }),
+        }),
+      ],
+      /line 2: account record: keys\.key_1\.win_sec: is a second later than tomorrow/,
     ],
     // A life KV will not take, after ten good entries: refused before any is written.
     lifetime: [
