@@ -128,3 +128,43 @@ Deno.test("dashboard usage: an alert the mail server could not take says so with
     "the operator's log keeps the mail server's own words",
   );
 });
+
+Deno.test("dashboard usage: after a plan change the chart holds the days whose usage carried into the new period (probe GH)", async () => {
+  const DAY = 86_400_000;
+  const clock = new ManualClock(Date.UTC(2028, 1, 27, 12, 0, 0)); // Feb 27 2028, a leap year
+  await using s = await startServer({ signup: "open", clock });
+  const b = browser(s.url);
+  const email = "chart@example.com";
+  const page = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  const id = (await s.accounts.idByEmail(email))!;
+  const { value: key } = await s.accounts.createKey(id, { name: "k" });
+  const call = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await s.get("/v1/products/offers?asin=B07H57DNVV", key);
+      assert.equal(r.status, 200);
+      await r.body?.cancel();
+      clock.advance(1_100);
+    }
+  };
+  await call(3); // Feb 27
+  clock.advance(DAY);
+  await call(2); // Feb 28
+  clock.advance(DAY);
+  await call(4); // Feb 29
+  await s.accounts.update(id, { plan: "starter" });
+  clock.advance(DAY);
+  await call(1); // Mar 1
+  const html = (await b.send("/dashboard/usage")).text;
+  const bars = new Map(
+    [...html.matchAll(/data-day="([^"]+)" data-count="(\d+)"/g)].map((m) => [m[1], Number(m[2])]),
+  );
+  const used = (await (await s.get("/v1/usage", key)).json()).requests_used;
+  assert.equal(used, 10, "usage carries over a plan change");
+  // The chart began on the day of the change: Feb 27 and 28 were left out, 5 of the 10.
+  assert.deepEqual(
+    ["2028-02-27", "2028-02-28", "2028-02-29", "2028-03-01"].map((d) => bars.get(d)),
+    [3, 2, 4, 1],
+  );
+  assert.equal([...bars.values()].reduce((a, n) => a + n, 0), used);
+});

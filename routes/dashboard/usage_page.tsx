@@ -178,11 +178,24 @@ function Tally(props: { id: string; label: string; rows: { name: string; credits
   );
 }
 
-/** One bar per UTC day of the current period; today's bar darker. An SVG, so no script or inline style. */
+/** How many periods back the chart reaches for usage a plan change carried. */
+const CARRIED_SHOWN = 3;
+
+/**
+ * One bar per UTC day of the current period, and of the earlier one whose usage a plan change
+ * carried into it (the credits used count them, and the chart began at the change, leaving them
+ * out: probe GH); today's bar darker. An SVG, so no script or inline style.
+ */
 function DailyChart(props: { account: AccountState; now: number }) {
+  // Carried usage older than a few periods (several plan changes, or a restored record) is left
+  // out, so that the chart keeps a width a page can show.
   const start = props.account.period_start;
+  const from = Math.min(
+    start,
+    ...(props.account.carried_from ?? []).filter((t) => t >= start - CARRIED_SHOWN * PERIOD_MS),
+  );
   const days: string[] = [];
-  for (let t = Date.parse(dayOf(start)); t < start + PERIOD_MS; t += DAY_MS) days.push(dayOf(t));
+  for (let t = Date.parse(dayOf(from)); t < start + PERIOD_MS; t += DAY_MS) days.push(dayOf(t));
   const counts = days.map((d) => props.account.daily?.[d] ?? 0);
   const max = Math.max(1, ...counts);
   const today = dayOf(props.now);
