@@ -143,27 +143,28 @@ Deno.test("one instance whose clock steps back does not reset its window", async
   );
 });
 
-Deno.test("the service's clock goes on from where it was after the wall clock steps back an hour: windows keep opening each second", async () => {
+Deno.test("the service's clock goes on from where it was after the wall clock steps back an hour: windows keep opening, one each two seconds", async () => {
   const wall = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 5, 500));
   const monotonic = new ManualClock(1_000);
   const clock = new SteadyClock(() => wall.now(), () => monotonic.now());
   await using s = await startServer({ clock });
   const { key } = await s.account("starter"); // 5 per second
   assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5);
+  const later = (ms: number) => {
+    wall.advance(ms);
+    monotonic.advance(ms);
+  };
   wall.advance(-3_600_000);
-  monotonic.advance(1_000);
-  wall.advance(1_000);
-  assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5, "the next second's window");
-  monotonic.advance(1_000);
-  wall.advance(1_000);
+  later(2_000);
+  assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5, "a window two seconds on");
+  later(2_000);
   assert.equal(count(await burst(6, () => s.get(OFFERS, key)), 200), 5);
-  // Once the wall clock is past the time the service had reached, it is followed again.
-  wall.advance(3_601_000);
-  monotonic.advance(500);
+  // Twice the step after it, the wall clock is followed again.
+  later(7_200_000);
   assert.equal(clock.now(), wall.now());
 });
 
-Deno.test("SteadyClock follows the wall clock forward and carries on at the monotonic pace when it steps back", () => {
+Deno.test("SteadyClock follows the wall clock forward, and after a step back carries on at half pace until they meet", () => {
   let wall = 10_000;
   let mono = 0;
   const clock = new SteadyClock(() => wall, () => mono);
@@ -176,13 +177,30 @@ Deno.test("SteadyClock follows the wall clock forward and carries on at the mono
   assert.equal(clock.now(), 70_250);
   wall -= 5_000; // a step back: carried on
   mono += 100.6;
-  assert.equal(clock.now(), 70_350);
+  assert.equal(clock.now(), 70_300);
   wall += 4_000;
   mono += 4_000;
-  assert.equal(clock.now(), 74_350);
-  wall += 5_500; // the wall clock has passed the carried time again
-  mono += 100;
+  assert.equal(clock.now(), 72_300);
+  wall += 6_000;
+  mono += 6_000;
+  assert.equal(clock.now(), 75_300);
+  wall += 200; // the wall clock has passed the carried time again
+  mono += 200;
   assert.equal(clock.now(), wall);
+});
+
+Deno.test("SteadyClock comes back to a wall clock that was set right after booting two hours ahead (probe GF)", () => {
+  const H = 3_600_000;
+  let wall = Date.UTC(2026, 0, 1, 14);
+  let mono = 0;
+  const clock = new SteadyClock(() => wall, () => mono);
+  clock.now();
+  wall -= 2 * H; // NTP sets it right
+  for (const [hours, ahead] of [[1, 1.5 * H], [2, H], [3, 0.5 * H], [4.001, 0]]) {
+    mono = hours * H;
+    wall = Date.UTC(2026, 0, 1, 12) + hours * H;
+    assert.equal(clock.now() - wall, ahead, `${hours} h on`);
+  }
 });
 
 Deno.test("SteadyClock does not run ahead of a wall clock that never steps, however often it is read (probe GH)", () => {
