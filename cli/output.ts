@@ -7,18 +7,26 @@
  *   progress: taken for a gone reader, a slow reader's key was revoked (probe FX). Writes are
  *   asynchronous, in chunks, so that the wait can end whether the stream is non-blocking (EAGAIN)
  *   or blocking: a blocking write held the only thread, and a full blocking pipe kept the CLI
- *   alive past every signal and every deadline (probe GC).
+ *   alive past every signal and every deadline (probe GC). A chunk is at most PIPE_BUF and ends a
+ *   line, so that a non-blocking pipe never takes part of one (see CHUNK).
  * - From the output on, SIGINT, SIGTERM and SIGHUP only end a wait (HeldSignals): killed while
  *   waiting, or while revoking afterwards, the CLI left the key active and said nothing (probes
  *   GA, GB). The signal that ends the wait for stdout does not end the wait for the last line
  *   (what became of the key): under `2>&1` that line waits on the same full stream, and was lost
  *   at once (probe GC); a further signal gives it up.
  * - The note that the CLI is waiting is given once, and may be lost: stderr may be the same full
- *   stream (probe GB).
+ *   stream (probe GB); under `2>&1` it is not given, as it landed inside the JSON (probe GF).
  */
+import { fstatSync } from "node:fs";
+
 const WAIT_MS = 60_000;
-/** Below a pipe's buffer, so that each chunk written is progress a reader made. */
-const CHUNK = 16 * 1024;
+/**
+ * PIPE_BUF: a pipe takes a write this long whole or not at all, never in part. The runtime's stdout
+ * goes through a line buffer: when a non-blocking pipe took part of a longer write, the buffer kept
+ * some of the rest and the write failed (EAGAIN) all the same, so the retry wrote those bytes
+ * again, with every retry (probe GF: 2.8 MB for a 27.6 KB account list; writeSync did the same).
+ */
+const CHUNK = 4096;
 /** How long a write may pend before the operator is told the CLI waits for a reader. */
 const NOTE_AFTER_MS = 1_000;
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -57,18 +65,21 @@ async function writeAll(
   const signalsBefore = held?.count ?? 0;
   let giveUpAt = Date.now() + WAIT_MS;
   let noteAt = Date.now() + NOTE_AFTER_MS;
+  let noted = false;
   const waiting = () => {
     if (held && held.count > signalsBefore) {
       throw new Error(`${held.caught} while the reader was not reading`);
     }
     if (Date.now() > giveUpAt) throw new Error("the reader read nothing for a minute");
-    if (Date.now() > noteAt) {
-      noteAt = Infinity;
+    if (!noted && Date.now() > noteAt) {
+      // Once: on a non-blocking stream every EAGAIN moved the time up, and it was given 2,000
+      // times a minute (probe GF).
+      noted = true;
       onWait?.();
     }
   };
   for (let done = 0; done < bytes.length;) {
-    const written = stream.write(bytes.subarray(done, done + CHUNK)).then(
+    const written = stream.write(bytes.subarray(done, chunkEnd(bytes, done))).then(
       (n) => ({ n }),
       (error: unknown) => ({ error }),
     );
@@ -89,17 +100,43 @@ async function writeAll(
   }
 }
 
+/**
+ * Where the chunk from `start` ends: after its last line break, so that the line buffer (see
+ * CHUNK) has nothing after it to keep.
+ */
+function chunkEnd(bytes: Uint8Array, start: number): number {
+  const end = Math.min(bytes.length, start + CHUNK);
+  if (end === bytes.length) return end;
+  const lineEnd = bytes.lastIndexOf(NEWLINE, end - 1);
+  return lineEnd >= start ? lineEnd + 1 : end;
+}
+const NEWLINE = 10;
+
 function tick(): Promise<undefined> {
   return new Promise((r) => setTimeout(() => r(undefined), 10));
 }
 
 /** A command's JSON on stdout, whole, or a throw (see the module's rules). */
 export async function printOut(text: string, held: HeldSignals): Promise<void> {
+  // Under `2>&1` the note would land inside the JSON, between two of its chunks (probe GF).
+  const apart = !sameFile(1, 2);
   await writeAll(Deno.stdout, text, held, () => {
-    // A note only: stderr may be the same full stream, and it is not waited for.
-    Deno.stderr.write(encoder.encode("admin: waiting for stdout's reader (Ctrl-C gives up)\n"))
-      .catch(() => {});
+    // A note only: stderr may be full too, and it is not waited for.
+    if (apart) {
+      Deno.stderr.write(encoder.encode("admin: waiting for stdout's reader (Ctrl-C gives up)\n"))
+        .catch(() => {});
+    }
   });
+}
+
+/** Whether two of this process's descriptors are one file (a pipe under `2>&1`). */
+function sameFile(a: number, b: number): boolean {
+  try {
+    const [x, y] = [fstatSync(a), fstatSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { KEY_PATTERN } from "../metering/api_key.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { DatabaseSync } from "node:sqlite";
+import { Accounts } from "../metering/accounts.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { systemClock } from "../metering/clock.ts";
 
 async function admin(kvPath: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -260,4 +263,36 @@ Deno.test("admin CLI: a key the held store will not revoke is named, and the CLI
     assert.ok(m, err);
     assert.deepEqual(await keyStatuses(kvPath, run.account), ["active"]);
     assert.equal((await admin(kvPath, "key", "revoke", m[1])).code, 0);
+  }));
+
+Deno.test("admin CLI: a long account list on a non-blocking stdout that fills comes out whole and once, also under 2>&1 (probe GF)", () =>
+  withStore(async (kvPath) => {
+    const kv = await Deno.openKv(kvPath);
+    const accounts = new Accounts(kv, builtinPlans(), systemClock);
+    for (let i = 0; i < 100; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) => accounts.create(`many${i + j}@example.com`, "free")),
+      );
+    }
+    kv.close();
+    const dir = await Deno.makeTempDir();
+    try {
+      for (const stderr of [`2> "${dir}/err"`, "2>&1"]) {
+        // About 27 KB into a 4 KiB pipe read a second later: writes are cut short, then refused.
+        const script =
+          `"$0" run -A tests/nonblocking_stdout.ts "$0" run --allow-env --allow-read ` +
+          `--allow-write --allow-net cli/admin.ts account list ${stderr} | { sleep 1; cat > "${dir}/out"; }`;
+        const run = await new Deno.Command("sh", {
+          args: ["-c", script, Deno.execPath()],
+          env: { KV_PATH: kvPath, NO_COLOR: "1" },
+        }).output();
+        assert.equal(run.code, 0, stderr);
+        const out = await Deno.readTextFile(`${dir}/out`);
+        // The runtime's line buffer wrote a cut write's tail again with every retry: megabytes.
+        assert.ok(out.length < 40_000, `${out.length} characters (${stderr})`);
+        assert.equal(JSON.parse(out).accounts.length, 100, stderr);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
   }));
