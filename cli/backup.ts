@@ -430,6 +430,8 @@ function decoded(text: string, line: number, now: number): Decoded {
       );
     }
   }
+  const far = farTime(value, now);
+  if (far) throw new LineError(line, `${far}: not a time from 1970 to a year from now`);
   const expiresAt = expiresAtOf(value);
   // An entry not kept is checked like any other, then not written, as one whose life is over.
   const expireIn = !kept(key, value)
@@ -439,6 +441,29 @@ function decoded(text: string, line: number, now: number): Decoded {
     : undefined;
   return { line, key, value, expireIn };
 }
+
+/**
+ * The path of a time in `value` (a field named `at` or `…_at`, at any depth) that no version wrote:
+ * before 1970, or more than a year ahead (the longest life an entry is given is 90 days). Account
+ * records have their own, stricter rule (account_record.ts); a watch or an alert restored with a
+ * time of 1e16 made the watch list and the usage page answer 503 for good (probe GI).
+ */
+function farTime(value: unknown, now: number, depth = 0): string | null {
+  if (typeof value !== "object" || value === null || depth > 6) return null;
+  for (const [name, field] of Object.entries(value)) {
+    if (TIME_FIELD.test(name) && (typeof field === "number" || typeof field === "string")) {
+      // Written as epoch milliseconds or as ISO text (a price point's observed_at).
+      const t = typeof field === "number" ? field : Date.parse(field);
+      if (!(t >= 0 && t <= now + YEAR_MS)) return name;
+    } else {
+      const inner = farTime(field, now, depth + 1);
+      if (inner) return `${name}.${inner}`;
+    }
+  }
+  return null;
+}
+const TIME_FIELD = /(?:^|_)at$/;
+const YEAR_MS = 366 * 86_400_000;
 
 /** The count the header line `text` gives, or why `file` is no backup. */
 function headerCount(text: string, file: string): number {

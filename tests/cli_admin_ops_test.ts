@@ -365,14 +365,30 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       ],
       /line 2: account record: keys\.key_1\.win_sec: is a second later than tomorrow/,
     ],
-    // A life KV will not take, after ten good entries: refused before any is written.
+    // Any entry's times (probe GI: a watch created at 1e16 made the watch list answer 503).
+    farwatch: [
+      [header(1), entry([{ s: "watch" }, { s: "w_1" }], { t: "json", v: { created_at: 1e16 } })],
+      /line 2: created_at: not a time from 1970 to a year from now/,
+    ],
+    faralert: [
+      [
+        header(1),
+        entry([{ s: "alert" }, { s: "acc_3" }, { s: "a" }], {
+          t: "json",
+          v: { delivery: { sent_at: "+275760-09-13T00:00:00.000Z" } },
+        }),
+      ],
+      /line 2: delivery\.sent_at: not a time/,
+    ],
+    // A life no version gives (KV would not take it either), after ten good entries: refused
+    // before any is written.
     lifetime: [
       [
         header(12),
         ...Array.from({ length: 11 }, (_, i) => junk(i)),
         entry([{ s: "session" }, { s: "x" }], { t: "json", v: { expires_at: 1e300 } }),
       ],
-      /line 13: .*expireIn/,
+      /line 13: expires_at: not a time from 1970 to a year from now/,
     ],
   };
   try {
@@ -388,10 +404,18 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     }
     // Nothing was written by any of them: the same store takes a good file.
     const good = `${dir}/good.jsonl`;
-    await Deno.writeTextFile(good, [header(3), junk(1), junk(2), junk(3)].join("\n") + "\n");
+    // Times as the code writes them: epoch milliseconds, and ISO text (a price point's).
+    const point = entry([{ s: "history" }, { s: "US" }, { s: "B07H57DNVV" }, { n: 1 }], {
+      t: "json",
+      v: { observed_at: "2026-01-01T00:00:00.000Z", at: Date.now(), expires_at: null },
+    });
+    await Deno.writeTextFile(
+      good,
+      [header(4), junk(1), junk(2), junk(3), point].join("\n") + "\n",
+    );
     const ok = await cli(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(JSON.parse(ok.stdout).entries, 3);
+    assert.equal(JSON.parse(ok.stdout).entries, 4);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
