@@ -8,20 +8,22 @@
  */
 import { isPublicAddress, parseV4, parseV6 } from "../core/ip_address.ts";
 
-/** MX exchanges, then each exchange's addresses; a name with none gives []. */
+/** A domain's MX exchanges, most preferred first, and a host's addresses; a name with none gives []. */
 export interface MailResolver {
-  mx(domain: string): Promise<string[]>;
-  addresses(host: string): Promise<string[]>;
+  mx(domain: string, signal: AbortSignal): Promise<string[]>;
+  addresses(host: string, signal: AbortSignal): Promise<string[]>;
 }
 
+/** The whole check's time, all lookups together (probe GI: one after another, 16 s a mail). */
 const LOOKUP_MS = 2_000;
 
 export const systemResolver: MailResolver = {
-  mx: (domain) =>
-    Deno.resolveDns(domain, "MX", { signal: AbortSignal.timeout(LOOKUP_MS) })
-      .then((records) => records.map((r) => r.exchange), () => []),
-  addresses: async (host) => {
-    const signal = AbortSignal.timeout(LOOKUP_MS);
+  mx: (domain, signal) =>
+    Deno.resolveDns(domain, "MX", { signal }).then(
+      (records) => records.sort((a, b) => a.preference - b.preference).map((r) => r.exchange),
+      () => [],
+    ),
+  addresses: async (host, signal) => {
     const [a, aaaa] = await Promise.all([
       Deno.resolveDns(host, "A", { signal }).catch(() => [] as string[]),
       Deno.resolveDns(host, "AAAA", { signal }).catch(() => [] as string[]),
@@ -31,24 +33,30 @@ export const systemResolver: MailResolver = {
 };
 
 /**
- * A host of `domain`'s mail (its MX exchanges, or the domain itself when it names none, as SMTP
- * falls back to) that resolves to an address off the public internet, or null.
+ * A host of `domain`'s mail (every MX exchange, or the domain itself when it names none, as SMTP
+ * falls back to) that resolves to an address off the public internet, or null. A domain naming
+ * more than MAX_EXCHANGES is refused: only the first few were looked at, and a private host
+ * listed ninth, most preferred, passed (probe GI).
  */
 export async function privateMailHost(
   domain: string,
   resolve: MailResolver = systemResolver,
 ): Promise<string | null> {
+  const signal = AbortSignal.timeout(LOOKUP_MS);
   // A "null MX" (RFC 7505: the exchange "."), which takes no mail, leaves the domain's own.
-  const exchanges = (await resolve.mx(domain)).map((h) => h.replace(/\.$/, "")).filter(Boolean);
-  const hosts = exchanges.length ? exchanges.slice(0, MAX_EXCHANGES) : [domain];
-  for (const host of hosts) {
+  // A lookup that fails or runs out of time refuses nothing.
+  const exchanges = (await resolve.mx(domain, signal).catch(() => []))
+    .map((h) => h.replace(/\.$/, "")).filter(Boolean);
+  if (exchanges.length > MAX_EXCHANGES) return `${domain} (${exchanges.length} mail hosts)`;
+  const hosts = exchanges.length ? exchanges : [domain];
+  const found = await Promise.all(hosts.map(async (host) => {
     const literal = parseV4(host) !== null || parseV6(host) !== null;
-    const addresses = literal ? [host] : await resolve.addresses(host);
+    const addresses = literal ? [host] : await resolve.addresses(host, signal).catch(() => []);
     const bad = addresses.find((a) => !isPublicAddress(a));
-    if (bad) return `${host} (${bad})`;
-  }
-  return null;
+    return bad ? `${host} (${bad})` : null;
+  }));
+  return found.find((f) => f !== null) ?? null;
 }
 
-/** Exchanges looked up at most: real domains name a handful. */
-const MAX_EXCHANGES = 8;
+/** Mail hosts a domain may name: real domains name a handful. */
+const MAX_EXCHANGES = 16;

@@ -169,13 +169,21 @@ Deno.test("sendMail hands no mail to the mail server for a domain whose mail hos
     "mx.shop.example": { a: ["93.184.215.16"], mx: [] },
     "nomx.example": { a: ["93.184.215.17"] },
     "nullmx.example": { mx: ["."], a: ["93.184.215.18"] },
+    // Eight public hosts, then a private one (probe GI: only the first eight were looked at).
+    "ninth.example": {
+      mx: [...Array.from({ length: 8 }, (_, i) => `mx${i}.shop.example`), "mx.corp.example"],
+    },
+    "mx.corp.example": { a: ["10.0.0.5"] },
+    "many.example": { mx: Array.from({ length: 17 }, () => "mx.shop.example") },
   };
   const resolver = {
     mx: (d: string) => Promise.resolve(records[d]?.mx ?? []),
-    addresses: (h: string) => Promise.resolve(records[h]?.a ?? []),
+    addresses: (h: string) =>
+      Promise.resolve(records[h]?.a ?? (h.endsWith(".shop.example") ? ["93.184.215.16"] : [])),
   };
   const mail = (to: string) => sendMail(cfg, { to, subject: "s", text: "t" }, resolver);
-  for (const to of ["x@10.0.0.5.nip.io", "x@corp.example", "x@literal.example"]) {
+  const refused = ["x@10.0.0.5.nip.io", "x@corp.example", "x@literal.example", "x@ninth.example"];
+  for (const to of [...refused, "x@many.example"]) {
     await assert.rejects(
       mail(to),
       (e: Error) => e instanceof SmtpError && e.message === NOT_MAILABLE,
@@ -187,4 +195,22 @@ Deno.test("sendMail hands no mail to the mail server for a domain whose mail hos
   for (const to of sent) await mail(to);
   await eventually("the public domains' mail", () => smtp.received.length === sent.length);
   assert.deepEqual(smtp.received.map((m) => m.to[0]).sort(), sent.sort());
+});
+
+Deno.test("a domain whose mail hosts never answer holds a mail for the lookups' one bound, then it is sent (probe GI)", async () => {
+  await using smtp = await startSmtpSink();
+  const cfg = parseSmtpUrl(smtp.url, "Shelf <alerts@example.com>");
+  const never = (_: string, signal: AbortSignal) =>
+    new Promise<string[]>((_, reject) =>
+      signal.addEventListener("abort", () => reject(signal.reason))
+    );
+  const resolver = {
+    mx: () => Promise.resolve(Array.from({ length: 8 }, (_, i) => `mx${i}.slow.example`)),
+    addresses: never,
+  };
+  const started = Date.now();
+  await sendMail(cfg, { to: "x@slow.example", subject: "s", text: "t" }, resolver);
+  // Looked up one after another, each host had its own two seconds: 16 s a mail.
+  assert.ok(Date.now() - started < 4_000, `${Date.now() - started} ms`);
+  await eventually("the mail", () => smtp.received.length === 1);
 });
