@@ -1,6 +1,6 @@
 /**
  * The real page worker, except that it dies on a page whose URL contains "CRASH", never answers
- * for one that contains "HANG", and reads one that contains "SLOW" for 1.5 s of busy thread (one
+ * for one that contains "HANG", and reads one that contains "SLOW" for 3 s of busy thread (one
  * with "PAUSE" for 0.2 s): the
  * failures of a worker that real pages cannot be relied on to cause. It keeps the real worker's
  * busy flag. Used by tests/page_workers_test.ts through PagePool's workerUrl.
@@ -25,7 +25,9 @@ scope.onmessage = (e) => {
       while (Date.now() < end) { /* a parse of a fifth of a second */ }
     }
     if (job.url.includes("SLOW")) {
-      const end = Date.now() + 1_500;
+      // Long enough that a loaded machine's late timers still look while it runs (at 1.5 s, CI
+      // beside other work once found the thread already stopped).
+      const end = Date.now() + 3_000;
       while (Date.now() < end) { /* a long synchronous parse: terminate() cannot stop it */ }
     }
     scope.postMessage({ id, outcome: readPage(job, new Uint8Array(buffer)) });

@@ -170,7 +170,7 @@ Deno.test("a timed-out worker's slot gets a new worker only once the old thread 
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(pool.queued, 1, "no second thread starts beside the busy one");
     assert.equal(pool.draining, 1, "the old thread still reads its page");
-    await next; // served once the old thread stopped (1.5 s in)
+    await next; // served once the old thread stopped (3 s in)
     assert.equal(pool.draining, 0);
     assert.equal(pool.replaced, 1);
   } finally {
