@@ -168,3 +168,41 @@ Deno.test("dashboard usage: after a plan change the chart holds the days whose u
   );
   assert.equal([...bars.values()].reduce((a, n) => a + n, 0), used);
 });
+
+Deno.test("dashboard usage: a chain of plan changes older than the chart reaches still shows the carried days it can (probe GI)", async () => {
+  const DAY = 86_400_000;
+  const clock = new ManualClock(Date.UTC(2028, 0, 1, 12));
+  await using s = await startServer({ signup: "open", clock });
+  const b = browser(s.url);
+  const page = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email: "chain@example.com", password: PASSWORD },
+  });
+  const id = (await s.accounts.idByEmail("chain@example.com"))!;
+  const { value: key } = await s.accounts.createKey(id, { name: "k" });
+  const call = async () => {
+    const r = await s.get("/v1/products/offers?asin=B07H57DNVV", key);
+    assert.equal(r.status, 200);
+    await r.body?.cancel();
+    clock.advance(1_100);
+  };
+  // A plan change every 20 days keeps carrying usage from January 1 on.
+  for (const [i, plan] of ["starter", "free", "starter", "free", "starter"].entries()) {
+    clock.set(Date.UTC(2028, 0, 1, 12) + (i + 1) * 20 * DAY);
+    await s.accounts.update(id, { plan });
+  }
+  clock.set(Date.UTC(2028, 0, 1, 12) + 85 * DAY); // March 26, after the fourth change
+  await call();
+  clock.set(Date.UTC(2028, 0, 1, 12) + 101 * DAY); // April 11, after the fifth
+  await call();
+  // The sign-up's session has long ended: signed in again.
+  const signin = await b.send("/dashboard/signin");
+  await b.send("/dashboard/signin", {
+    form: { _csrf: signin.csrf, email: "chain@example.com", password: PASSWORD },
+  });
+  const html = (await b.send("/dashboard/usage")).text;
+  const counts = [...html.matchAll(/data-day="([^"]+)" data-count="(\d+)"/g)]
+    .filter((m) => m[2] !== "0").map((m) => `${m[1]}=${m[2]}`);
+  // The chain began more than three periods back: every carried day was left out.
+  assert.deepEqual(counts, ["2028-03-26=1", "2028-04-11=1"]);
+});

@@ -190,9 +190,10 @@ function DailyChart(props: { account: AccountState; now: number }) {
   // Carried usage older than a few periods (several plan changes, or a restored record) is left
   // out, so that the chart keeps a width a page can show.
   const start = props.account.period_start;
-  const from = Math.min(
-    start,
-    ...(props.account.carried_from ?? []).filter((t) => t >= start - CARRIED_SHOWN * PERIOD_MS),
+  // Clamped, not dropped: a carried start older than that left out every carried day (probe GI).
+  const from = Math.max(
+    start - CARRIED_SHOWN * PERIOD_MS,
+    Math.min(start, ...(props.account.carried_from ?? [])),
   );
   const days: string[] = [];
   for (let t = Date.parse(dayOf(from)); t < start + PERIOD_MS; t += DAY_MS) days.push(dayOf(t));
