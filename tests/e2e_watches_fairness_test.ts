@@ -539,3 +539,44 @@ Deno.test("a refresh under way holds its credit, as a call does, until it ends (
   }
   await until("the refresh's end", () => Promise.resolve(heldCredits(a.id) === 0 || undefined));
 });
+
+Deno.test("webhook fairness: within a slow account, events of watches whose receiver answers go before those of one that hangs (probe GJ)", async () => {
+  const source = new PriceSource();
+  source.moving = true; // every refresh is a change: each watch has an event a second
+  await using s = await watchServer(source, { pollMs: 50 }, {
+    pollMs: 50,
+    retryMs: 50,
+    maxDelayMs: 100,
+    timeoutMs: 2_000,
+    maxInFlight: 8,
+    perAccount: 2,
+    slowMs: 200,
+  });
+  await using healthy = receiver();
+  const dead = failingThenHanging();
+  try {
+    const a = await s.account("scale");
+    const good = [await create(s, a.key, healthy.url), await create(s, a.key, healthy.url)];
+    for (let i = 0; i < 2; i++) await create(s, a.key, `${dead.url}/${i}`);
+    // Its receiver has failed slowly: the account is slow (one slot), and so are those watches.
+    await until("a slow failure", async () => {
+      const ws = await watchesOf(s, a.key);
+      return ws.some((w) => w.deliveries.some((d) => d.result === "HTTP 500")) || undefined;
+    });
+    dead.hang();
+    const from = healthy.got.length;
+    const refreshesAt = async () =>
+      (await watchesOf(s, a.key)).filter((w) => good.some((g) => g.id === w.id))
+        .reduce((n, w) => n + w.refreshes, 0);
+    const before = await refreshesAt();
+    await new Promise((r) => setTimeout(r, 6_000));
+    const made = (await refreshesAt()) - before;
+    const got = healthy.got.length - from;
+    // Taken in due order, each of the dead receiver's 2 s attempts held the one slot in turn
+    // with the healthy events, which fell behind by about one a second.
+    assert.ok(made >= 8, `${made} refreshes`);
+    assert.ok(got >= made - 5, `${got} of about ${made} events delivered`);
+  } finally {
+    await dead.close();
+  }
+});

@@ -316,26 +316,28 @@ export async function* outboxAccounts(
 }
 
 /**
- * Claims up to `limit` of one account's events due at `now` (see claimDue); each claimed event
- * counts one more attempt.
+ * Claims up to `limit` of one account's events due at `now`, in due order, among the first `scan`
+ * due (see claimDue), those `want` takes; each claimed event counts one more attempt.
  */
-export function claimAccountDeliveries(
+export async function claimAccountDeliveries(
   kv: Deno.Kv,
   accountId: string,
   now: number,
   leaseMs: number,
-  limit: number,
+  o: { limit: number; scan?: number; want?: (d: Delivery) => boolean },
   claimed: (d: Delivery) => void,
 ): Promise<void> {
+  if (o.limit <= 0) return;
   const selector = {
     prefix: KV.webhookDueOfAccount(accountId),
     end: [...KV.webhookDueOfAccount(accountId), now + 1],
   };
-  return claimDue<Delivery>(kv, WEBHOOKS, selector, now, leaseMs, (d, until) => ({
+  let left = o.limit;
+  await claimDue<Delivery>(kv, WEBHOOKS, selector, now, leaseMs, (d, until) => ({
     ...d,
     next_at: until,
     attempts: d.attempts + 1,
-  }), { scan: limit, claimed: (d) => (claimed(d), true) });
+  }), { scan: o.scan ?? o.limit, want: o.want, claimed: (d) => (claimed(d), --left > 0) });
 }
 
 /**

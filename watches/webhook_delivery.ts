@@ -68,6 +68,9 @@ export interface WebhookTiming {
   slowMs: number;
 }
 
+/** Due events of a slow account looked through for ones of its other watches. */
+const PRIORITY_SCAN = 64;
+
 /** Accounts with events in the outbox that one pass visits at most. */
 const ACCOUNTS_PER_PASS = 1_000;
 
@@ -117,6 +120,8 @@ export class WebhookDelivery extends PollLoop {
   #cursor: string | null = null;
   /** Accounts whose receivers failed slowly, until when. */
   readonly #slow = new Map<string, number>();
+  /** Watches whose receivers failed slowly (and have not delivered since), until when. */
+  readonly #slowWatches = new Map<string, number>();
   /** Per account, when each of its attempts under way started. */
   readonly #open = new Map<string, number[]>();
 
@@ -162,10 +167,12 @@ export class WebhookDelivery extends PollLoop {
         if (seen.has(accountId) || seen.size >= ACCOUNTS_PER_PASS) break rounds;
         seen.add(accountId);
         this.#cursor = accountId;
-        const free = slots.free(accountId, this.#isSlow(accountId, now));
+        const slow = this.#isSlow(accountId, now);
+        let free = slots.free(accountId, slow);
         if (firstAt > now || free === 0) continue;
-        await claimAccountDeliveries(this.#kv, accountId, now, this.timing.leaseMs, free, (d) => {
+        const start = (d: Delivery) => {
           started++;
+          free--;
           slots.run(
             accountId,
             () =>
@@ -174,7 +181,22 @@ export class WebhookDelivery extends PollLoop {
               ),
             () => this.wake(),
           );
-        });
+        };
+        const lease = this.timing.leaseMs;
+        // A slow account's slot goes first to events of its watches that have not failed slowly:
+        // taken in due order, a receiver that hangs held the one slot for all the account's
+        // others, whose events, each answered at once, fell behind until they were dropped
+        // (probe GJ). Which events go first changes no account's share of the slots.
+        if (slow) {
+          const failing = (d: Delivery) => (this.#slowWatches.get(d.watch_id) ?? 0) > now;
+          const want = (d: Delivery) => !failing(d);
+          await claimAccountDeliveries(this.#kv, accountId, now, lease, {
+            limit: free,
+            scan: free + PRIORITY_SCAN,
+            want,
+          }, start);
+        }
+        await claimAccountDeliveries(this.#kv, accountId, now, lease, { limit: free }, start);
         if (slots.full()) break rounds;
       }
     }
@@ -219,6 +241,9 @@ export class WebhookDelivery extends PollLoop {
     // got all its slots back each time (probe BN).
     if (!delivered && now - started >= this.timing.slowMs) {
       setBounded(this.#slow, d.account_id, now + SLOW_FOR_MS, MAX_SLOW);
+      setBounded(this.#slowWatches, d.watch_id, now + SLOW_FOR_MS, MAX_SLOW);
+    } else if (delivered) {
+      this.#slowWatches.delete(d.watch_id);
     }
     const giveUp = !delivered && now - d.created_at >= this.timing.giveUpMs;
     const delay = Math.min(this.timing.maxDelayMs, this.timing.retryMs * 2 ** (d.attempts - 1));
