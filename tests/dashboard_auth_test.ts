@@ -400,6 +400,10 @@ Deno.test("a reset link dies with the password it was asked for: a reset or a ch
   const first = await ask(1);
   const second = await ask(2);
   assert.equal(await reset(first, "reset by the first link"), 303);
+  // Opened, the stale link says so at once (probe GK: it showed the form, then refused it).
+  const opened = await fetch(`${s.url}/dashboard/reset?token=${encodeURIComponent(second)}`);
+  assert.equal(opened.status, 400);
+  assert.doesNotMatch(await opened.text(), /name="password"/);
   assert.equal(await reset(second, "reset by a stale link"), 400);
   assert.equal((await signIn(browser(s.url), email, "reset by the first link")).status, 303);
   // A link asked for, then the password changed while signed in: the link is void too.

@@ -276,11 +276,22 @@ export function authRoutes(
     return c.html(<CheckMailPage title="Check your mail" message={CHECK_RESET} />);
   });
 
+  /**
+   * A reset link's token and the credential it may replace, or null. A reset or password change
+   * since the link was issued voids it: a link left in a mailbox must not outlive the password it
+   * was asked for. Checked when the link is opened too, where a dead link showed the form and
+   * refused the password typed into it (probe GK).
+   */
+  const liveReset = async (token: string) => {
+    const pending = await readToken<PendingReset>(kv, "reset", token, clock.now());
+    if (!pending) return null;
+    const current = await kv.get<Credential>(KV.credential(pending.payload.account_id));
+    return (current.value?.epoch ?? 0) === pending.payload.epoch ? { pending, current } : null;
+  };
+
   app.get("/dashboard/reset", async (c) => {
     const token = queryValue(c.req.url, "token") ?? "";
-    if (!(await readToken<PendingReset>(kv, "reset", token, clock.now()))) {
-      return c.html(<LinkInvalidPage />, 400);
-    }
+    if (!(await liveReset(token))) return c.html(<LinkInvalidPage />, 400);
     return c.html(<ResetPage csrf={form(c)} token={token} />);
   });
 
@@ -288,13 +299,10 @@ export function authRoutes(
     const body = await c.req.parseBody();
     const token = String(body.token ?? "");
     const password = String(body.password ?? "");
-    const pending = await readToken<PendingReset>(kv, "reset", token, clock.now());
-    if (!pending) return c.html(<LinkInvalidPage />, 400);
-    const { account_id, email, epoch } = pending.payload;
-    // A reset or password change since the link was issued voids it: a link left in a mailbox
-    // must not outlive the password it was asked for.
-    const current = await kv.get<Credential>(KV.credential(account_id));
-    if ((current.value?.epoch ?? 0) !== epoch) return c.html(<LinkInvalidPage />, 400);
+    const live = await liveReset(token);
+    if (!live) return c.html(<LinkInvalidPage />, 400);
+    const { pending, current } = live;
+    const { account_id, email } = pending.payload;
     const problem = passwordProblem(password);
     if (problem) return c.html(<ResetPage csrf={form(c)} token={token} error={problem} />, 422);
     const credential = await newCredential(
