@@ -14,7 +14,7 @@ import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts"
 import type { DataRequest } from "../upstream/data_source.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { heldCredits } from "../metering/credits_in_flight.ts";
-import type { Delivery, Watch } from "../watches/store.ts";
+import { type Delivery, queueDelivery, type Watch } from "../watches/store.ts";
 import { fixture } from "./fixture.ts";
 import { parseProduct } from "../parsers/product.ts";
 
@@ -540,43 +540,60 @@ Deno.test("a refresh under way holds its credit, as a call does, until it ends (
   await until("the refresh's end", () => Promise.resolve(heldCredits(a.id) === 0 || undefined));
 });
 
-Deno.test("webhook fairness: within a slow account, events of watches whose receiver answers go before those of one that hangs (probe GJ)", async () => {
-  const source = new PriceSource();
-  source.moving = true; // every refresh is a change: each watch has an event a second
-  await using s = await watchServer(source, { pollMs: 50 }, {
-    pollMs: 50,
-    retryMs: 50,
-    maxDelayMs: 100,
-    timeoutMs: 2_000,
-    maxInFlight: 8,
-    perAccount: 2,
-    slowMs: 200,
-  });
-  await using healthy = receiver();
-  const dead = failingThenHanging();
-  try {
-    const a = await s.account("scale");
-    const good = [await create(s, a.key, healthy.url), await create(s, a.key, healthy.url)];
-    for (let i = 0; i < 2; i++) await create(s, a.key, `${dead.url}/${i}`);
-    // Its receiver has failed slowly: the account is slow (one slot), and so are those watches.
-    await until("a slow failure", async () => {
-      const ws = await watchesOf(s, a.key);
-      return ws.some((w) => w.deliveries.some((d) => d.result === "HTTP 500")) || undefined;
+for (const backlog of [0, 150]) {
+  Deno.test(`webhook fairness: within a slow account, events of watches whose receiver answers go before those of one that hangs${backlog ? `, behind ${backlog} of its events already due (probe GL)` : " (probe GJ)"}`, async () => {
+    const source = new PriceSource();
+    source.moving = true; // every refresh is a change: each watch has an event a second
+    await using s = await watchServer(source, { pollMs: 50 }, {
+      pollMs: 50,
+      retryMs: 50,
+      maxDelayMs: 100,
+      timeoutMs: 2_000,
+      maxInFlight: 8,
+      perAccount: 2,
+      slowMs: 200,
     });
-    dead.hang();
-    const from = healthy.got.length;
-    const refreshesAt = async () =>
-      (await watchesOf(s, a.key)).filter((w) => good.some((g) => g.id === w.id))
-        .reduce((n, w) => n + w.refreshes, 0);
-    const before = await refreshesAt();
-    await new Promise((r) => setTimeout(r, 6_000));
-    const made = (await refreshesAt()) - before;
-    const got = healthy.got.length - from;
-    // Taken in due order, each of the dead receiver's 2 s attempts held the one slot in turn
-    // with the healthy events, which fell behind by about one a second.
-    assert.ok(made >= 8, `${made} refreshes`);
-    assert.ok(got >= made - 5, `${got} of about ${made} events delivered`);
-  } finally {
-    await dead.close();
-  }
-});
+    await using healthy = receiver();
+    const dead = failingThenHanging();
+    try {
+      const a = await s.account("scale");
+      const good = [await create(s, a.key, healthy.url), await create(s, a.key, healthy.url)];
+      for (let i = 0; i < 2; i++) await create(s, a.key, `${dead.url}/${i}`);
+      // Its receiver has failed slowly: the account is slow (one slot), and so is that watch.
+      const failed = await until("a slow failure", async () => {
+        const ws = await watchesOf(s, a.key);
+        return ws.find((w) => w.deliveries.some((d) => d.result === "HTTP 500"));
+      });
+      dead.hang();
+      // Events of the failing watch due before any of the healthy ones' (probe GL: the first 64
+      // due were looked through, found to be all its own, and the slot went to them again).
+      for (let i = 0; i < backlog; i++) {
+        const op = s.kv.atomic();
+        queueDelivery(op, {
+          id: `evt_backlog${i}`,
+          watch_id: failed.id,
+          account_id: a.id,
+          body: "{}",
+          created_at: Date.now(),
+          attempts: 1,
+          next_at: Date.now() - 60_000 + i,
+        });
+        await op.commit();
+      }
+      const from = healthy.got.length;
+      const refreshesAt = async () =>
+        (await watchesOf(s, a.key)).filter((w) => good.some((g) => g.id === w.id))
+          .reduce((n, w) => n + w.refreshes, 0);
+      const before = await refreshesAt();
+      await new Promise((r) => setTimeout(r, 6_000));
+      const made = (await refreshesAt()) - before;
+      const got = healthy.got.length - from;
+      // Taken in due order, each of the dead receiver's 2 s attempts held the one slot in turn
+      // with the healthy events, which fell behind by about one a second.
+      assert.ok(made >= 8, `${made} refreshes`);
+      assert.ok(got >= made - 5, `${got} of about ${made} events delivered`);
+    } finally {
+      await dead.close();
+    }
+  });
+}

@@ -202,17 +202,25 @@ export async function updateWatch(
   throw new TooMuchContention(`(watch ${id})`);
 }
 
-/** Where a scheduled kind of record lives: its record and the due entry of a record at a time. */
+/**
+ * Where a scheduled kind of record lives: its record, the due entry of a record at a time, and
+ * what that entry holds (the record's id, and what may be told before the record is read).
+ */
 interface Schedule<T> {
   record: (id: string) => Deno.KvKey;
   due: (record: T, at: number) => Deno.KvKey;
+  value: (record: T) => string;
+  idOf: (value: string) => string;
 }
 
 interface ClaimOptions<T> {
   /** Due entries read at most. */
   scan: number;
-  /** Before the record is read: true leaves the entry due (e.g. its account has no free slot). */
-  skip?: (id: string) => boolean;
+  /**
+   * Before the record is read, given what its due entry holds: true leaves the entry due (e.g. its
+   * account has no free slot).
+   */
+  skip?: (value: string) => boolean;
   /** The record read: false leaves it due. */
   want?: (record: T) => boolean;
   /** Each record as soon as it is claimed; false ends the claiming. */
@@ -243,8 +251,8 @@ async function claimDue<T extends { next_at: number }>(
   const listed = kv.list<string>(selector, { limit: opts.scan });
   const entries = opts.order ? opts.order(await Array.fromAsync(listed)) : listed;
   for await (const entry of entries) {
-    const id = entry.value;
-    if (opts.skip?.(id)) continue;
+    if (opts.skip?.(entry.value)) continue;
+    const id = schedule.idOf(entry.value);
     const e = await kv.get<T>(schedule.record(id));
     if (!e.value || e.value.next_at !== entry.key[entry.key.length - 2]) {
       await kv.atomic().check(entry).delete(entry.key).commit();
@@ -254,7 +262,7 @@ async function claimDue<T extends { next_at: number }>(
     const leased = lease(e.value, now + leaseMs);
     const r = await kv.atomic().check(e).check(entry)
       .delete(entry.key)
-      .set(schedule.due(leased, leased.next_at), id)
+      .set(schedule.due(leased, leased.next_at), schedule.value(leased))
       .set(schedule.record(id), leased)
       .commit();
     if (r.ok && !opts.claimed(leased)) return;
@@ -264,11 +272,25 @@ async function claimDue<T extends { next_at: number }>(
 const WATCHES: Schedule<Watch> = {
   record: KV.watch,
   due: (w, at) => KV.watchDue(at, w.id),
+  value: (w) => w.id,
+  idOf: (value) => value,
 };
+/**
+ * An event's due entry holds its id and its watch's ("evt_… w_…"), so that a pass can pass over
+ * the events of watches whose receivers fail without reading each (webhook_delivery.ts); entries
+ * written before hold the id alone.
+ */
 const WEBHOOKS: Schedule<Delivery> = {
   record: KV.webhook,
   due: (d, at) => KV.webhookDueOf(d.account_id, at, d.id),
+  value: (d) => `${d.id} ${d.watch_id}`,
+  idOf: (value) => value.split(" ")[0],
 };
+
+/** The watch an event's due entry names, or undefined for an entry written before it did. */
+export function dueWatchOf(value: string): string | undefined {
+  return value.split(" ")[1];
+}
 
 /**
  * Claims watches due at `now` for a refresh, in due order unless `opts.order` says otherwise,
@@ -289,7 +311,7 @@ export function claimDueWatches(
 }
 
 export function queueDelivery(op: Deno.AtomicOperation, d: Delivery): void {
-  op.set(KV.webhook(d.id), d).set(KV.webhookDueOf(d.account_id, d.next_at, d.id), d.id);
+  op.set(KV.webhook(d.id), d).set(WEBHOOKS.due(d, d.next_at), WEBHOOKS.value(d));
 }
 
 /**
@@ -324,7 +346,12 @@ export async function claimAccountDeliveries(
   accountId: string,
   now: number,
   leaseMs: number,
-  o: { limit: number; scan?: number; want?: (d: Delivery) => boolean },
+  o: {
+    limit: number;
+    scan?: number;
+    skip?: (value: string) => boolean;
+    want?: (d: Delivery) => boolean;
+  },
   claimed: (d: Delivery) => void,
 ): Promise<void> {
   if (o.limit <= 0) return;
@@ -337,7 +364,12 @@ export async function claimAccountDeliveries(
     ...d,
     next_at: until,
     attempts: d.attempts + 1,
-  }), { scan: o.scan ?? o.limit, want: o.want, claimed: (d) => (claimed(d), --left > 0) });
+  }), {
+    scan: o.scan ?? o.limit,
+    skip: o.skip,
+    want: o.want,
+    claimed: (d) => (claimed(d), --left > 0),
+  });
 }
 
 /**
@@ -351,7 +383,7 @@ export async function moveLegacyOutbox(kv: Deno.Kv, limit: number): Promise<numb
     const e = await kv.get<Delivery>(KV.webhook(entry.value));
     const op = kv.atomic().check(entry).delete(entry.key);
     if (e.value && e.value.next_at === entry.key[1]) {
-      op.check(e).set(KV.webhookDueOf(e.value.account_id, e.value.next_at, e.value.id), e.value.id);
+      op.check(e).set(WEBHOOKS.due(e.value, e.value.next_at), WEBHOOKS.value(e.value));
     }
     await op.commit();
   }
@@ -388,7 +420,7 @@ export async function settleDelivery(
       if (retryAt === null) op.delete(KV.webhook(d.id));
       else {
         op.set(KV.webhook(d.id), { ...d, next_at: retryAt })
-          .set(KV.webhookDueOf(d.account_id, retryAt, d.id), d.id);
+          .set(WEBHOOKS.due(d, retryAt), WEBHOOKS.value(d));
       }
     }
     if (w) {

@@ -26,6 +26,7 @@ import type { AccountState } from "../metering/account_state.ts";
 import {
   claimAccountDeliveries,
   type Delivery,
+  dueWatchOf,
   moveLegacyOutbox,
   outboxAccounts,
   settleDelivery,
@@ -68,8 +69,11 @@ export interface WebhookTiming {
   slowMs: number;
 }
 
-/** Due events of a slow account looked through for ones of its other watches. */
-const PRIORITY_SCAN = 64;
+/**
+ * Due events of a slow account looked through for ones of its other watches: all an account can
+ * have (100 watches of 20 undelivered events each, store.ts), and a few more.
+ */
+const PRIORITY_SCAN = 2_100;
 
 /** Accounts with events in the outbox that one pass visits at most. */
 const ACCOUNTS_PER_PASS = 1_000;
@@ -120,7 +124,12 @@ export class WebhookDelivery extends PollLoop {
   #cursor: string | null = null;
   /** Accounts whose receivers failed slowly, until when. */
   readonly #slow = new Map<string, number>();
-  /** Watches whose receivers failed slowly (and have not delivered since), until when. */
+  /**
+   * Watches whose receivers failed slowly and have not delivered since, until when: a slow
+   * account's slot goes to its other watches' events first. A receiver that answers one event at
+   * once and hangs on the next is tried in turn with the healthy ones again; it is the account's
+   * own receiver, and no account's share of the slots changes with it.
+   */
   readonly #slowWatches = new Map<string, number>();
   /** Per account, when each of its attempts under way started. */
   readonly #open = new Map<string, number[]>();
@@ -188,12 +197,15 @@ export class WebhookDelivery extends PollLoop {
         // others, whose events, each answered at once, fell behind until they were dropped
         // (probe GJ). Which events go first changes no account's share of the slots.
         if (slow) {
-          const failing = (d: Delivery) => (this.#slowWatches.get(d.watch_id) ?? 0) > now;
-          const want = (d: Delivery) => !failing(d);
+          const failing = (watchId: string | undefined) =>
+            watchId !== undefined && (this.#slowWatches.get(watchId) ?? 0) > now;
+          // Passed over by what their due entries name, unread: however many of them come first
+          // (probe GL: 64 read in due order found no other, and the slot went to them again).
           await claimAccountDeliveries(this.#kv, accountId, now, lease, {
             limit: free,
-            scan: free + PRIORITY_SCAN,
-            want,
+            scan: PRIORITY_SCAN,
+            skip: (value) => failing(dueWatchOf(value)),
+            want: (d) => !failing(d.watch_id),
           }, start);
         }
         await claimAccountDeliveries(this.#kv, accountId, now, lease, { limit: free }, start);
@@ -241,7 +253,10 @@ export class WebhookDelivery extends PollLoop {
     // got all its slots back each time (probe BN).
     if (!delivered && now - started >= this.timing.slowMs) {
       setBounded(this.#slow, d.account_id, now + SLOW_FOR_MS, MAX_SLOW);
-      setBounded(this.#slowWatches, d.watch_id, now + SLOW_FOR_MS, MAX_SLOW);
+      // Until it delivers (a day at most, as long as an event is tried): marked for 10 minutes,
+      // more hanging watches than the one slot could try in that time were never all marked,
+      // and those not marked held the slot in turn with the healthy ones (probe GL).
+      setBounded(this.#slowWatches, d.watch_id, now + this.timing.giveUpMs, MAX_SLOW);
     } else if (delivered) {
       this.#slowWatches.delete(d.watch_id);
     }
