@@ -444,16 +444,24 @@ function decoded(text: string, line: number, now: number): Decoded {
 
 /**
  * The path of a time in `value` (a field named `at` or `…_at`, at any depth) that no version wrote:
- * before 1970, or more than a year ahead (the longest life an entry is given is 90 days). Account
- * records have their own, stricter rule (account_record.ts); a watch or an alert restored with a
- * time of 1e16 made the watch list and the usage page answer 503 for good (probe GI).
+ * before 1970, more than a year ahead (the longest life an entry is given is 90 days), or not a
+ * time at all. Account records have their own, stricter rule (account_record.ts); a watch or an
+ * alert restored with a time of 1e16 made the watch list and the usage page answer 503 for good
+ * (probe GI), and so did one of `{"t":1}` (probe GL). Epoch milliseconds or ISO text, as the code
+ * writes them, but an expiry only as milliseconds: as text it never came (probe GL).
  */
 function farTime(value: unknown, now: number, depth = 0): string | null {
-  if (typeof value !== "object" || value === null || depth > 6) return null;
+  if (typeof value !== "object" || value === null) return null;
+  // Deeper than any entry the code writes: refused rather than searched no further.
+  if (depth > MAX_DEPTH) return "(nested too deep)";
   for (const [name, field] of Object.entries(value)) {
-    if (TIME_FIELD.test(name) && (typeof field === "number" || typeof field === "string")) {
-      // Written as epoch milliseconds or as ISO text (a price point's observed_at).
-      const t = typeof field === "number" ? field : Date.parse(field);
+    if (TIME_FIELD.test(name)) {
+      if (field === null || field === undefined) continue;
+      const t = typeof field === "number"
+        ? field
+        : typeof field === "string" && name !== "expires_at"
+        ? Date.parse(field)
+        : NaN;
       if (!(t >= 0 && t <= now + YEAR_MS)) return name;
     } else {
       const inner = farTime(field, now, depth + 1);
@@ -464,6 +472,7 @@ function farTime(value: unknown, now: number, depth = 0): string | null {
 }
 const TIME_FIELD = /(?:^|_)at$/;
 const YEAR_MS = 366 * 86_400_000;
+const MAX_DEPTH = 8;
 
 /** The count the header line `text` gives, or why `file` is no backup. */
 function headerCount(text: string, file: string): number {

@@ -370,6 +370,24 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       [header(1), entry([{ s: "watch" }, { s: "w_1" }], { t: "json", v: { created_at: 1e16 } })],
       /line 2: created_at: not a time from 1970 to a year from now/,
     ],
+    // Not a time at all (probe GL: `{"t":1}` made the watch list answer 503 the same way).
+    objwatch: [
+      [
+        header(1),
+        entry([{ s: "watch" }, { s: "w_2" }], { t: "json", v: { created_at: { t: 1 } } }),
+      ],
+      /line 2: created_at: not a time from 1970 to a year from now/,
+    ],
+    textexpiry: [
+      [
+        header(1),
+        entry([{ s: "email_token" }, { s: "x" }], {
+          t: "json",
+          v: { expires_at: "2026-12-20T00:00:00Z" },
+        }),
+      ],
+      /line 2: expires_at: not a time from 1970 to a year from now/,
+    ],
     faralert: [
       [
         header(1),
