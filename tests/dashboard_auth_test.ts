@@ -121,6 +121,22 @@ Deno.test("SIGNUP defaults: closed without SMTP_URL, verify with it; verify with
   assert.throws(() => loadConfig(env({ SIGNUP: "yes" })), /SIGNUP/);
 });
 
+Deno.test("SIGNUP=verify: a confirmation link opened after the address got an account says it is void (probe GL)", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "verify", smtp: { url: smtp.url } });
+  const b = browser(s.url);
+  const email = "late@example.com";
+  const page = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  await eventually("the confirmation mail", () => smtp.received.length === 1);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/verify");
+  await s.accounts.create(email, "free"); // the operator made it meanwhile
+  const v = await b.send(`/dashboard/verify?token=${token}`);
+  // It showed the form, then refused the password typed into it.
+  assert.equal(v.status, 400);
+  assert.doesNotMatch(v.text, /name="password"/);
+});
+
 Deno.test("SIGNUP=verify: no account (no credits, no keys) until the mailed link is used, once, before it expires", async () => {
   await using smtp = await startSmtpSink();
   const clock = new ManualClock();

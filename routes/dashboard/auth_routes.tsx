@@ -226,7 +226,11 @@ export function authRoutes(
   app.get("/dashboard/verify", async (c) => {
     const token = queryValue(c.req.url, "token") ?? "";
     const pending = await readToken<PendingSignup>(kv, "signup", token, clock.now());
-    if (!pending) return c.html(<LinkInvalidPage />, 400);
+    // An address that got an account since the link was sent makes the link void, as the form
+    // would then say (probe GL: it showed the form, then refused the password typed into it).
+    if (!pending || await accounts.idByEmail(pending.payload.email)) {
+      return c.html(<LinkInvalidPage />, 400);
+    }
     return c.html(<VerifyPage csrf={form(c)} token={token} email={pending.payload.email} />);
   });
 
