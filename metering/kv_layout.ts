@@ -163,9 +163,12 @@ export const KV = {
   webhookDue: (at: number, eventId: string): Deno.KvKey => ["webhook_due", at, eventId],
   webhookSchedule: ["webhook_due"] as Deno.KvKey,
   /**
-   * Account id + next attempt time (ms) + event id → event id: the webhook outbox by account, so
-   * that a delivery pass can take each account's due events in turn (round-robin) rather than in
-   * due order across accounts. Replaces `webhookDue`, whose entries the delivery loop moves here.
+   * Account id + next attempt time (ms) + event id → "event id watch id": the webhook outbox by
+   * account, so that a delivery pass can take each account's due events in turn (round-robin)
+   * rather than in due order across accounts, and pass over a failing watch's events unread.
+   * Replaces `webhookDue`, whose entries the delivery loop moves here. Layout change: entries
+   * written before November 27 hold the event id alone, which is still read; versions before then
+   * take the new value for an event that is gone and drop it (README, Upgrading).
    */
   webhookDueOf: (accountId: string, at: number, eventId: string): Deno.KvKey => [
     "webhook_due_of",
