@@ -540,19 +540,18 @@ Deno.test("a refresh under way holds its credit, as a call does, until it ends (
   await until("the refresh's end", () => Promise.resolve(heldCredits(a.id) === 0 || undefined));
 });
 
+/** Attempts end at 2 s, and one that fails after 200 ms marks its account and watch slow. */
+const SLOW_AFTER_200_MS = {
+  ...EIGHT_SLOTS,
+  timeoutMs: 2_000,
+  slowMs: 200,
+};
+
 for (const backlog of [0, 150]) {
   Deno.test(`webhook fairness: within a slow account, events of watches whose receiver answers go before those of one that hangs${backlog ? `, behind ${backlog} of its events already due (probe GL)` : " (probe GJ)"}`, async () => {
     const source = new PriceSource();
     source.moving = true; // every refresh is a change: each watch has an event a second
-    await using s = await watchServer(source, { pollMs: 50 }, {
-      pollMs: 50,
-      retryMs: 50,
-      maxDelayMs: 100,
-      timeoutMs: 2_000,
-      maxInFlight: 8,
-      perAccount: 2,
-      slowMs: 200,
-    });
+    await using s = await watchServer(source, { pollMs: 50 }, SLOW_AFTER_200_MS);
     await using healthy = receiver();
     const dead = failingThenHanging();
     try {
@@ -597,3 +596,24 @@ for (const backlog of [0, 150]) {
     }
   });
 }
+
+Deno.test("webhook outbox: entries whose event is gone are dropped many a pass, not one (probe GM)", async () => {
+  const source = new PriceSource();
+  await using s = await watchServer(source, { pollMs: 50 }, { ...SLOW_AFTER_200_MS, pollMs: 200 });
+  await using hook = receiver();
+  const a = await s.account("scale");
+  const w = await create(s, a.key, hook.url, 3600);
+  await refreshed(s, a.key);
+  // What a watch's 21st event leaves of the oldest it drops: its due entry, without the event.
+  const op = s.kv.atomic();
+  for (let i = 0; i < 300; i++) {
+    op.set(KV.webhookDueOf(a.id, Date.now() - 60_000 + i, `evt_gone${i}`), `evt_gone${i} ${w.id}`);
+  }
+  await op.commit();
+  const left = async () =>
+    (await Array.fromAsync(s.kv.list({ prefix: KV.webhookDueOfAccount(a.id) })))
+      .length;
+  await new Promise((r) => setTimeout(r, 2_000));
+  // About ten passes: read one a pass, 290 were still there.
+  assert.equal(await left(), 0);
+});

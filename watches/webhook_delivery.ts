@@ -75,6 +75,9 @@ export interface WebhookTiming {
  */
 const PRIORITY_SCAN = 2_100;
 
+/** Due entries one account's pass may read beyond those it claims, dropping the gone ones. */
+const LEFTOVER_SCAN = 64;
+
 /** Accounts with events in the outbox that one pass visits at most. */
 const ACCOUNTS_PER_PASS = 1_000;
 
@@ -208,7 +211,13 @@ export class WebhookDelivery extends PollLoop {
             want: (d) => !failing(d.watch_id),
           }, start);
         }
-        await claimAccountDeliveries(this.#kv, accountId, now, lease, { limit: free }, start);
+        // Past entries whose event is gone (a watch's 21st event drops its oldest, whose entry
+        // is dropped when read), as the priority pass reads none of a failing watch's: read at
+        // one a pass, they piled up ahead of a healthy watch's events (probe GM, once).
+        await claimAccountDeliveries(this.#kv, accountId, now, lease, {
+          limit: free,
+          scan: free + LEFTOVER_SCAN,
+        }, start);
         if (slots.full()) break rounds;
       }
     }
