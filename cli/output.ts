@@ -107,8 +107,10 @@ async function writeAll(
 function chunkEnd(bytes: Uint8Array, start: number): number {
   const end = Math.min(bytes.length, start + CHUNK);
   if (end === bytes.length) return end;
-  const lineEnd = bytes.lastIndexOf(NEWLINE, end - 1);
-  return lineEnd >= start ? lineEnd + 1 : end;
+  // Within the chunk only: searched back through everything written, a long line cost a pass
+  // over the whole output for every chunk.
+  const lineEnd = bytes.subarray(start, end).lastIndexOf(NEWLINE);
+  return lineEnd >= 0 ? start + lineEnd + 1 : end;
 }
 const NEWLINE = 10;
 
