@@ -7,6 +7,7 @@
  * and a lookup that fails or times out refuses nothing: mail must not stop because DNS is slow.
  */
 import { isPublicAddress, parseV4, parseV6 } from "../core/ip_address.ts";
+import { resolveHost } from "../core/resolve_host.ts";
 
 /** A domain's MX exchanges, most preferred first, and a host's addresses; a name with none gives []. */
 export interface MailResolver {
@@ -23,13 +24,7 @@ export const systemResolver: MailResolver = {
       (records) => records.sort((a, b) => a.preference - b.preference).map((r) => r.exchange),
       () => [],
     ),
-  addresses: async (host, signal) => {
-    const [a, aaaa] = await Promise.all([
-      Deno.resolveDns(host, "A", { signal }).catch(() => [] as string[]),
-      Deno.resolveDns(host, "AAAA", { signal }).catch(() => [] as string[]),
-    ]);
-    return [...a, ...aaaa];
-  },
+  addresses: resolveHost,
 };
 
 /**

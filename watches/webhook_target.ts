@@ -16,6 +16,7 @@
  */
 import type { LookupFunction } from "node:net";
 import { isPublicAddress, parseV4, parseV6, v4FromGroups } from "../core/ip_address.ts";
+import { resolveHost } from "../core/resolve_host.ts";
 
 export type Resolve = (host: string) => Promise<string[]>;
 
@@ -50,15 +51,6 @@ export function canonical(address: string): string | null {
   }
   return v6.map((g) => g.toString(16)).join(":");
 }
-
-/** Both address families through Deno's resolver; a name without addresses gives []. */
-export const resolveHost: Resolve = async (host) => {
-  const [a, aaaa] = await Promise.all([
-    Deno.resolveDns(host, "A").catch(() => [] as string[]),
-    Deno.resolveDns(host, "AAAA").catch(() => [] as string[]),
-  ]);
-  return [...a, ...aaaa];
-};
 
 /** Why `raw` may not be called, or null when it may. */
 export async function webhookRefusal(
