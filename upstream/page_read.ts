@@ -105,28 +105,27 @@ function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
     detection.kind !== "not_found" && job.parser !== "none";
   if (!parseable) return { detection, location };
   // Text in the wrong charset reads as a page whose every title and name is U+FFFD: no answer.
-  if (lossy && garbled(html)) {
-    const message = "the page's bytes are not in the character set it names";
-    return { detection, location, parsed: { ok: false, reason: "unrecognised", message } };
-  }
-  const site = otherSite(html, job.marketplace);
-  if (site) {
-    const message = `the page is ${site.shown}'s, not ${site.asked}'s`;
-    return { detection, location, parsed: { ok: false, reason: "unrecognised", message } };
+  const unread = lossy && garbled(html)
+    ? "the page's bytes are not in the character set it names"
+    : otherSite(html, job.marketplace);
+  if (unread) {
+    return { detection, location, parsed: { ok: false, reason: "unrecognised", message: unread } };
   }
   return { detection, location, parsed: parse(job, html, detection) };
 }
 
 /**
- * The host of the marketplace a page names as its own (pageMarketplace) when that is another
- * than the one asked for, else null. Answered, amazon.fr's page served for amazon.de came back
- * charged, labelled amazon.de, "En stock." (probe FP); only a page that names a known other
- * marketplace is refused, none for naming nothing.
+ * Why the page is not the asked marketplace's, when it names another as its own (pageMarketplace),
+ * else null. Answered, amazon.fr's page served for amazon.de came back charged, labelled
+ * amazon.de, "En stock." (probe FP); only a page that names a known other marketplace is refused,
+ * none for naming nothing.
  */
-function otherSite(html: string, code: string): { shown: string; asked: string } | null {
+function otherSite(html: string, code: string): string | null {
   const asked = MARKETPLACES.get(code);
   const shown = asked && pageMarketplace(html);
-  return shown && asked && shown !== asked ? { shown: shown.host, asked: asked.host } : null;
+  return shown && asked && shown !== asked
+    ? `the page is ${shown.host}'s, not ${asked.host}'s`
+    : null;
 }
 
 /**

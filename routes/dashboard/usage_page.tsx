@@ -187,10 +187,10 @@ const CARRIED_SHOWN = 3;
  * out: probe GH); today's bar darker. An SVG, so no script or inline style.
  */
 function DailyChart(props: { account: AccountState; now: number }) {
-  // Carried usage older than a few periods (several plan changes, or a restored record) is left
-  // out, so that the chart keeps a width a page can show.
   const start = props.account.period_start;
-  // Clamped, not dropped: a carried start older than that left out every carried day (probe GI).
+  // Carried usage older than a few periods (a long chain of plan changes, a restored record) is
+  // cut off, so that the chart keeps a width a page can show; cut, not dropped whole, which left
+  // out every carried day (probe GI).
   const from = Math.max(
     start - CARRIED_SHOWN * PERIOD_MS,
     Math.min(start, ...(props.account.carried_from ?? [])),
