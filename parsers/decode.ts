@@ -26,10 +26,7 @@ export function decodePage(bytes: Uint8Array, contentType?: string | null): Deco
     return decodeAs("utf-8", bytes.subarray(3));
   }
   const declared = charsetOf(contentType ?? "") ?? sniffMetaCharset(bytes, 4096);
-  if (declared && !UTF8.test(declared)) {
-    const utf8 = utf8Beyond(bytes);
-    return utf8 !== undefined ? { text: utf8, lossy: false } : decodeAs(declared, bytes);
-  }
+  if (declared && !UTF8.test(declared)) return utf8Beyond(bytes) ?? decodeAs(declared, bytes);
   const read = decodeAs("utf-8", bytes);
   if (!read.lossy) return read;
   const later = sniffMetaCharset(bytes, LATE_META_BYTES);
@@ -39,21 +36,20 @@ export function decodePage(bytes: Uint8Array, contentType?: string | null): Deco
 const UTF8 = /^(?:utf-?8|unicode-1-1-utf-8)$/i;
 
 /**
- * The bytes' text when they hold characters beyond ASCII and are valid UTF-8 throughout: then they
- * are UTF-8, whatever charset the page names. A UTF-8 page under a windows-1252 or latin1 label,
- * read as that label, turns every "é" into "Ã©" with no U+FFFD to tell, and was answered so,
- * charged. Text in a legacy charset is not valid UTF-8 by chance beyond a few bytes (each UTF-8
- * lead byte needs its exact run of continuation bytes), so a real legacy page keeps its charset;
- * an all-ASCII page does too (ISO-2022-JP is seven-bit). Only pages naming another charset pay.
+ * The bytes' text when they hold characters beyond ASCII that read as UTF-8, with at most one
+ * invalid sequence for every eight valid ones: then they are UTF-8, whatever charset the page
+ * names. A UTF-8 page under a windows-1252 or latin1 label, read as that label, turns every "é"
+ * into "Ã©" with no U+FFFD to tell, and was answered so, charged. Text in a legacy charset is not
+ * valid UTF-8 by chance beyond a few bytes (each UTF-8 lead byte needs its exact run of
+ * continuation bytes), and its other characters beyond ASCII are invalid sequences, so a real
+ * legacy page keeps its charset; an all-ASCII page does too (ISO-2022-JP is seven-bit). Valid
+ * throughout was asked for once, and one stray byte anywhere (a comment after `</html>`) brought
+ * the mojibake back, charged (probe GO). Only pages naming another charset pay for the count.
  */
-function utf8Beyond(bytes: Uint8Array): string | undefined {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  return /[\u0080-\uffff]/.test(text) ? text : undefined;
+function utf8Beyond(bytes: Uint8Array): Decoded | undefined {
+  const text = new TextDecoder("utf-8").decode(bytes);
+  const { good, bad } = beyondAscii(text);
+  return good > 0 && bad * 8 <= good ? { text, lossy: bad > 0 } : undefined;
 }
 
 /** How far a late <meta> charset is looked for (real pages name theirs in the first KiB). */
@@ -66,6 +62,12 @@ const LATE_META_BYTES = 256 * 1024;
  * CG), where a page in its own charset with a few invalid bytes reads hundreds well.
  */
 export function garbled(text: string): boolean {
+  const { good, bad } = beyondAscii(text);
+  return bad > Math.max(8, good / 8);
+}
+
+/** The characters beyond ASCII in `text`: read well, and U+FFFD. */
+function beyondAscii(text: string): { good: number; bad: number } {
   let bad = 0;
   let good = 0;
   for (let i = 0; i < text.length; i++) {
@@ -74,7 +76,7 @@ export function garbled(text: string): boolean {
     if (c === 0xfffd) bad++;
     else good++;
   }
-  return bad > Math.max(8, good / 8);
+  return { good, bad };
 }
 
 function charsetOf(contentType: string): string | undefined {

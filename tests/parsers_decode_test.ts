@@ -78,6 +78,31 @@ Deno.test("a windows-1252 page under a UTF-8 header is unread, however few its a
   assert.match(wrong.message, /not in the character set/);
 });
 
+Deno.test("a UTF-8 page labelled windows-1252 with a stray byte is still read as UTF-8 (probe GO)", async () => {
+  const corpus = await corpusText("product/amazon.de__epic-B0BG6843GX.html");
+  const job = productJob("https://www.amazon.de/dp/B0BG6843GX", "DE");
+  const title =
+    (readPage(job, new TextEncoder().encode(corpus)).parsed as { value: { title: string } })
+      .value.title;
+  const utf8 = new TextEncoder().encode(corpus);
+  const end = corpus.lastIndexOf("</html>");
+  const cut = new TextEncoder().encode(corpus.slice(0, end)).length;
+  // One byte that is no UTF-8 anywhere, here in the page's last text, and one mid-page.
+  const stray = new Uint8Array([...utf8.subarray(0, cut), 0xff, ...utf8.subarray(cut)]);
+  const mid = stray.length >> 1;
+  const twice = new Uint8Array([...stray.subarray(0, mid), 0xfe, ...stray.subarray(mid)]);
+  for (const bytes of [stray, twice]) {
+    const read = readPage({ ...job, contentType: "text/html; charset=windows-1252" }, bytes).parsed;
+    assert.ok(read?.ok, JSON.stringify(read).slice(0, 300));
+    assert.equal((read.value as { title: string }).title, title);
+  }
+  // A page really in windows-1252 that holds a pair valid as UTF-8 ("Ã©") keeps its charset.
+  const legacy = windows1252(corpus.replace("<title>", "<title>Ã©"));
+  const read = readPage({ ...job, contentType: "text/html; charset=windows-1252" }, legacy).parsed;
+  assert.ok(read?.ok);
+  assert.equal((read.value as { title: string }).title, title);
+});
+
 Deno.test("a head of 52,000 unclosed '<meta' is read as UTF-8 (was: 4 s for the late charset's search)", () => {
   const head = "<meta".repeat(52_000);
   const bytes = new Uint8Array([...new TextEncoder().encode(head), 0xff]);
