@@ -32,7 +32,7 @@ import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
-import { AccountRecord } from "../metering/account_record.ts";
+import { AccountRecord, AHEAD_MS } from "../metering/account_record.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
@@ -445,7 +445,7 @@ function decoded(text: string, line: number, now: number): Decoded {
 /**
  * The path of a time in `value` (a field named `at` or `…_at`, at any depth) that no version wrote:
  * before 1970, more than a year ahead (the longest life an entry is given is 90 days), or not a
- * time at all. Account records have their own, stricter rule (account_record.ts); a watch or an
+ * time at all. Account records are also checked field by field (account_record.ts); a watch or an
  * alert restored with a time of 1e16 made the watch list and the usage page answer 503 for good
  * (probe GI), and so did one of `{"t":1}` (probe GL). Epoch milliseconds or ISO text, as the code
  * writes them, but an expiry only as milliseconds: as text it never came (probe GL).
@@ -462,7 +462,7 @@ function farTime(value: unknown, now: number, depth = 0): string | null {
         : typeof field === "string" && name !== "expires_at"
         ? Date.parse(field)
         : NaN;
-      if (!(t >= 0 && t <= now + YEAR_MS)) return name;
+      if (!(t >= 0 && t <= now + AHEAD_MS)) return name;
     } else {
       const inner = farTime(field, now, depth + 1);
       if (inner) return `${name}.${inner}`;
@@ -471,7 +471,6 @@ function farTime(value: unknown, now: number, depth = 0): string | null {
   return null;
 }
 const TIME_FIELD = /(?:^|_)at$/;
-const YEAR_MS = 366 * 86_400_000;
 const MAX_DEPTH = 8;
 
 /** The count the header line `text` gives, or why `file` is no backup. */

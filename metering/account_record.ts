@@ -6,19 +6,23 @@
  */
 import { z } from "zod";
 
-const DAY_MS = 86_400_000;
 /**
- * A time the meter can have written: not before 1970, not past tomorrow (a little clock skew).
- * Finite was not enough: a period start of 1e16 ms made every call of the account, and the admin
- * list of every account, a 503 ("Invalid time value"), and one of 1e15 a period that never ends
- * (probe GH). Read when a record is checked, so "tomorrow" is the restore's.
+ * How far ahead of the wall clock a restored time may lie: a year, for every entry
+ * (cli/backup.ts). The service's clock never goes back while it runs (metering/clock.ts), so a
+ * process that ran a day or more ahead before its clock was set right keeps writing times that far
+ * ahead, and its backups were refused whole until the wall clock caught up (probe GO: "tomorrow"
+ * was the bound). A year still refuses what no meter wrote: a period start of 1e16 ms made every
+ * call of the account, and the admin list of every account, a 503 ("Invalid time value"), and one
+ * of 1e15 a period that never ends (probe GH).
  */
-const time = z.number().finite().min(0).refine((t) => t <= Date.now() + DAY_MS, {
-  message: "is a time later than tomorrow",
+export const AHEAD_MS = 366 * 86_400_000;
+/** A time the meter can have written: not before 1970, not more than AHEAD_MS past the restore. */
+const time = z.number().finite().min(0).refine((t) => t <= Date.now() + AHEAD_MS, {
+  message: "is a time more than a year ahead",
 });
 /** A rate window's second, in seconds, bounded as `time` is. */
-const second = z.number().finite().min(0).refine((s) => s * 1000 <= Date.now() + DAY_MS, {
-  message: "is a second later than tomorrow",
+const second = z.number().finite().min(0).refine((s) => s * 1000 <= Date.now() + AHEAD_MS, {
+  message: "is a second more than a year ahead",
 });
 const count = z.number().int().nonnegative();
 

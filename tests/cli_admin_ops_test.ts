@@ -346,7 +346,7 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
         header(1),
         entry([{ s: "account" }, { s: "acc_3" }], { t: "json", v: record({ period_start: 1e16 }) }),
       ],
-      /line 2: account record: period_start: is a time later than tomorrow/,
+      /line 2: account record: period_start: is a time more than a year ahead/,
     ],
     negative: [
       [
@@ -363,7 +363,7 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
           v: record({ keys: { key_1: { ...KEY_RECORD, win_sec: 1e12 } } }),
         }),
       ],
-      /line 2: account record: keys\.key_1\.win_sec: is a second later than tomorrow/,
+      /line 2: account record: keys\.key_1\.win_sec: is a second more than a year ahead/,
     ],
     // Any entry's times (probe GI: a watch created at 1e16 made the watch list answer 503).
     farwatch: [
@@ -427,13 +427,33 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       t: "json",
       v: { observed_at: "2026-01-01T00:00:00.000Z", at: Date.now(), expires_at: null },
     });
+    // An account a process wrote while its clock ran 36 hours ahead (probe GO: the service's
+    // clock never goes back, so such times stay in the store after the clock is set right).
+    const ahead = Date.now() + 36 * 3600_000;
+    const skewed = entry([{ s: "account" }, { s: "acc_3" }], {
+      t: "json",
+      v: record({
+        created_at: ahead,
+        plan_started_at: ahead,
+        period_start: ahead,
+        keys: {
+          key_1: {
+            ...KEY_RECORD,
+            created_at: ahead,
+            last_used_at: ahead,
+            win_sec: Math.floor(ahead / 1000),
+            win_count: 1,
+          },
+        },
+      }),
+    });
     await Deno.writeTextFile(
       good,
-      [header(4), junk(1), junk(2), junk(3), point].join("\n") + "\n",
+      [header(5), junk(1), junk(2), junk(3), point, skewed].join("\n") + "\n",
     );
     const ok = await cli(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(JSON.parse(ok.stdout).entries, 4);
+    assert.equal(JSON.parse(ok.stdout).entries, 5);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
