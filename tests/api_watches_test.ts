@@ -368,6 +368,19 @@ Deno.test("watches API: address rules, one by one", () => {
   for (const a of priv) assert.equal(isPublicAddress(a), false, a);
 });
 
+Deno.test("a webhook name whose lookup never ends is refused after a few seconds, as one that does not resolve (probe GO)", async () => {
+  const silent = (_host: string, signal?: AbortSignal) =>
+    new Promise<string[]>((_, fail) =>
+      signal?.addEventListener("abort", () => fail(signal.reason))
+    );
+  const began = performance.now();
+  assert.equal(
+    await webhookRefusal("https://slow.example/hook", false, silent, () => new Set()),
+    "the host does not resolve",
+  );
+  assert.ok(performance.now() - began < 10_000);
+});
+
 Deno.test("a webhook may not target this server's own addresses, public ones included, in any spelling or through a name", async () => {
   // The machine's public address stands in for one of its own (see ownAddresses).
   const self = () => new Set(["45.33.32.156", canonical("2600:3c01::f03c:91ff:fe18:bb2f")!]);

@@ -18,7 +18,13 @@ import type { LookupFunction } from "node:net";
 import { isPublicAddress, parseV4, parseV6, v4FromGroups } from "../core/ip_address.ts";
 import { resolveHost } from "../core/resolve_host.ts";
 
-export type Resolve = (host: string) => Promise<string[]>;
+export type Resolve = (host: string, signal?: AbortSignal) => Promise<string[]>;
+
+/**
+ * How long a webhook URL's name may take to resolve when a watch is created or changed: a DNS
+ * server that never answers held the client's call for the resolver's own 15 s (probe GO).
+ */
+const LOOKUP_MS = 3_000;
 
 /** The server's own addresses, canonical (see canonical). */
 export type OwnAddresses = () => ReadonlySet<string>;
@@ -61,7 +67,9 @@ export async function webhookRefusal(
 ): Promise<string | null> {
   const shape = webhookUrlRefusal(raw, allowPrivate, self);
   if (shape !== undefined) return shape;
-  return addressRefusal(await resolve(hostOf(new URL(raw))), self);
+  const addresses = await resolve(hostOf(new URL(raw)), AbortSignal.timeout(LOOKUP_MS))
+    .catch(() => []);
+  return addressRefusal(addresses, self);
 }
 
 /**
