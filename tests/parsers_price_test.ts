@@ -110,6 +110,7 @@ Deno.test("listPriceIn() keeps a comparison price only in the price's own curren
   assert.equal(listPriceIn(parsePrice("19.99", "US")!, "£25.00", "US"), null);
   // Not above the price, or none: no list price.
   assert.equal(listPriceIn(price, "9,99 €", "DE"), null);
+  assert.equal(listPriceIn(price, "14,09 €", "DE"), null, "the price itself is no discount");
   assert.equal(listPriceIn(price, "", "DE"), null);
   const usd = parsePrice("$12.99", "US")!;
   assert.equal(listPriceIn(usd, "List: $19.99", "US"), 19.99);

@@ -20,6 +20,8 @@ Deno.test("record body: chunked, with extensions and trailer fields, and already
   );
   assert.equal(dechunk(enc.encode("5\r\nhello\r\n6\r\n wor")), null, "cut short");
   assert.equal(dechunk(enc.encode("5\r\nhello\r\n")), null, "no last chunk");
+  // A chunk longer than its size says: its data is not followed by CRLF.
+  assert.equal(dechunk(enc.encode("3\r\nabcXY1\r\nZ\r\n0\r\n\r\n")), null, "misframed");
 });
 
 Deno.test("record body: gzip, deflate (wrapped or raw), brotli, identity and empty bodies", async () => {
@@ -73,6 +75,11 @@ Deno.test("record body: a body cut short when recorded, an unknown encoding, and
     /unusable: is larger than the 8 MiB/,
   );
   assert.ok(Deno.memoryUsage().rss - before < 48 * MiB, "not inflated whole");
+  // Just past the cap is past it: a page of 9 MiB under a cap of 8.
+  assert.match(
+    text(await decodeBody(zlib.gzipSync(new Uint8Array(9 * MiB)), undefined, "gzip", 8 * MiB)),
+    /unusable: is larger than the 8 MiB/,
+  );
 });
 
 Deno.test("record body: a brotli stream cut short is refused, and a million one-byte chunks are read whole (probe EI)", async () => {
