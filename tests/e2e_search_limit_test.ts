@@ -492,3 +492,62 @@ Deno.test("a limit search asks for no further page once its time for them is spe
     assert.equal(usage.requests_used, 0);
   }
 });
+
+Deno.test("a limit search whose first page names page 2 as the last asks for no page past it and pays two pages", async () => {
+  await using rig = await startRig();
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  // Page 1 as the first of two: it links page 2 (also as its next page) and shows "… 2" as the
+  // last, where the saved page links page 3 and shows 20.
+  const namingTwo = html
+    .replace(/(s-pagination-disabled" aria-disabled="true">)20</, "$12<")
+    .replace(/([?&;]page=)3\b/g, "$12");
+  const first = parseSearch(namingTwo, { marketplace: "US" });
+  assert.equal(first.last_page, 2);
+  assert.equal(first.has_next_page, true);
+  rig.fake.page("https://www.amazon.com/s?k=ipad", { html: namingTwo });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: await lastPage(2) });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=3", { html: asResultsPage(html, 3) });
+  // limit=60: a new account guesses 60-item pages, so no page goes out with the first; after it,
+  // the 44 items missing would need three 16-item pages, and the pagination allows one.
+  const r = await rig.call("/v1/products/search?query=ipad&limit=60");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.count, 32);
+  assert.equal(r.body.has_next_page, false);
+  assert.equal(r.headers.get("x-credits-cost"), "2");
+  assert.equal(await searchPagesFetched(rig, 2), 2, "pages 1 and 2, nothing past the last");
+  assert.equal(rig.fake.pageRequests("page=3"), 0);
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 2);
+});
+
+Deno.test("a further page stating another, later page number is given back and not merged, and the search ends there", async () => {
+  await using rig = await startRig();
+  await servePages(rig, 1);
+  const html = await fixture("search/amazon.com__pavel-ipad-pro.html");
+  // Asked for page 2, the marketplace answers a page of new items that states it is page 7.
+  const seventh = asResultsPage(html, 7);
+  const stated = parseSearch(seventh, { marketplace: "US" });
+  assert.equal(stated.page, 7);
+  assert.equal(stated.page_stated, true);
+  assert.equal(stated.results.length, 16);
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=2", { html: seventh });
+  rig.fake.page("https://www.amazon.com/s?k=ipad&page=3", { html: asResultsPage(html, 3) });
+  const r = await rig.call("/v1/products/search?query=ipad&limit=40");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  const page1 = parseSearch(html, { marketplace: "US" }).results.map((x) => x.asin);
+  const asins = (r.body.results as { asin: string }[]).map((x) => x.asin);
+  assert.deepEqual(asins, page1, "page 1's items alone");
+  assert.equal(r.body.count, 16);
+  assert.equal(r.body.has_next_page, true);
+  // Page 3 went out with page 2 (24 items missing, 16 a page): it comes after the page that was
+  // not page 2, so it is given back as well.
+  assert.equal(r.headers.get("x-credits-cost"), "1", "the page stating 7 is given back");
+  // Pages fetched ahead settle their refunds after the answer: waited for, up to 5 s.
+  let used = NaN;
+  for (const until = Date.now() + 5_000; Date.now() < until;) {
+    used = ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used;
+    if (used === 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(used, 1);
+});

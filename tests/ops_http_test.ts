@@ -373,3 +373,28 @@ Deno.test("/admin/parser-health turns the field counts into fill rates per page 
   assert.equal(denied.status, 401);
   await denied.body?.cancel();
 });
+
+Deno.test("/metrics: shelf_credits_charged_total counts credits, so a limit search of three pages adds three", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const { key } = await s.account("starter");
+  const charged = async () => {
+    const r = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(r.status, 200);
+    // The process's counter: other tests' apps in this process may have counted before.
+    const m = /^shelf_credits_charged_total (\d+)$/m.exec(await r.text());
+    return m ? Number(m[1]) : 0;
+  };
+  const before = await charged();
+  s.source.searchPages = 3; // the search fetches three upstream pages, one credit each
+  const r = await s.get("/v1/products/search?query=ipad&limit=40", key);
+  assert.equal(r.status, 200);
+  await r.body?.cancel();
+  assert.equal(r.headers.get("x-credits-cost"), "3");
+  assert.equal(await charged() - before, 3);
+  // A call of one credit adds one.
+  const one = await s.get("/v1/products/offers?asin=B07H57DNVV", key);
+  assert.equal(one.status, 200);
+  await one.body?.cancel();
+  assert.equal(one.headers.get("x-credits-cost"), "1");
+  assert.equal(await charged() - before, 4);
+});

@@ -86,3 +86,30 @@ Deno.test("over HTTP: a call joined to another's fetch is not ended by the other
   assert.equal(((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used, 1);
   assert.equal(rig.server.errors.length, 0, rig.server.errors.join("\n"));
 });
+
+Deno.test("single flight: a caller arriving after every waiter gave up, while the aborted fetch has not settled, gets a fetch of its own", async () => {
+  const flights = new SingleFlight<string>();
+  // A fetch that sees its abort only once its work is done (a page still in a worker): it
+  // settles, with the abort, some time after every caller gave up.
+  const gates: (() => void)[] = [];
+  const signals: AbortSignal[] = [];
+  const work = async (signal: AbortSignal) => {
+    signals.push(signal);
+    const n = signals.length;
+    await new Promise<void>((r) => gates.push(r));
+    signal.throwIfAborted();
+    return `page ${n}`;
+  };
+  const a = new AbortController();
+  const first = flights.run("k", work, a.signal);
+  a.abort(new Error("a's deadline"));
+  await assert.rejects(first, /a's deadline/);
+  assert.equal(signals[0].aborted, true);
+  // The first fetch is still under way: a new caller must not join it.
+  const late = flights.run("k", work, new AbortController().signal);
+  assert.equal(signals.length, 2, "a fetch of its own");
+  assert.equal(signals[1].aborted, false);
+  gates[0](); // the aborted fetch settles (with its abort)
+  gates[1]();
+  assert.equal(await late, "page 2");
+});
