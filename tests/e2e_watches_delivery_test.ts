@@ -15,7 +15,13 @@ import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts"
 import type { WatchView } from "../schemas/watches.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { ManualClock } from "../metering/clock.ts";
-import { createWatch, newWatch, type Watch } from "../watches/store.ts";
+import {
+  createWatch,
+  type Delivery,
+  newWatch,
+  queueDelivery,
+  type Watch,
+} from "../watches/store.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -381,4 +387,89 @@ Deno.test("a refresh deferred for the key's rate waits twice as long each time, 
   assert.ok(deferrals >= 3 && deferrals <= 6, `${deferrals} deferrals`);
   const wait = w.next_at - Date.now();
   assert.ok(wait <= 100 * 2 ** deferrals, `next try in ${wait} ms after ${deferrals} deferrals`);
+});
+
+Deno.test("webhook delivery: a redirect (301) is a failed attempt, not followed, and the event is retried", async () => {
+  // Where the redirect points: it must never be asked.
+  await using elsewhere = receiver();
+  let posts = 0;
+  const moved = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.text();
+    // An http → https move, as a receiver's host may answer: only a 2xx is a delivery.
+    return ++posts === 1
+      ? new Response(null, { status: 301, headers: { location: elsewhere.url } })
+      : new Response(null, { status: 204 });
+  });
+  try {
+    await using rig = await startRig({ watches: FAST, plan: "scale" });
+    const w = await changedWatch(rig, `http://127.0.0.1:${moved.addr.port}/hook`);
+    const view = await until("a delivered attempt", async () => {
+      const v = await watchOf(rig, w.id);
+      return v?.deliveries.some((d) => d.delivered) ? v : undefined;
+    });
+    assert.deepEqual(
+      view.deliveries.map((d) => [d.attempt, d.result, d.delivered]),
+      [[2, "delivered (HTTP 204)", true], [1, "HTTP 301", false]],
+    );
+    assert.equal(new Set(view.deliveries.map((d) => d.event_id)).size, 1, "one event, retried");
+    assert.equal(posts, 2);
+    assert.equal(elsewhere.got.length, 0, "the redirect was followed");
+  } finally {
+    await moved.shutdown();
+  }
+});
+
+Deno.test("webhook delivery: retries wait 30 s, then 1, 2, 4 … minutes, up to an hour (the default timing)", async () => {
+  // Only the loop's poll is shortened: the back-off is the default one. Waiting out hours of
+  // failures is not possible here, so events that have already failed k-1 times are put in the
+  // outbox, and each is tried once more against a receiver that fails. The wait before an
+  // event's next attempt is its record's next time less the time its failed attempt is noted at
+  // (both taken from one clock reading), so nothing here depends on how fast the machine is.
+  const watches = { ...FAST, webhooks: { pollMs: 50 } };
+  await using rig = await startRig({ watches, plan: "scale" });
+  await using hook = receiver(() => 500);
+  rig.fake.page(DP, PAGE);
+  const w = await createdWatch(rig.server.url, rig.key, hook.url, 3_600);
+  const failed = 10;
+  const now = Date.now();
+  const op = rig.server.kv.atomic();
+  for (let k = 1; k <= failed; k++) {
+    queueDelivery(op, {
+      id: `evt_backoff${String(k).padStart(2, "0")}`,
+      watch_id: w.id,
+      account_id: rig.accountId,
+      body: JSON.stringify({ attempt: k }),
+      created_at: now,
+      attempts: k - 1,
+      next_at: now,
+    });
+  }
+  assert.ok((await op.commit()).ok);
+  const notes = await until("an attempt of every event", async () => {
+    const v = await watchOf(rig, w.id);
+    return v && v.deliveries.length >= failed ? v.deliveries : undefined;
+  });
+  const waits: number[] = [];
+  for (let k = 1; k <= failed; k++) {
+    const id = `evt_backoff${String(k).padStart(2, "0")}`;
+    const note = notes.find((n) => n.event_id === id)!;
+    assert.deepEqual([note.attempt, note.result, note.delivered], [k, "HTTP 500", false]);
+    const record = (await rig.server.kv.get<Delivery>(KV.webhook(id))).value!;
+    assert.equal(record.attempts, k);
+    waits.push(record.next_at - Date.parse(note.at));
+  }
+  const s = 1_000, min = 60 * s;
+  assert.deepEqual(waits, [
+    30 * s, // after the first failure
+    1 * min,
+    2 * min,
+    4 * min,
+    8 * min,
+    16 * min,
+    32 * min,
+    60 * min, // 64 minutes, held to the hour
+    60 * min,
+    60 * min,
+  ]);
+  assert.equal(hook.got.length, failed, "an event was tried again before its wait was over");
 });

@@ -470,6 +470,48 @@ Deno.test("webhook bound: one watch never has more than 20 undelivered events; t
   assert.equal(new Set(hook.got.map((g) => g.body)).size, hook.got.length);
 });
 
+Deno.test("webhook bound: a watch whose events are all delivered drops none, however many it sends", async () => {
+  const source = new PriceSource();
+  await using s = await startServer({
+    source,
+    watches: {
+      // A watch due again at once; the test changes the price once the last event is delivered.
+      minSeconds: 0,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 20, rateRetryMs: 20 },
+      webhooks: { pollMs: 20 },
+    },
+  });
+  await using hook = receiver();
+  const a = await s.account("scale");
+  const w = await create(s, a.key, hook.url, 0);
+  await until("the first refresh", async () => (await watchRecord(s, w.id)).refreshes || undefined);
+  // Past the bound: a delivered event that still counted as waiting made each new one from the
+  // 21st on "drop" one, noted on a watch whose receiver took every event.
+  const events = BOUND + 5;
+  for (let n = 1; n <= events; n++) {
+    source.price = 10 + n;
+    // Looked at more often than `until` does: 25 rounds of its 100 ms add up.
+    const stop = Date.now() + 8_000;
+    while (hook.got.length < n && Date.now() < stop) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(hook.got.length, n, `event ${n} was not sent within 8 s`);
+  }
+  const lister = (await s.accounts.createKey(a.id)).value;
+  const view = await until("the last event noted delivered", async () => {
+    const v = (await watchesOf(s, lister)).find((v) => v.id === w.id)!;
+    const last = JSON.parse(hook.got[events - 1].body).event_id;
+    return v.deliveries.some((d) => d.event_id === last && d.delivered) ? v : undefined;
+  });
+  assert.equal(hook.got.length, events, "one POST per change");
+  assert.deepEqual(
+    view.deliveries.filter((d) => !d.delivered).map((d) => d.result),
+    [],
+    "a watch whose receiver took every event has notes of failed or dropped ones",
+  );
+  assert.equal(await undelivered(s, w.id), 0);
+});
+
 Deno.test("inactive account: its events are not sent and its watches not refreshed until it is active again", async () => {
   const source = new PriceSource();
   await using s = await startServer({
