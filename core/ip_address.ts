@@ -71,13 +71,12 @@ function isPublicV6(g: number[]): boolean {
   // 6to4 (2002::/16) carries its IPv4 address in the next 32 bits; Teredo (2001::/32) hides one.
   if (g[0] === 0x2002) return isPublicV4(v4FromGroups(g[1], g[2]));
   if (g[0] === 0x2001 && g[1] === 0) return false;
-  if ((g[0] & 0xfe00) === 0xfc00) return false; // unique local fc00::/7
-  if ((g[0] & 0xffc0) === 0xfe80) return false; // link-local fe80::/10
-  if ((g[0] & 0xff00) === 0xff00) return false; // multicast
   if (g[0] === 0x2001 && g[1] === 0x0db8) return false; // documentation
   if (g[0] === 0x3fff && g[1] < 0x1000) return false; // documentation 3fff::/20
   if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return false; // benchmarking 2001:2::/48
   if (g[0] === 0x2001 && g[1] >= 0x10 && g[1] <= 0x2f) return false; // ORCHID(v2) 2001:10::/27
-  if (g[0] === 0x0100 && zeroTo(4)) return false; // discard-only 100::/64
-  return (g[0] & 0xe000) === 0x2000; // global unicast 2000::/3
+  // Global unicast 2000::/3 only: unique local fc00::/7, link-local fe80::/10, multicast ff00::/8
+  // and discard-only 100::/64 lie outside it. Checks of their own for those could never decide
+  // (probe GP: the one for 100::/64 could not even be true).
+  return (g[0] & 0xe000) === 0x2000;
 }

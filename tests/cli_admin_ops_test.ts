@@ -365,6 +365,43 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       ],
       /line 2: account record: keys\.key_1\.win_sec: is a second more than a year ahead/,
     ],
+    // Counts below zero (probe GP: `used` of -1e6 would restore a million credits more).
+    negused: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_3" }], { t: "json", v: record({ used: -1e6 }) }),
+      ],
+      /line 2: account record: used: /,
+    ],
+    negwindow: [
+      [
+        header(1),
+        entry([{ s: "account" }, { s: "acc_3" }], {
+          t: "json",
+          v: record({ keys: { key_1: { ...KEY_RECORD, win_count: -5 } } }),
+        }),
+      ],
+      /line 2: account record: keys\.key_1\.win_count: /,
+    ],
+    // A field named `at` alone, a time before 1970, and values nested past any real entry.
+    bareat: [
+      [header(1), entry([{ s: "alert" }, { s: "a" }, { s: "b" }], { t: "json", v: { at: 1e16 } })],
+      /line 2: at: not a time from 1970 to a year from now/,
+    ],
+    pastwatch: [
+      [header(1), entry([{ s: "watch" }, { s: "w_3" }], { t: "json", v: { created_at: -1e16 } })],
+      /line 2: created_at: not a time from 1970 to a year from now/,
+    ],
+    deep: [
+      [
+        header(1),
+        entry([{ s: "watch" }, { s: "w_4" }], {
+          t: "json",
+          v: JSON.parse('{"a":'.repeat(12) + '"x"' + "}".repeat(12)),
+        }),
+      ],
+      /line 2: (a\.)+\(nested too deep\)/,
+    ],
     // Any entry's times (probe GI: a watch created at 1e16 made the watch list answer 503).
     farwatch: [
       [header(1), entry([{ s: "watch" }, { s: "w_1" }], { t: "json", v: { created_at: 1e16 } })],

@@ -4,6 +4,8 @@ import { Meter } from "../metering/meter.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { transact } from "../metering/transact.ts";
+import { LOCKED_TRIES } from "../core/lock_backoff.ts";
 
 /**
  * A store whose commits land but whose replies are lost, as a KV Connect client may see when a
@@ -80,6 +82,49 @@ Deno.test("two meters on one KV file (two instances) never admit past the allowa
   } finally {
     kv1.close();
     kv2.close();
+    await removeKvFiles(path);
+  }
+});
+
+Deno.test("a write whose reply is lost after the store refused it again and again is known to have landed, not failed and not applied twice", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(path);
+  try {
+    const plans = builtinPlans();
+    const accounts = new Accounts(kv, plans, systemClock);
+    const a = await accounts.create("refused@example.com", "scale");
+    // Commits refused without landing, as a store another process holds refuses them, up to the
+    // last try before the write is taken to fail; that one lands, and its reply is lost.
+    let commits = 0;
+    const refusing = new Proxy(kv, {
+      get(target, prop) {
+        if (prop !== "atomic") {
+          const v = Reflect.get(target, prop);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            commits++;
+            if (commits < LOCKED_TRIES) throw new Error("database is locked");
+            const r = await commit();
+            if (commits === LOCKED_TRIES) throw new Error("connection reset after the commit");
+            return r;
+          };
+          return op;
+        };
+      },
+    });
+    const { result } = await transact(refusing, a.id, null, (state) => {
+      state!.used++;
+      return { next: state, result: "charged" };
+    });
+    assert.equal(result, "charged");
+    assert.equal(commits, LOCKED_TRIES);
+    assert.equal((await accounts.get(a.id)).used, 1);
+  } finally {
+    kv.close();
     await removeKvFiles(path);
   }
 });
