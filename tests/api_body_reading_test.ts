@@ -125,6 +125,38 @@ Deno.test("bodies read at once are bounded: past half, a few per client; the las
   }
 });
 
+Deno.test("past half the reading slots, a client's share is exactly perClient: its (perClient+1)th body is refused, one with fewer is read (probe GP, B2)", async () => {
+  await using s = await startServer({
+    trustProxy: 1,
+    bodyReading: { seconds: 30, max: 8, perClient: 2 },
+  });
+  const held: Unfinished[] = [];
+  // A body being read gets no answer while it is held open (30 s here); a refused one is answered
+  // at once, waited for here as long as a slow machine may need.
+  const send = async (ip: string, expectRefusal: boolean) => {
+    const u = await unfinished(s.url, "/dashboard/signin", [FORM, `X-Forwarded-For: ${ip}`]);
+    const status = await statusWithin(u, expectRefusal ? 5_000 : 400);
+    if (status === null) held.push(u);
+    else u.close();
+    return status;
+  };
+  try {
+    // Below half (4): A and B take two each, A's share exactly.
+    for (const ip of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"]) {
+      assert.equal(await send(ip, false), null, ip);
+    }
+    // Four being read, half of eight, and short of the kept last quarter (6): only the
+    // per-client share refuses here, and at exactly perClient being read, not one later.
+    assert.equal(await send("10.0.0.1", true), 429, "A's third, with its 2 being read");
+    assert.equal(await send("10.0.0.2", true), 429, "B's third, with its 2 being read");
+    assert.equal(await send("10.0.0.3", false), null, "C's first");
+    assert.equal(await send("10.0.0.3", false), null, "C's second: it had 1, below its share");
+    assert.equal(held.length, 6);
+  } finally {
+    for (const u of held) u.close();
+  }
+});
+
 Deno.test("a body refused while a paid route reads it keeps the route's headers; a declared length over the limit is not answered before the route's checks", async () => {
   await using s = await startServer();
   const { key } = await s.account("starter");

@@ -138,6 +138,31 @@ Deno.test("the answer bound counts bytes: under a third of it in a three-byte sc
   }
 });
 
+Deno.test("the answer bound counts a surrogate pair as its four UTF-8 bytes: emoji just under the bound pass, just over are refused (probe GP, CA2)", async () => {
+  // "😀" is two UTF-16 units and four bytes of UTF-8. Counted as three bytes a unit (six a
+  // character), an answer of emoji past two thirds of the bound was a false 502.
+  const quarter = Math.floor(MAX_ANSWER_CHARS / 4);
+  const answer = (emoji: number) =>
+    class extends ControlledSource {
+      override async fetch(req: DataRequest) {
+        const body = await super.fetch(req) as Record<string, unknown>;
+        return { ...body, url: `https://www.amazon.com/${"😀".repeat(emoji)}` };
+      }
+    };
+  for (const [emoji, status] of [[quarter - 10_000, 200], [quarter + 100, 502]] as const) {
+    await using s = await startServer({ source: new (answer(emoji))() });
+    const { key } = await s.account("starter");
+    const r = await s.get(OFFERS, key);
+    const text = await r.text();
+    assert.equal(r.status, status, `${emoji} emoji`);
+    assert.equal(r.headers.get("x-credits-cost"), status === 200 ? "1" : "0");
+    if (status === 200) {
+      const bytes = new TextEncoder().encode(text).byteLength;
+      assert.ok(bytes > MAX_ANSWER_CHARS * 0.99 && bytes <= MAX_ANSWER_CHARS, `${bytes} bytes`);
+    }
+  }
+});
+
 Deno.test("an answer larger than any real page yields is an uncharged 502, not a charge for half a gigabyte", async () => {
   class Repeating extends ControlledSource {
     override async fetch(req: DataRequest) {

@@ -308,6 +308,10 @@ Deno.test("watches API: private, loopback and odd webhook targets are refused", 
     "http://unknown.example.com/hook",
     "ftp://hooks.example.com/hook",
     "https://user:pw@hooks.example.com/hook",
+    "https://:secret@hooks.example.com/h", // a password alone (probe GP, WT2)
+    "http://198.51.100.1/hook", // TEST-NET-2 (probe GP, I1)
+    "http://203.0.113.5/hook", // TEST-NET-3 (probe GP, I1)
+    "http://192.0.0.170/hook", // IETF protocol assignments (probe GP, I2)
     "not a url",
   ];
   for (const url of refused) {
@@ -333,6 +337,9 @@ Deno.test("watches API: address rules, one by one", () => {
     "2001:30::1",
     "3fff:1000::1", // just past documentation's 3fff::/20
     "3ffe::1",
+    "192.0.1.1", // between 192.0.0.0/24 and TEST-NET-1
+    "198.51.101.1", // just past TEST-NET-2
+    "203.0.114.1", // just past TEST-NET-3
   ];
   const priv = [
     "127.0.0.1",
@@ -346,11 +353,18 @@ Deno.test("watches API: address rules, one by one", () => {
     "255.255.255.255",
     "198.18.0.1",
     "192.0.2.1",
+    "192.0.0.170", // IETF protocol assignments 192.0.0.0/24 (probe GP, I2)
+    "192.0.0.1",
+    "198.51.100.1", // TEST-NET-2 (probe GP, I1)
+    "198.51.100.255",
+    "203.0.113.5", // TEST-NET-3 (probe GP, I1)
+    "203.0.113.0",
     "::",
     "::1",
     "fc00::1",
     "fe80::1%eth0",
     "ff02::1",
+    "100::1", // discard-only 100::/64
     "::ffff:10.0.0.1",
     "::127.0.0.1",
     "64:ff9b::a00:1",

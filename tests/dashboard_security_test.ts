@@ -109,6 +109,36 @@ Deno.test("dashboard: a form posted without or with a wrong CSRF token is refuse
   assert.match(ok.text, /shelf_live_[0-9a-f]{48}/);
 });
 
+Deno.test("dashboard: a pre-sign-in form posted with no form cookie, no token and no Origin is refused 403, not processed (probe GP, AU2)", async () => {
+  await using s = await startServer();
+  const email = await signUp(browser(s.url));
+  const fresh = `fresh${crypto.randomUUID()}@example.com`;
+  // A bare client (curl -d): no cookie at all, no _csrf field, no Origin or Sec-Fetch-Site. The
+  // expected token is then "" and so is the given one; they must not count as matching.
+  const forms: [string, Record<string, string>][] = [
+    ["/dashboard/signin", { email, password: "correct horse battery" }],
+    ["/dashboard/signup", { email: fresh, password: "correct horse battery" }],
+    ["/dashboard/forgot", { email }],
+  ];
+  for (const [path, form] of forms) {
+    const r = await fetch(s.url + path, {
+      method: "POST",
+      body: new URLSearchParams(form),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+    });
+    const text = await r.text();
+    assert.equal(r.status, 403, path);
+    assert.match(text, /security token is missing or out of date/, path);
+    assert.equal(r.headers.get("location"), null, path);
+    assert.ok(
+      !r.headers.getSetCookie().some((c) => /session/i.test(c.split("=")[0])),
+      `${path}: no session cookie`,
+    );
+  }
+  assert.equal(await s.accounts.idByEmail(fresh), null, "the sign-up created no account");
+});
+
 Deno.test("dashboard: a form another site bounced here (Origin null, fetch metadata not same-origin) is refused even with the right token", async () => {
   await using s = await startServer();
   const email = await signUp(browser(s.url));

@@ -130,6 +130,30 @@ Deno.test("a full page queue refuses at once with 503 upstream_busy and Retry-Af
   assert.equal(await used(rig), before + 1);
 });
 
+Deno.test("the page queue holds exactly queueLimit waiting jobs: the next one is refused at once with 503 upstream_busy (probe GP, PP1)", async () => {
+  // Each account's own bound well above the queue's, so that only the queue's bound refuses.
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, queueLimit: 3, ownerLimit: 10 });
+  try {
+    const url = "https://www.amazon.com/dp/PAUSE0";
+    const atWorker = pool.read(job(url), body(), undefined, "a");
+    await new Promise((r) => setTimeout(r, 50)); // it has left the queue for the worker
+    // Four more, each of its own account, sent at once: three wait, the fourth is refused.
+    const reads = ["b", "c", "d", "e"].map((owner) =>
+      pool.read(job(url), body(), undefined, owner)
+    );
+    const settled = Promise.allSettled([atWorker, ...reads]);
+    assert.equal(pool.queued, 3, "three jobs waiting, queueLimit");
+    const results = await settled;
+    assert.deepEqual(
+      results.map((r) => r.status === "fulfilled" ? "read" : r.reason.code),
+      ["read", "read", "read", "read", "upstream_busy"],
+    );
+    assert.equal((results[4] as PromiseRejectedResult).reason.status, 503);
+  } finally {
+    pool.close();
+  }
+});
+
 Deno.test("PARSE_WORKERS: the number of cores unless set, 0 for inline, anything else refused", () => {
   const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
   assert.equal(loadConfig(env({})).parseWorkers, navigator.hardwareConcurrency);
@@ -162,6 +186,9 @@ Deno.test("a queued page job whose caller has given up leaves the queue at once;
 Deno.test("a timed-out worker's slot gets a new worker only once the old thread has stopped reading", async () => {
   const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 300, drainMs: 10_000 });
   try {
+    // The worker loaded first: one still loading when the job timed out was not yet busy with
+    // it, so it was replaced at once (a loaded machine found no job waiting).
+    await pool.read(job("https://www.amazon.com/dp/B000000002"), body());
     await assert.rejects(
       pool.read(job("https://www.amazon.com/dp/B0SLOW0000"), body()),
       /longer than 300 ms/,

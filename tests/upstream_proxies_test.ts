@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { credentialRelay } from "../upstream/proxy_relay.ts";
+import { BrowserTransport } from "../upstream/browser_transport.ts";
 import { fixture, onSite } from "./fixture.ts";
 
 /**
@@ -163,6 +164,52 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
     assert.equal(credentialRelay("socks5://u:p@127.0.0.1:9", () => true), null, "SOCKS5");
   } finally {
     relay.close();
+    proxy.close();
+  }
+});
+
+Deno.test("the transport's relay tunnels to the marketplaces on port 443 only, never to another port of theirs (probe GP, PR2)", async () => {
+  const heads: string[] = [];
+  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  (async () => {
+    for await (const c of proxy) {
+      const buf = new Uint8Array(4096);
+      const n = await c.read(buf);
+      heads.push(new TextDecoder().decode(buf.subarray(0, n ?? 0)));
+      await c.write(new TextEncoder().encode("HTTP/1.1 200 Connection established\r\n\r\n"));
+      c.close();
+    }
+  })().catch(() => {});
+  // No origin: the transport reaches the marketplaces themselves, through the operator's proxy.
+  const transport = new BrowserTransport({
+    proxies: [`http://user:pw@127.0.0.1:${proxy.addr.port}`],
+  });
+  // The relay listens on loopback, where any local program can reach it: its URL is what the
+  // transport hands the runtime, read here as such a program would find its port.
+  const relays = transport["relays"];
+  assert.equal(relays.length, 1);
+  const port = Number(new URL(relays[0].url).port);
+  const ask = async (target: string) => {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port });
+    await c.write(
+      new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`),
+    );
+    const buf = new Uint8Array(4096);
+    const n = await c.read(buf);
+    c.close();
+    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
+  };
+  try {
+    for (const target of ["www.amazon.com:25", "www.amazon.de:80", "www.amazon.co.uk:8443"]) {
+      assert.equal(await ask(target), "HTTP/1.1 403 Forbidden", target);
+    }
+    assert.equal(await ask("evil.example:443"), "HTTP/1.1 403 Forbidden");
+    assert.equal(heads.length, 0, "nothing reached the proxy");
+    assert.equal(await ask("www.amazon.com:443"), "HTTP/1.1 200 Connection established");
+    assert.match(heads[0], /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\n/);
+    assert.equal(heads.length, 1);
+  } finally {
+    await transport.close();
     proxy.close();
   }
 });
