@@ -26,3 +26,30 @@ Deno.test("a burst on one window takes exactly its slots, with about one commit 
   // The window's end opens it again.
   assert.equal(await reserveSlots(store.kv, [window], 900_000, now + 900_001), null);
 });
+
+Deno.test("a window whose every commit fails refuses the caller, never admits it (too contended)", async () => {
+  await using store = await countedKv();
+  // Every commit refused, as a window others keep writing would refuse them, or thrown, as a
+  // store another process holds throws them.
+  let n = 0;
+  const refusing = new Proxy(store.kv, {
+    get(target, prop) {
+      if (prop !== "atomic") {
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      }
+      return () => {
+        const op = target.atomic();
+        op.commit = () =>
+          n++ % 2
+            ? Promise.resolve({ ok: false })
+            : Promise.reject(new Error("database is locked"));
+        return op;
+      };
+    },
+  });
+  const window = { key: ["client_signins", "contended"], limit: 100 };
+  assert.equal(await reserveSlots(refusing, [window], 900_000, Date.now()), window);
+  assert.ok(n >= 10, `${n} tries`);
+  assert.equal((await store.kv.get(window.key)).value, null, "nothing was taken");
+});
