@@ -795,3 +795,20 @@ Deno.test('product: the marketplaces\' "currently unavailable" lines read as out
     assert.equal(r.in_stock, true, few);
   }
 });
+
+Deno.test("product: the out-of-stock box marks a product out of stock whatever its availability line says (probe GR)", async () => {
+  const name = "product/amazon.co.uk__app-B07CL39Z8Q.html";
+  const html = await fixture(name);
+  assert.equal(parseProduct(html, { marketplace: "UK" }).in_stock, false);
+  // The page's box (id="outOfStock") and its availability line both say "Currently unavailable.";
+  // in a wording no list holds, the box still tells.
+  const unlisted = html.replaceAll("Currently unavailable.", "Momenteel niet leverbaar.")
+    .replaceAll(
+      "We don't know when or if this item will be back in stock.",
+      "Wij weten niet wanneer.",
+    );
+  assert.ok(unlisted.includes('id="outOfStock"'));
+  const p = parseProduct(unlisted, { marketplace: "UK" });
+  assert.equal(p.availability, "Momenteel niet leverbaar. Wij weten niet wanneer.");
+  assert.equal(p.in_stock, false);
+});

@@ -388,10 +388,28 @@ Deno.test("parseSearch() reads every card field on amazon.com (pricechecker)", a
     currency: "USD",
     list_price: 23.99,
   });
-  assert.ok(iniu.delivery.startsWith("Join Prime to get FREE delivery"), iniu.delivery);
+  // The card's two delivery lines, the members' and the non-members', as one text.
+  assert.equal(
+    iniu.delivery,
+    "Join Prime to get FREE delivery Tomorrow, Aug 17 Or Non-members get FREE delivery Fri, " +
+      "Aug 21 on $35 of items shipped by Amazon",
+  );
   assert.ok(iniu.image?.startsWith("https://m.media-amazon.com/images/I/"));
   // "(1.5K)" is shown; the link's aria-label "1,576 ratings" holds the exact count.
   assert.equal(page.results[6].reviews_count, 1576);
+});
+
+Deno.test("parseSearch() on amazon.in (adityan): a unit price is no list price, and a two-digit count bought is read (probe GR)", async () => {
+  const page = parseSearch(await fixture("search/amazon.in__adityan-cmf-buds-2a.html"), {
+    marketplace: "IN",
+  });
+  // The card shows "₹2,299", then "(₹2,29,900/100 g)" in an a-text-price that is not struck,
+  // then "M.R.P: ₹5,999" struck through.
+  const pebble = page.results.find((r) => r.asin === "B0FN5VP1Z3")!;
+  assert.equal(pebble.price?.amount, 2299);
+  assert.equal(pebble.price?.list_price, 5999);
+  const fifty = page.results.find((r) => r.asin === "B0FJWD5GK8")!;
+  assert.equal(fifty.bought_past_month, "50+ bought in past month");
 });
 
 Deno.test("parseSearch() takes a card's image from srcset where src points at a saved page's local copy", async () => {

@@ -29,6 +29,14 @@ Deno.test("parseSellerProfile() reads name, logo, about, feedback and business d
   });
 });
 
+Deno.test("parseSellerProfile() reads every share of positive feedback, 100% and one digit too (probe GR)", () => {
+  for (const pct of [100, 8]) {
+    const page = SELLER_PROFILE_PAGE.replace("<b>93% positive</b>", `<b>${pct}% positive</b>`);
+    assert.ok(page.includes(`${pct}% positive`));
+    assert.equal(parseSellerProfile(page, { marketplace: "US" }).positive_pct, pct);
+  }
+});
+
 Deno.test("parseSellerProfile() takes the seller id from the storefront link without a URL", () => {
   const profile = parseSellerProfile(SELLER_PROFILE_PAGE, { marketplace: "US" });
   assert.equal(profile.seller_id, "A1EXAMPLE7SELLER");
