@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ControlledSource, ManualClock, startServer } from "./test_server.ts";
-import { parsePlans } from "../metering/plans.ts";
+import { BUILTIN_PLANS, parsePlans, Plans } from "../metering/plans.ts";
 import { FORM_BODY_LIMIT, JSON_BODY_LIMIT } from "../schemas/request_limits.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { MAX_ANSWER_CHARS } from "../upstream/page_read.ts";
@@ -177,4 +177,85 @@ Deno.test("an answer larger than any real page yields is an uncharged 502, not a
   assert.equal((await r.json()).error.code, "upstream_error");
   assert.equal(r.headers.get("x-credits-cost"), "0");
   assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+});
+
+/** Rate and credits these tests' runs of calls never reach. */
+const roomy = new Plans([...BUILTIN_PLANS, {
+  id: "roomy",
+  credits: 1_000,
+  rate_limit_per_sec: 1_000,
+  max_keys: 1,
+  groups: ["products", "reviews", "sellers", "merchandising", "utility", "scrape"],
+}]);
+
+/**
+ * Sends each value of `param` to each path: `bad` ones must be an uncharged 422 on `param` alone,
+ * with `type`, reaching no data source; `good` ones must pass validation (the test source answers
+ * search and offers, and gives the others an uncharged 502, past validation).
+ */
+async function pinBound(
+  param: string,
+  paths: string[],
+  good: string[],
+  bad: [string, string][],
+) {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (const path of paths) {
+    for (const [value, type] of bad) {
+      const r = await s.get(`${path}&${param}=${value}`, key);
+      const body = await r.json();
+      assert.equal(r.status, 422, `${path} ${param}=${value}: ${JSON.stringify(body)}`);
+      assert.equal(r.headers.get("x-credits-cost"), "0");
+      assert.deepEqual(
+        body.detail.map((
+          d: { loc: string[]; type: string; input: unknown },
+        ) => [d.loc, d.type, d.input]),
+        [[["query", param], type, value]],
+        `${path} ${param}=${value}`,
+      );
+    }
+  }
+  assert.equal(s.source.calls, 0, "no refused call reached the data source");
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0, "nothing charged");
+  for (const path of paths) {
+    for (const value of good) {
+      const before: number = s.source.calls;
+      const r = await s.get(`${path}&${param}=${value}`, key);
+      const body = await r.json();
+      assert.notEqual(r.status, 422, `${path} ${param}=${value}: ${JSON.stringify(body)}`);
+      assert.equal(s.source.calls, before + 1, `${path} ${param}=${value} is admitted`);
+      assert.equal(s.source.lastParams?.[param], param === "page" ? Number(value) : value);
+    }
+  }
+}
+
+Deno.test("page: 1 and 400 pass, 0 and 401 are an uncharged 422 on `page`, on every endpoint that pages", async () => {
+  await pinBound(
+    "page",
+    [
+      "/v1/products/search?query=tea",
+      "/v1/bestsellers?category=hi",
+      "/v1/products/category?category_id=electronics",
+      "/v1/sellers/products?seller_id=A1B2C3D4E5",
+      "/v1/products/reviews?asin=B07H57DNVV",
+    ],
+    ["1", "400"],
+    [["0", "greater_than_equal"], ["401", "less_than_equal"]],
+  );
+});
+
+Deno.test("search query: 300 characters pass, 301 are an uncharged 422 string_too_long", async () => {
+  await pinBound("query", ["/v1/products/search?limit=0"], ["q".repeat(300)], [
+    ["q".repeat(301), "string_too_long"],
+  ]);
+});
+
+Deno.test("seller_id: 8 and 20 characters pass, 7 and 21 are an uncharged 422, on both seller endpoints", async () => {
+  await pinBound(
+    "seller_id",
+    ["/v1/sellers/products?page=1", "/v1/sellers/profile?marketplace=us"],
+    ["A1B2C3D4", "A1B2C3D4E5F6G7H8J9K0"],
+    [["A1B2C3D", "string_pattern_mismatch"], ["A1B2C3D4E5F6G7H8J9K0L", "string_pattern_mismatch"]],
+  );
 });

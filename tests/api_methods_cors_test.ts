@@ -4,7 +4,7 @@
  * CORS_ORIGINS; without CORS_ORIGINS no CORS header is sent at all.
  */
 import assert from "node:assert/strict";
-import { startServer } from "./test_server.ts";
+import { ManualClock, startServer } from "./test_server.ts";
 import { parseCorsOrigins } from "../routes/methods.ts";
 
 const DETAILS = "/v1/products/offers?asin=B07H57DNVV";
@@ -141,6 +141,52 @@ Deno.test("with CORS_ORIGINS, listed origins get a preflight and CORS headers; o
         assert.equal(pre.headers.get("access-control-allow-origin"), null);
       }
     }
+  }
+});
+
+/**
+ * What a browser app may read of an answer: the meter headers, Retry-After (SPEC requires it on a
+ * 429; a client must be able to wait that long), X-Request-Id and Age (routes/methods.ts).
+ */
+const EXPOSED = [
+  "age",
+  "ratelimit",
+  "ratelimit-policy",
+  "retry-after",
+  "x-credits-cost",
+  "x-credits-remaining",
+  "x-credits-reset",
+  "x-request-id",
+];
+const exposed = (r: Response) =>
+  (r.headers.get("access-control-expose-headers") ?? "").split(",").map((h) =>
+    h.trim().toLowerCase()
+  ).filter(Boolean).sort();
+
+Deno.test("with CORS_ORIGINS, every answer exposes the meter headers, Retry-After, X-Request-Id and Age, a 429 included", async () => {
+  for (const corsOrigins of [["https://app.example"], "*"] as const) {
+    const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
+    await using s = await startServer({ clock, corsOrigins: corsOrigins as "*" | string[] });
+    const { key } = await s.account("free"); // one call a second
+    const headers = { origin: "https://app.example" };
+    const paid = await s.get(DETAILS, key, { headers });
+    await paid.body?.cancel();
+    assert.equal(paid.status, 200);
+    assert.deepEqual(exposed(paid), EXPOSED, `${corsOrigins}: a paid answer`);
+    // Every header this answer carries for the client is among those it may read.
+    for (const h of ["x-credits-cost", "x-credits-remaining", "ratelimit", "x-request-id"]) {
+      assert.ok(paid.headers.has(h), h);
+    }
+    const limited = await s.get(DETAILS, key, { headers });
+    await limited.body?.cancel();
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get("retry-after"), "1");
+    assert.deepEqual(exposed(limited), EXPOSED, `${corsOrigins}: a 429 exposes its Retry-After`);
+    clock.advance(1_000);
+    const invalid = await s.get("/v1/products/offers?asin=bad", key, { headers });
+    await invalid.body?.cancel();
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(exposed(invalid), EXPOSED, `${corsOrigins}: a 422`);
   }
 });
 

@@ -186,3 +186,136 @@ Deno.test("refusals come before validation: bad parameters get 401, 403 or 429 w
   clock.advance(1_000);
   assert.equal(await status(BAD, free.key), 422, "a new second");
 });
+
+/** A call's status, credit cost and 422 entries (loc name, type, input); the body is read. */
+async function answer(
+  s: { get: (p: string, k: string) => Promise<Response> },
+  path: string,
+  key: string,
+) {
+  const r = await s.get(path, key);
+  const body = await r.json();
+  const detail = r.status === 422
+    ? body.detail.map((
+      d: { loc: string[]; type: string; input: unknown },
+    ) => [d.loc[1], d.type, d.input])
+    : null;
+  return { status: r.status, cost: r.headers.get("x-credits-cost"), detail, body };
+}
+
+Deno.test("a repeated data parameter takes its last value: a bad last value is an uncharged 422, a good one is the value used", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  const bad = await answer(s, "/v1/products/offers?asin=B0ABCDEFGH&asin=bad", key);
+  assert.equal(bad.status, 422);
+  assert.equal(bad.cost, "0");
+  assert.deepEqual(bad.detail, [["asin", "string_pattern_mismatch", "bad"]]);
+  assert.equal(s.source.calls, 0, "a refused call reaches no data source");
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+
+  const good = await answer(s, "/v1/products/offers?asin=bad&asin=B0ABCDEFGH", key);
+  assert.equal(good.status, 200, JSON.stringify(good.body));
+  assert.equal(good.cost, "1");
+  assert.equal(good.body.asin, "B0ABCDEFGH");
+  for (
+    const [q, value] of [["prime_only=true&prime_only=false", false], [
+      "prime_only=no&prime_only=1",
+      true,
+    ]] as const
+  ) {
+    const r = await answer(s, `/v1/products/search?query=usb&${q}`, key);
+    assert.equal(r.status, 200, q);
+    assert.equal(s.source.lastParams?.prime_only, value, q);
+  }
+  const pages = await answer(s, "/v1/products/search?query=usb&page=2&page=0", key);
+  assert.deepEqual(pages.detail, [["page", "greater_than_equal", "0"]]);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 3);
+});
+
+Deno.test("an ASIN is exactly 10 characters: 9 and 11 are an uncharged 422 string_pattern_mismatch, 10 passes", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (const asin of ["B0ABCDEFGHX", "B0ABCDEFG", "B0ABCDEFGH1234567890"]) {
+    for (const path of ["/v1/products/offers", "/v1/products/details", "/v1/products/reviews"]) {
+      const r = await answer(s, `${path}?asin=${asin}`, key);
+      assert.equal(r.status, 422, `${path} ${asin}`);
+      assert.equal(r.cost, "0");
+      assert.deepEqual(r.detail, [["asin", "string_pattern_mismatch", asin]], `${path} ${asin}`);
+    }
+  }
+  assert.equal(s.source.calls, 0);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+  const ok = await answer(s, "/v1/products/offers?asin=B0ABCDEFGH", key);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.cost, "1");
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 1);
+});
+
+Deno.test("an empty or blank boolean is no boolean: an uncharged 422 bool_parsing, never read as true", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (
+    const [name, raw] of [["prime_only", ""], ["prime_only", "%20"], ["include_sponsored", ""]]
+  ) {
+    const r = await answer(s, `/v1/products/search?query=usb&${name}=${raw}`, key);
+    assert.equal(r.status, 422, `${name}=${raw}`);
+    assert.equal(r.cost, "0");
+    assert.deepEqual(r.detail, [[name, "bool_parsing", decodeURIComponent(raw)]], `${name}=${raw}`);
+  }
+  const verified = await answer(s, "/v1/products/reviews?asin=B07H57DNVV&verified_only=", key);
+  assert.deepEqual(verified.detail, [["verified_only", "bool_parsing", ""]]);
+  assert.equal(s.source.calls, 0);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+});
+
+Deno.test("numbers are decimal: hex, binary, octal, blank and empty prices are an uncharged 422 float_parsing; decimal forms pass", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (const raw of ["0x10", "0b1", "0o7", "%20", "", "1_000", "Infinity", "1.2.3"]) {
+    for (const name of ["min_price", "max_price"]) {
+      const r = await answer(s, `/v1/products/search?query=usb&${name}=${raw}`, key);
+      assert.equal(r.status, 422, `${name}=${raw}`);
+      assert.equal(r.cost, "0");
+      assert.deepEqual(
+        r.detail,
+        [[name, "float_parsing", decodeURIComponent(raw)]],
+        `${name}=${raw}`,
+      );
+    }
+  }
+  assert.equal(s.source.calls, 0);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+  for (
+    const [raw, value] of [["16", 16], ["1e1", 10], [".5", 0.5], ["+3", 3], ["2.", 2], [
+      "%207%20",
+      7,
+    ]] as const
+  ) {
+    const r = await answer(s, `/v1/products/search?query=usb&min_price=${raw}`, key);
+    assert.equal(r.status, 200, `min_price=${raw}`);
+    assert.equal(s.source.lastParams?.min_price, value, `min_price=${raw}`);
+  }
+});
+
+Deno.test("a postcode starts with a letter or digit and holds 2-12 characters: -1234 and the bounds' outsides are an uncharged 422", async () => {
+  await using s = await startServer({ plans: roomy });
+  const { key } = await s.account("roomy");
+  for (const zip of ["-1234", "-", "1", "1".repeat(13), "12_34"]) {
+    const r = await answer(s, `/v1/products/offers?asin=B07H57DNVV&zip=${zip}`, key);
+    assert.equal(r.status, 422, `zip=${zip}`);
+    assert.equal(r.cost, "0");
+    assert.deepEqual(r.detail.map((d: unknown[]) => d[0]), ["zip"], `zip=${zip}`);
+    assert.equal(r.detail[0][2], zip);
+  }
+  assert.equal(s.source.calls, 0);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+  for (const zip of ["12", "1234-", "A1 2-3", "1".repeat(12)]) {
+    const r = await answer(
+      s,
+      `/v1/products/offers?asin=B07H57DNVV&zip=${encodeURIComponent(zip)}`,
+      key,
+    );
+    assert.equal(r.status, 200, `zip=${zip}`);
+    assert.equal(s.source.lastParams?.zip, zip);
+  }
+});

@@ -129,6 +129,28 @@ Deno.test("watches API: a body that breaks a rule gets 422 with the field's loca
   assert.equal(dash.status, 201, await dash.clone().text());
 });
 
+Deno.test("watches API: a postcode starts with a letter or digit and holds 2-12 characters; -1234 is an uncharged 422 on body.zip", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  for (const zip of ["-1234", " -1234", "-", "1", "1".repeat(13), "12_34"]) {
+    const r = await post(s.url, key, { ...GOOD, zip });
+    const body = await r.json();
+    assert.equal(r.status, 422, `zip ${JSON.stringify(zip)}: ${JSON.stringify(body)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+    assert.deepEqual(body.detail.map((d: { loc: unknown[] }) => d.loc), [["body", "zip"]]);
+    assert.equal(body.detail[0].input, zip);
+  }
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, 0, "no watch was made");
+  for (const zip of ["12", "1234-", "A1 2-3", "1".repeat(12)]) {
+    const r = await post(s.url, key, { ...GOOD, zip });
+    const body = await r.json();
+    assert.equal(r.status, 201, `zip ${JSON.stringify(zip)}: ${JSON.stringify(body)}`);
+    assert.equal(body.zip, zip);
+  }
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, 4);
+  assert.equal((await (await s.get("/v1/usage", key)).json()).requests_used, 0);
+});
+
 Deno.test("watches API: a body's 422 entries speak the spec's (pydantic's) words and echo the value given", async () => {
   await using s = await startServer({ watches: { ...watchesOpts, minSeconds: 60 }, plans });
   const { key } = await s.account("bulk");

@@ -88,6 +88,26 @@ Deno.test("X-Request-Id: a well-formed incoming id is kept, anything else is rep
   );
 });
 
+Deno.test("X-Request-Id: an incoming id of exactly 64 characters is kept, one of 65 is replaced", async () => {
+  await using s = await startServer();
+  const { key } = await s.account("starter");
+  // Not hex: a run of 48 hex digits is masked as a possible key and replaced whatever its length.
+  const at = "req." + "xyz-_".repeat(12), over = at + "z";
+  assert.equal(at.length, 64);
+  for (const path of ["/v1/", "/v1/usage", "/healthz", "/v1/products/offers?asin=B07H57DNVV"]) {
+    const send = async (id: string) => {
+      const r = await fetch(s.url + path, { headers: { "x-api-key": key, "x-request-id": id } });
+      await r.body?.cancel();
+      assert.equal(r.status, 200, path);
+      return r.headers.get("x-request-id");
+    };
+    assert.equal(await send(at), at, `${path}: 64 characters are kept`);
+    const made = await send(over);
+    assert.notEqual(made, over, `${path}: 65 characters are replaced`);
+    assert.match(made ?? "", /^[0-9a-f-]{36}$/, path);
+  }
+});
+
 Deno.test("the access log masks a key written percent-encoded, in a query value or a path", async () => {
   const lines: Record<string, unknown>[] = [];
   await using s = await startServer({ accessLog: (l) => void lines.push(l) });
