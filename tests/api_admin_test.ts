@@ -147,6 +147,22 @@ Deno.test("admin API refuses bad input with clear errors", async () => {
   assert.equal((await admin(s, "GET", "/admin/accounts/x", undefined, "wrong")).status, 401);
 });
 
+Deno.test("admin API: a status other than active or inactive, the empty one too, is a 422 and changes nothing", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const { id } = (await admin(s, "POST", "/admin/accounts", { email: "status@example.com" })).body;
+  for (const status of ["", " ", "Active", "suspended", null, 1]) {
+    const r = await admin(s, "PATCH", `/admin/accounts/${id}`, { status });
+    assert.equal(r.status, 422, JSON.stringify(status));
+    assert.equal(r.body.error.code, "invalid_status", JSON.stringify(status));
+    const shown = await admin(s, "GET", `/admin/accounts/${id}`);
+    assert.equal(shown.body.status, "active", `unchanged after ${JSON.stringify(status)}`);
+  }
+  const listed = await admin(s, "GET", "/admin/accounts?email=status@example.com");
+  assert.deepEqual(listed.body.accounts.map((a: { status: string }) => a.status), ["active"]);
+  const off = await admin(s, "PATCH", `/admin/accounts/${id}`, { status: "inactive" });
+  assert.deepEqual([off.status, off.body.status], [200, "inactive"]);
+});
+
 Deno.test("without ADMIN_TOKEN the admin API does not exist", async () => {
   await using s = await startServer();
   const r = await fetch(s.url + "/admin/accounts", { method: "POST", body: "{}" });

@@ -296,3 +296,27 @@ Deno.test("admin CLI: a long account list on a non-blocking stdout that fills co
       await Deno.remove(dir, { recursive: true });
     }
   }));
+
+Deno.test("deno task admin: account set --status with an empty or unknown status is refused, the account unchanged", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const kv = await Deno.openKv(kvPath);
+    let id: string;
+    try {
+      id = (await new Accounts(kv, builtinPlans(), systemClock).create("st@example.com")).id;
+    } finally {
+      kv.close();
+    }
+    for (const status of ["", "suspended"]) {
+      const set = await admin(kvPath, "account", "set", id, "--status", status);
+      assert.equal(set.code, 1, JSON.stringify(status));
+      assert.match(set.stderr, /invalid_status/, JSON.stringify(status));
+      assert.equal(set.json, null, "nothing printed as done");
+    }
+    const shown = await admin(kvPath, "account", "show", id);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(shown.json.status, "active");
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});

@@ -371,3 +371,72 @@ Deno.test("UPSTREAM_RECORD_MAX_MB: a whole number of MiB, else a start-up error 
   }
   checkUpstream("origin:http://127.0.0.1:9", env({ UPSTREAM_RECORD_MAX_MB: "64" }));
 });
+
+Deno.test("each bound is exact: the last good value is taken, one step past it is refused naming the setting", () => {
+  // ADMIN_TOKEN: at least 8 different characters (here 24 and 25 long, past the length rule).
+  const eight = "abcdefgh".repeat(3);
+  assert.equal(loadConfig(env({ ADMIN_TOKEN: eight })).adminToken, eight);
+  assert.throws(
+    () => loadConfig(env({ ADMIN_TOKEN: "abcdefg".repeat(3) + "abcd" })),
+    /'ADMIN_TOKEN' must use at least 8 different characters: current value uses 7/,
+  );
+  // TRUST_PROXY: a chain of up to 10 proxies.
+  assert.equal(loadConfig(env({ TRUST_PROXY: "10" })).trustProxy, 10);
+  assert.throws(() => loadConfig(env({ TRUST_PROXY: "11" })), /'TRUST_PROXY'.*"11"/);
+  // WATCH_MIN_SECONDS: whole seconds from 1 to 30 days.
+  assert.equal(loadConfig(env({ WATCH_MIN_SECONDS: "1" })).watchMinSeconds, 1);
+  assert.equal(loadConfig(env({ WATCH_MIN_SECONDS: "2592000" })).watchMinSeconds, 2_592_000);
+  for (const v of ["0", "2592001"]) {
+    assert.throws(() => loadConfig(env({ WATCH_MIN_SECONDS: v })), /'WATCH_MIN_SECONDS'/, v);
+  }
+  // PUBLIC_URL: an origin; a bare "/" path is one, a query on it is not.
+  assert.equal(
+    loadConfig(env({ PUBLIC_URL: "https://shelf.example/" })).publicUrl,
+    "https://shelf.example",
+  );
+  for (const v of ["https://shelf.example/?x=1", "https://shelf.example?x=1"]) {
+    assert.throws(
+      () => loadConfig(env({ PUBLIC_URL: v })),
+      /'PUBLIC_URL' must be an http\(s\) origin \(it has a path or query\)/,
+      v,
+    );
+  }
+});
+
+Deno.test("PLANS_FILE: a rate under 1, more than 100 keys or a fractional credit is refused; the bounds are taken", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const plan = { id: "free", credits: 50, rate_limit_per_sec: 1, max_keys: 1, groups: [] };
+    const file = async (name: string, change: Record<string, number>) => {
+      await Deno.writeTextFile(
+        `${dir}/${name}.json`,
+        JSON.stringify({ plans: [{ ...plan, ...change }] }),
+      );
+      return { PLANS_FILE: `${dir}/${name}.json` };
+    };
+    const good = loadConfig(env(await file("edge", { rate_limit_per_sec: 1, max_keys: 100 })));
+    assert.deepEqual(
+      [good.plans.get("free")?.rate_limit_per_sec, good.plans.get("free")?.max_keys],
+      [1, 100],
+    );
+    assert.equal(loadConfig(env(await file("zero", { credits: 0 }))).plans.get("free")?.credits, 0);
+    for (
+      const [name, change, why] of [
+        ["rate0", { rate_limit_per_sec: 0 }, /plans\.0\.rate_limit_per_sec: /],
+        ["keys101", { max_keys: 101 }, /plans\.0\.max_keys: /],
+        ["half", { credits: 10.5 }, /plans\.0\.credits: /],
+      ] as const
+    ) {
+      const bad = env(await file(name, change));
+      assert.throws(
+        () => loadConfig(bad),
+        (e: Error) =>
+          /^Cannot start as 'PLANS_FILE' is not a plan catalog/.test(e.message) &&
+          why.test(e.message),
+        name,
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

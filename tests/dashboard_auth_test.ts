@@ -12,7 +12,7 @@ import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
-import { SESSION_MS, SESSIONS_PER_ACCOUNT } from "../metering/sessions.ts";
+import { SESSION_MS } from "../metering/sessions.ts";
 import { DASHBOARD_PER_SECOND } from "../routes/dashboard/mod.tsx";
 import {
   ACCOUNT_MAIL_LIMIT,
@@ -22,7 +22,7 @@ import {
 import { removeKvFiles } from "../core/kv_files.ts";
 import { KV } from "../metering/kv_layout.ts";
 import type { AccountState } from "../metering/account_state.ts";
-import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
+import { SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 import { NETWORK_FACTOR } from "../metering/window_slots.ts";
 import { runAdmin } from "../cli/admin.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -286,7 +286,7 @@ Deno.test("settings with an alert address stored before private hosts were refus
     assert.equal(smtp.received.length, 0, "no mail to the private host");
   }));
 
-Deno.test("SIGNUP=open: one client starts at most the documented number of sign-ups an hour", async () => {
+Deno.test("SIGNUP=open: one client starts at most 20 sign-ups an hour; the 21st is refused", async () => {
   const clock = new ManualClock();
   await using s = await startServer({ signup: "open", trustProxy: true, clock });
   const signUp = async (i: number, client: string) => {
@@ -297,8 +297,9 @@ Deno.test("SIGNUP=open: one client starts at most the documented number of sign-
       form: { _csrf: page.csrf, email: `many${i}@example.com`, password: PASSWORD },
     });
   };
-  for (let i = 0; i < CLIENT_SIGNUP_LIMIT; i++) {
-    assert.equal((await signUp(i, "198.51.100.30")).status, 303, `sign-up ${i}`);
+  // README "Dashboard": `open` creates the account at once, at most 20 an hour per client.
+  for (let i = 0; i < 20; i++) {
+    assert.equal((await signUp(i, "198.51.100.30")).status, 303, `sign-up ${i + 1}`);
   }
   const over = await signUp(100, "198.51.100.30");
   assert.equal(over.status, 429);
@@ -307,6 +308,54 @@ Deno.test("SIGNUP=open: one client starts at most the documented number of sign-
   assert.equal((await signUp(101, "198.51.100.31")).status, 303, "another client signs up");
   clock.advance(SIGNUP_WINDOW_MS);
   assert.equal((await signUp(102, "198.51.100.30")).status, 303, "the next hour");
+});
+
+Deno.test("passwords: 10 to 200 characters; 9 or 201 are refused at sign-up and at a change, nothing stored", async () => {
+  await using s = await startServer({ signup: "open" });
+  const signUp = async (email: string, password: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    return {
+      b,
+      r: await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password } }),
+    };
+  };
+  const short = await signUp("nine@example.com", "x".repeat(9));
+  assert.equal(short.r.status, 422);
+  assert.match(short.r.text, /The password needs at least 10 characters/);
+  assert.equal(await s.accounts.idByEmail("nine@example.com"), null);
+  const long = await signUp("long@example.com", "x".repeat(201));
+  assert.equal(long.r.status, 422);
+  assert.match(long.r.text, /The password may have at most 200 characters/);
+  assert.equal(await s.accounts.idByEmail("long@example.com"), null);
+  const ten = await signUp("ten@example.com", "0123456789");
+  assert.equal(ten.r.status, 303, "10 characters are enough");
+  assert.equal((await signIn(browser(s.url), "ten@example.com", "0123456789")).status, 303);
+  const max = await signUp("max@example.com", "y".repeat(200));
+  assert.equal(max.r.status, 303, "200 characters are allowed");
+  assert.equal((await signIn(browser(s.url), "max@example.com", "y".repeat(200))).status, 303);
+
+  // A change, signed in: the same bounds, and a refused one leaves the password as it was.
+  const b = ten.b;
+  const change = async (password: string) => {
+    const page = await b.send("/dashboard/password");
+    return await b.send("/dashboard/password", {
+      form: { _csrf: page.csrf, current: "0123456789", password },
+    });
+  };
+  const refused: [string, RegExp][] = [["z".repeat(9), /at least 10/], [
+    "z".repeat(201),
+    /at most 200/,
+  ]];
+  for (const [password, why] of refused) {
+    const r = await change(password);
+    assert.equal(r.status, 422, `${password.length} characters`);
+    assert.match(r.text, why);
+    assert.equal((await signIn(browser(s.url), "ten@example.com", password)).status, 401);
+  }
+  assert.equal((await signIn(browser(s.url), "ten@example.com", "0123456789")).status, 303);
+  assert.equal((await change("z".repeat(200))).status, 303, "a change to 200 characters");
+  assert.equal((await signIn(browser(s.url), "ten@example.com", "z".repeat(200))).status, 303);
 });
 
 Deno.test("sign-up and forgot-password answer the same whether or not the address has an account", async () => {
@@ -945,11 +994,15 @@ Deno.test("a known browser signs in though its network has used up its sign-in a
   assert.equal((await signIn(owner, email)).status, 303, "the owner's browser is not");
 });
 
-Deno.test("an account keeps at most SESSIONS_PER_ACCOUNT sessions: signing in again ends the oldest, not the store", async () => {
+Deno.test("an account keeps at most 20 sessions: the 21st sign-in ends the oldest, not the store", async () => {
+  // README "Dashboard": an account keeps at most 20 sessions, a new one ending its oldest.
+  const SESSIONS = 20;
   await using s = await startServer({ signup: "open" });
   const email = "again@example.com";
-  const first = await knownBrowser(s.url, email);
-  assert.equal((await signIn(first, email)).status, 303);
+  // The sign-up's own session is the account's first, and oldest.
+  const first = browser(s.url);
+  await signUpOpen(first, email);
+  assert.equal((await first.send("/dashboard/keys")).status, 200);
   const stored = async () => {
     let n = 0;
     for await (const _ of s.kv.list({ prefix: ["session"] })) n++;
@@ -957,19 +1010,27 @@ Deno.test("an account keeps at most SESSIONS_PER_ACCOUNT sessions: signing in ag
   };
   // A script signing in again and again, one session a time (within the per-client limits).
   const again = browser(s.url);
-  for (let i = 0; i < SESSIONS_PER_ACCOUNT + 10; i++) {
+  const signInAgain = async (i: number) => {
     again.jar.clear(); // no session or device cookie kept
-    assert.equal((await signIn(again, email)).status, 303, `sign-in ${i + 1}`);
-  }
-  assert.equal(await stored(), SESSIONS_PER_ACCOUNT);
+    assert.equal((await signIn(again, email)).status, 303, `sign-in ${i}`);
+  };
+  // The sign-up's session and 19 more: all 20 are kept.
+  for (let i = 2; i <= SESSIONS; i++) await signInAgain(i);
+  assert.equal(await stored(), SESSIONS);
+  assert.equal((await first.send("/dashboard/keys")).status, 200, "20 sessions: the oldest lives");
+  // The 21st ends the oldest.
+  await signInAgain(SESSIONS + 1);
+  assert.equal(await stored(), SESSIONS);
+  assert.equal((await first.send("/dashboard/keys")).status, 303, "the 21st ended the oldest");
+  for (let i = SESSIONS + 2; i <= SESSIONS + 10; i++) await signInAgain(i);
+  assert.equal(await stored(), SESSIONS);
   assert.equal((await again.send("/dashboard/keys")).status, 200, "the newest session works");
-  assert.equal((await first.send("/dashboard/keys")).status, 303, "the oldest was ended");
   // Signing out takes the session's entry in the account's list with it.
   await signOut(again);
-  assert.equal(await stored(), SESSIONS_PER_ACCOUNT - 1);
+  assert.equal(await stored(), SESSIONS - 1);
   let listed = 0;
   for await (const _ of s.kv.list({ prefix: ["account_session"] })) listed++;
-  assert.equal(listed, SESSIONS_PER_ACCOUNT - 1);
+  assert.equal(listed, SESSIONS - 1);
 });
 
 Deno.test("a known browser's sign-ins that succeed count in its window too", async () => {

@@ -165,7 +165,7 @@ Deno.test("dashboard: a form another site bounced here (Origin null, fetch metad
   assert.equal((await victim.send("/dashboard/keys")).status, 200, "signed in");
 });
 
-Deno.test("dashboard: session cookies are HttpOnly and SameSite; Secure except on plain-http loopback", async () => {
+Deno.test("dashboard: session cookies are HttpOnly and SameSite, the session one lasting 7 days; Secure except on plain-http loopback", async () => {
   await using s = await startServer();
   const r = await fetch(s.url + "/dashboard/signup");
   const formCookie = r.headers.getSetCookie().find((c) => c.startsWith("shelf_form=")) ?? "";
@@ -197,6 +197,8 @@ Deno.test("dashboard: session cookies are HttpOnly and SameSite; Secure except o
     );
   }
   assert.match(session, /^shelf_session=[0-9a-f]{64};/);
+  // The cookie lives as long as the session it holds: 7 days (README "Sessions and cookies").
+  assert.match(session, /; Max-Age=604800(;|$)/i, session);
   const stored = [];
   for await (const e of s.kv.list({ prefix: ["session"] })) stored.push(JSON.stringify(e));
   assert.equal(stored.length, 1);

@@ -454,3 +454,52 @@ Deno.test("the admin CLI refused a store another program holds locked exits, not
     assert.ok(Date.now() - started < 30_000, `${Date.now() - started} ms`);
   });
 });
+
+Deno.test("each setting one step past its bound ends start-up with one line and exit code 1; the last good values start", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = `${dir}/never/s.kv`;
+  const plan = { id: "free", credits: 50, rate_limit_per_sec: 1, max_keys: 1, groups: [] };
+  const plansFile = async (name: string, change: Record<string, number>) => {
+    await Deno.writeTextFile(
+      `${dir}/${name}.json`,
+      JSON.stringify({ plans: [{ ...plan, ...change }] }),
+    );
+    return `${dir}/${name}.json`;
+  };
+  const cases: [Record<string, string>, RegExp][] = [
+    [
+      { PLANS_FILE: await plansFile("rate0", { rate_limit_per_sec: 0 }) },
+      /'PLANS_FILE'.*rate_limit_per_sec/,
+    ],
+    [{ PLANS_FILE: await plansFile("keys101", { max_keys: 101 }) }, /'PLANS_FILE'.*max_keys/],
+    [{ PLANS_FILE: await plansFile("half", { credits: 10.5 }) }, /'PLANS_FILE'.*credits/],
+    [{ ADMIN_TOKEN: "abcdefg".repeat(3) + "abcd" }, /'ADMIN_TOKEN'.*8 different characters/],
+    [{ TRUST_PROXY: "11" }, /'TRUST_PROXY'/],
+    [{ WATCH_MIN_SECONDS: "0" }, /'WATCH_MIN_SECONDS'/],
+    [{ PUBLIC_URL: "https://shelf.example/?x=1" }, /'PUBLIC_URL'.*path or query/],
+  ];
+  try {
+    for (const [env, pattern] of cases) {
+      oneLine(await startFails({ KV_PATH: kv, ...env }), pattern);
+    }
+    assert.equal(await Deno.stat(`${dir}/never`).then(() => true, () => false), false);
+    // Every value at its bound together: the server starts and serves.
+    await using shelf = await spawnShelf({
+      KV_PATH: `${dir}/s.kv`,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      PLANS_FILE: await plansFile("edge", { rate_limit_per_sec: 1, max_keys: 100, credits: 0 }),
+      ADMIN_TOKEN: "abcdefgh".repeat(3),
+      TRUST_PROXY: "10",
+      WATCH_MIN_SECONDS: "1",
+      PUBLIC_URL: "https://shelf.example/",
+    });
+    assert.match(shelf.logs(), /listening on/);
+    const r = await fetch(`${shelf.url}/admin/accounts?limit=1`, {
+      headers: { authorization: `Bearer ${"abcdefgh".repeat(3)}` },
+    });
+    assert.equal(r.status, 200, "the 8-character ADMIN_TOKEN opens the admin API");
+    await r.body?.cancel();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
