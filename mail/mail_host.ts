@@ -7,7 +7,7 @@
  * and a lookup that fails or times out refuses nothing: mail must not stop because DNS is slow.
  */
 import { isPublicAddress, parseV4, parseV6 } from "../core/ip_address.ts";
-import { resolveHost } from "../core/resolve_host.ts";
+import { resolveHost, untilAborted } from "../core/resolve_host.ts";
 
 /** A domain's MX exchanges, most preferred first, and a host's addresses; a name with none gives []. */
 export interface MailResolver {
@@ -20,11 +20,15 @@ const LOOKUP_MS = 2_000;
 
 export const systemResolver: MailResolver = {
   mx: (domain, signal) =>
-    Deno.resolveDns(domain, "MX", { signal }).then(
-      (records) => records.sort((a, b) => a.preference - b.preference).map((r) => r.exchange),
-      () => [],
+    untilAborted(
+      Deno.resolveDns(domain, "MX").then(
+        (records) => records.sort((a, b) => a.preference - b.preference).map((r) => r.exchange),
+        () => [],
+      ),
+      signal,
+      [],
     ),
-  addresses: resolveHost,
+  addresses: (host, signal) => resolveHost(host, signal),
 };
 
 /**
