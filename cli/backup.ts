@@ -32,7 +32,8 @@ import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
-import { AccountRecord, AHEAD_MS } from "../metering/account_record.ts";
+import { AccountRecord, AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
+import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 
@@ -419,7 +420,7 @@ function decoded(text: string, line: number, now: number): Decoded {
   }
   const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
   const key = checkedKey(rawKey, line);
-  const value = checkedValue(rawValue, line);
+  let value = checkedValue(rawValue, line);
   if (key.length === 2 && key[0] === ACCOUNT_PREFIX) {
     const checked = AccountRecord.safeParse(value);
     if (!checked.success) {
@@ -429,6 +430,7 @@ function decoded(text: string, line: number, now: number): Decoded {
         `account record: ${issue.path.join(".") || "value"}: ${issue.message}`,
       );
     }
+    value = broughtToNow(value as AccountState, now);
   }
   const far = farTime(value, now);
   if (far) throw new LineError(line, `${far}: not a time from 1970 to a year from now`);

@@ -5,6 +5,7 @@
  * date field that was no number made the admin list answer 503 (probe CP).
  */
 import { z } from "zod";
+import { type AccountState, periodAt } from "./account_state.ts";
 
 /**
  * How far ahead of the wall clock a restored time may lie: a year, for every entry
@@ -59,3 +60,36 @@ export const AccountRecord = z.object({
   key_once: z.array(z.string()).optional(),
   retired_window: z.object({ sec: second, count }).optional(),
 }).passthrough();
+
+/**
+ * A restored account record with no time later than `now`, the restore's: times up to a year ahead
+ * are taken (AHEAD_MS), but a rate window ahead held the key at 429 until the clock reached it,
+ * since the meter opens a window only past the stored one; a window a revoked key left ahead held
+ * every new key the same way; and a period starting ahead did not roll for up to a year (probe GU).
+ * Windows ahead are dropped (at most a second of calls is forgotten), other times ahead become now,
+ * and a period starting ahead becomes the one that holds now. Credits used stay as they were.
+ */
+export function broughtToNow(record: AccountState, now: number): AccountState {
+  const at = (t: number) => Math.min(t, now);
+  const atOrNull = (t: number | null) => t === null ? null : at(t);
+  const second = Math.floor(now / 1000);
+  const keys = Object.fromEntries(
+    Object.entries(record.keys).map(([id, k]) => [id, {
+      ...k,
+      created_at: at(k.created_at),
+      revoked_at: atOrNull(k.revoked_at),
+      last_used_at: atOrNull(k.last_used_at),
+      ...(k.win_sec > second ? { win_sec: 0, win_count: 0 } : {}),
+    }]),
+  );
+  const out: AccountState = {
+    ...record,
+    created_at: at(record.created_at),
+    plan_started_at: at(record.plan_started_at),
+    keys,
+  };
+  if (record.period_start > now) out.period_start = periodAt(out.plan_started_at, now).start;
+  if (record.carried_from) out.carried_from = record.carried_from.map(at);
+  if (record.retired_window && record.retired_window.sec > second) delete out.retired_window;
+  return out;
+}

@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { DatabaseSync } from "node:sqlite";
+import { Meter } from "../metering/meter.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { systemClock } from "../metering/clock.ts";
+import type { AccountState } from "../metering/account_state.ts";
 
 const TOKEN = "cli-ops-test-admin-token-0123456789";
 
@@ -488,9 +492,29 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       good,
       [header(5), junk(1), junk(2), junk(3), point, skewed].join("\n") + "\n",
     );
+    const restoredAt = Date.now();
     const ok = await cli(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(JSON.parse(ok.stdout).entries, 5);
+    // Brought to the restore's time (probe GU: the key's window ahead held it at 429, and the
+    // period ahead did not roll, until the clock caught up): the key is admitted at once.
+    const kv = await Deno.openKv(kvPath);
+    try {
+      const plans = builtinPlans();
+      const restored = (await kv.get<AccountState>(["account", "acc_3"])).value!;
+      const after = Date.now();
+      for (const t of [restored.created_at, restored.plan_started_at, restored.period_start]) {
+        assert.ok(t >= restoredAt && t <= after, `${t} not the restore's time`);
+      }
+      assert.equal(restored.used, 0);
+      assert.equal(restored.keys.key_1.win_count, 0);
+      const meter = new Meter(kv, plans, systemClock);
+      const call = await meter.call("acc_3", "key_1", { group: "products", cost: 1, valid: true });
+      assert.equal(call.outcome, "admitted");
+      assert.equal((await kv.get<AccountState>(["account", "acc_3"])).value!.used, 1);
+    } finally {
+      kv.close();
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
