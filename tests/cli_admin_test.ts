@@ -297,6 +297,44 @@ Deno.test("admin CLI: a long account list on a non-blocking stdout that fills co
     }
   }));
 
+Deno.test("admin CLI: waiting past a second for a full pipe, the waiting note goes to a stderr of its own, never into the JSON under 2>&1 (probe GT, O05)", () =>
+  withStore(async (kvPath) => {
+    const kv = await Deno.openKv(kvPath);
+    const accounts = new Accounts(kv, builtinPlans(), systemClock);
+    await Promise.all([1, 2, 3].map((i) => accounts.create(`note${i}@example.com`, "free")));
+    kv.close();
+    const dir = await Deno.makeTempDir();
+    try {
+      // A blocking pipe already full (64 KiB written before it), read 2.5 s later: the CLI waits
+      // past the note's second, and the note, written to a blocking stream, would land as soon as
+      // the reader reads. Both runs at once: stderr apart (the note is given), and 2>&1.
+      const run = (name: string, stderr: string) => {
+        const script = `{ head -c 65536 /dev/zero; "$0" run --allow-env --allow-read ` +
+          `--allow-write --allow-net cli/admin.ts account list ${stderr}; } | ` +
+          `{ sleep 2.5; cat > "${dir}/${name}"; }`;
+        return new Deno.Command("sh", {
+          args: ["-c", script, Deno.execPath()],
+          env: { KV_PATH: kvPath, NO_COLOR: "1" },
+          stdout: "null",
+          stderr: "null",
+        }).output();
+      };
+      const runs = await Promise.all([run("apart", `2> "${dir}/err"`), run("same", "2>&1")]);
+      assert.deepEqual(runs.map((r) => r.code), [0, 0]);
+      const read = async (name: string) =>
+        (await Deno.readTextFile(`${dir}/${name}`)).replace(/^\0+/, "");
+      // Apart, the operator is told the CLI waits (so both runs did wait past the note's time).
+      assert.match(await read("err"), /admin: waiting for stdout's reader/);
+      assert.equal(JSON.parse(await read("apart")).accounts.length, 3);
+      // Under 2>&1 the note would be inside the JSON: it is not given, and the JSON reads whole.
+      const same = await read("same");
+      assert.doesNotMatch(same, /waiting for stdout's reader/);
+      assert.equal(JSON.parse(same).accounts.length, 3);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }));
+
 Deno.test("deno task admin: account set --status with an empty or unknown status is refused, the account unchanged", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   try {

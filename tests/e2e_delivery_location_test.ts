@@ -390,3 +390,29 @@ Deno.test("with the operator's session configured, a postcode runs on a session 
   const last = rig.fake.requests.filter((q) => q.path.startsWith("/dp/")).at(-1)!;
   assert.match(last.cookie, /session-id=OPSESSION/, "a call without a postcode is signed in");
 });
+
+Deno.test("a 4xx at the address change is a failed flow, retried, never the postcode refused, even where the page shows another location", async () => {
+  await using rig = await startRig();
+  rig.fake.page(PAGE, FIXTURE);
+  // The session's pages show a location of their own (with digits, as real ones do), so that a
+  // flow carried on past the 403 would read "another location after the change" and take the
+  // postcode as refused (probe GT, DL4).
+  rig.fake.shownLocation = "New York 10001";
+  rig.fake.flowFailures.push({ step: "change", status: 403, times: 100 });
+  const posts = () => rig.fake.requests.filter((q) => q.method === "POST").length;
+  const failed = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601");
+  assert.equal(failed.status, 502);
+  assert.equal(failed.headers.get("x-credits-cost"), "0");
+  const message = (failed.body.error as { message: string }).message;
+  assert.match(message, /flow failed; the postcode was not refused/);
+  assert.doesNotMatch(message, /did not accept|instead of postcode/);
+  assert.ok(
+    posts() >= 2,
+    `the flow was tried again on a fresh session (${posts()} address changes)`,
+  );
+  // Nor is it remembered as refused: once the marketplace answers, the same account's call works.
+  rig.fake.flowFailures.length = 0;
+  rig.fake.shownLocation = null;
+  const later = await rig.call("/v1/products/details?asin=B07H57DNVV&zip=60601");
+  assert.equal(later.status, 200, JSON.stringify(later.body));
+});

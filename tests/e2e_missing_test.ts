@@ -84,3 +84,19 @@ Deno.test("details: a page whose bytes are not in the charset it names is an unc
   const usage = await rig.call("/v1/usage");
   assert.equal((usage.body as { requests_used: number }).requests_used, 0);
 });
+
+Deno.test("details: a 410 Gone from the marketplace is a 404 not_found, uncharged, not a 502 to retry", async () => {
+  await using rig = await startRig();
+  // A product withdrawn for good: HTTP 410 with a plain body, not the marketplace's "dogs" page
+  // (which a 404 would be recognised by whatever its status).
+  rig.fake.page("https://www.amazon.com/dp/B000GONE00", {
+    status: 410,
+    html: "<html><head><title>Gone</title></head><body>This item is no longer here.</body></html>",
+  });
+  const r = await rig.call("/v1/products/details?asin=B000GONE00");
+  assert.equal(r.status, 404, JSON.stringify(r.body));
+  assert.equal((r.body.error as { code: string }).code, "not_found");
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const usage = await rig.call("/v1/usage");
+  assert.equal((usage.body as { requests_used: number }).requests_used, 0);
+});

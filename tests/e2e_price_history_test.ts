@@ -292,3 +292,31 @@ Deno.test("a reading whose history write failed does not drop the next identical
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("history: identical readings an hour apart are two points, not one", async () => {
+  // The same values seen again later are an observation of their own (a steady price is history
+  // too); only calls within seconds of each other (one shared fetch) are one reading.
+  let now = Date.parse("2025-03-01T12:00:00Z");
+  const clock = { now: () => now };
+  let history: HistorySource | undefined;
+  await using rig = await startRig({
+    wrap: (source, kv) => (history = new HistorySource(source, kv, clock)),
+  });
+  rig.fake.page(DP, PAGE);
+  const first = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(first.status, 200);
+  await history!.settled();
+  now += 60 * 60_000;
+  const second = await rig.call("/v1/products/details?asin=B07H57DNVV");
+  assert.equal(second.status, 200);
+  assert.deepEqual(second.body.price, first.body.price, "the same reading");
+  await history!.settled();
+  const r = await rig.call("/v1/products/history?asin=B07H57DNVV");
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const points = r.body.points as { observed_at: string; price: unknown }[];
+  assert.deepEqual(points.map((p) => p.observed_at), [
+    "2025-03-01T13:00:00.000Z",
+    "2025-03-01T12:00:00.000Z",
+  ]);
+  assert.deepEqual(points[0].price, points[1].price);
+});

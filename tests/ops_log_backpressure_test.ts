@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { freePort, startFlags } from "./proof/shelf_process.ts";
+import { LineWriter } from "../core/line_writer.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -104,4 +105,80 @@ Deno.test("a stderr nobody reads fills with error lines any client can cause; th
   ]);
   assert.ok(ended, "exited within DRAIN_SECONDS + 5 s and a margin");
   assert.ok(performance.now() - stopping < 8_000);
+});
+
+/**
+ * A stream for a LineWriter that keeps what it is given, at most `most` bytes a write (as a pipe
+ * with that much room takes part of a write), and holds its first write until `release()`.
+ */
+function heldStream(most = Infinity) {
+  const chunks: Uint8Array[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let writes = 0;
+  return {
+    release,
+    async write(p: Uint8Array): Promise<number> {
+      if (writes++ === 0) await held;
+      const n = Math.min(p.length, most);
+      chunks.push(p.slice(0, n));
+      return n;
+    },
+    lines(): string[] {
+      const all = new Uint8Array(chunks.reduce((s, c) => s + c.length, 0));
+      let at = 0;
+      for (const c of chunks) {
+        all.set(c, at);
+        at += c.length;
+      }
+      const text = new TextDecoder().decode(all);
+      assert.ok(text.endsWith("\n"), "whole lines only");
+      return text.slice(0, -1).split("\n");
+    },
+  };
+}
+
+Deno.test("log lines behind a stalled reader wait within 8 MiB; the rest are dropped and a log_dropped line says how many", async () => {
+  const stream = heldStream();
+  const writer = new LineWriter(
+    stream,
+    (n) => JSON.stringify({ event: "log_dropped", lines: n }),
+  );
+  writer.line("first");
+  await new Promise((r) => setTimeout(r, 10)); // written, and the reader stalls on it
+  // Lines of 1 KiB with their newline: 8,192 fill the backlog exactly; 1,808 more are dropped.
+  const fit = 8 * 1024 * 1024 / 1024; // the documented 8 MiB, not the constant under test
+  const sent = fit + 1_808;
+  for (let i = 0; i < sent; i++) writer.line(String(i).padStart(1_023, "0"));
+  await new Promise((r) => setTimeout(r, 10));
+  stream.release();
+  await writer.settle(5_000);
+  const lines = stream.lines();
+  assert.equal(lines[0], "first");
+  assert.equal(
+    lines[1],
+    JSON.stringify({ event: "log_dropped", lines: 1_808 }),
+    "the drop is told",
+  );
+  const kept = lines.slice(2);
+  assert.equal(kept.length, fit, "the backlog held 8 MiB of lines, no more");
+  assert.equal(Number(kept[0]), 0);
+  assert.equal(Number(kept.at(-1)), fit - 1, "the first lines are kept, the later ones dropped");
+});
+
+Deno.test("a stream that takes part of each write still gets every log line whole", async () => {
+  // A pipe with little room takes a part of each write; the rest must follow, not be lost.
+  const stream = heldStream(1_000);
+  const writer = new LineWriter(stream, (n) => `dropped ${n}`);
+  const sent = Array.from(
+    { length: 200 },
+    (_, i) => JSON.stringify({ event: "access", i, path: "/" + "x".repeat(i * 7) }),
+  );
+  for (const line of sent) writer.line(line);
+  await new Promise((r) => setTimeout(r, 10));
+  stream.release();
+  await writer.settle(5_000);
+  const lines = stream.lines();
+  assert.deepEqual(lines, sent);
+  for (const line of lines) JSON.parse(line);
 });

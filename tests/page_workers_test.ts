@@ -345,3 +345,30 @@ Deno.test("waiting bodies are bounded in bytes, and past half of the bound each 
     pool.close();
   }
 });
+
+Deno.test("by default one account may hold half the page queue: it cannot fill it, and another account's page is still taken (probe GT, PP3)", async () => {
+  // No ownerLimit given: the default share, half of queueLimit (2 of 4).
+  const pool = new PagePool({ size: 1, workerUrl: FAULTY, queueLimit: 4 });
+  try {
+    const url = "https://www.amazon.com/dp/PAUSE0";
+    const atWorker = Promise.allSettled([pool.read(job(url), body(), undefined, "a")]);
+    await new Promise((r) => setTimeout(r, 50)); // it has left the queue for the worker
+    // Account a's burst: two wait, the rest are over its share.
+    const burst = Promise.allSettled(
+      [1, 2, 3, 4].map(() => pool.read(job(url), body(), undefined, "a")),
+    );
+    // The refused ones leave the queue as they are refused (within the same turn of the event
+    // loop): a timer later, account a holds two of the queue's four places, and b comes.
+    await new Promise((r) => setTimeout(r, 0));
+    const waitingThen = pool.queued;
+    const other = Promise.allSettled([pool.read(job(url), body(), undefined, "b")]);
+    const results = [...await atWorker, ...await burst, ...await other];
+    assert.deepEqual(
+      results.map((r) => r.status === "fulfilled" ? "read" : r.reason.code),
+      ["read", "read", "read", "upstream_busy", "upstream_busy", "read"],
+    );
+    assert.equal(waitingThen, 2, "account a waited in half the queue, no more");
+  } finally {
+    pool.close();
+  }
+});
