@@ -473,3 +473,103 @@ Deno.test("webhook delivery: retries wait 30 s, then 1, 2, 4 … minutes, up to 
   ]);
   assert.equal(hook.got.length, failed, "an event was tried again before its wait was over");
 });
+
+/**
+ * Answers a request with `n` interim 102 answers, then 200: at once, or (with `unlessClosed`)
+ * only if the client has not closed the connection within 2 s of them. Interim answers read in
+ * one buffer with the final answer are parsed to the end of that buffer, whatever the client did
+ * at the ninth; a receiver that has to wait for its final answer is the case the bound is for.
+ */
+function interimThen200(n: number, unlessClosed: boolean) {
+  return async (c: Deno.Conn): Promise<void> => {
+    await c.read(new Uint8Array(65536)); // the request
+    const enc = new TextEncoder();
+    await c.write(enc.encode("HTTP/1.1 102 Processing\r\n\r\n".repeat(n)));
+    if (unlessClosed) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        c.read(new Uint8Array(1024)).then(() => true, () => true),
+        new Promise<boolean>((r) => timer = setTimeout(() => r(false), 2_000)),
+      ]);
+      clearTimeout(timer);
+      if (closed) return;
+    }
+    await c.write(enc.encode("HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"));
+  };
+}
+
+Deno.test("webhook delivery: a receiver's 100 interim answers before its 200 fail the attempt; 8 of them do not (probe GT W17)", async () => {
+  // The bound is a count: the ninth interim answer ends the attempt, and the final answer that
+  // would have followed is never read.
+  for (const [n, delivered] of [[100, false], [8, true]] as const) {
+    await using hostile = rawReceiver(interimThen200(n, !delivered));
+    const watches = { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 5_000 } };
+    await using rig = await startRig({ watches, plan: "scale" });
+    const w = await changedWatch(rig, hostile.url);
+    const note = await firstAttempt(rig, w.id);
+    assert.equal(note.delivered, delivered, `${n} interim answers: ${note.result}`);
+    assert.equal(
+      note.result,
+      delivered
+        ? "delivered (HTTP 200)"
+        : "refused: the receiver sent more than 8 interim (1xx) answers",
+    );
+  }
+});
+
+Deno.test("webhook delivery: each POST carries a shelf-event-id header equal to the body's event_id (probe GT W18)", async () => {
+  const got: { id: string | null; body: string }[] = [];
+  const hook = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    got.push({ id: req.headers.get("shelf-event-id"), body: await req.text() });
+    return new Response(null, { status: 204 });
+  });
+  try {
+    await using rig = await startRig({ watches: FAST, plan: "scale" });
+    const w = await changedWatch(rig, `http://127.0.0.1:${hook.addr.port}/hook`);
+    const event = await until("the event", () => Promise.resolve(got[0]));
+    const body = JSON.parse(event.body);
+    assert.equal(body.watch_id, w.id);
+    assert.match(body.event_id, /^evt_[0-9a-f]+$/);
+    // Receivers deduplicate retries by it (delivery is at least once).
+    assert.equal(event.id, body.event_id);
+  } finally {
+    await hook.shutdown();
+  }
+});
+
+Deno.test("webhook delivery: a watch lists its latest 20 attempts, however many it has made (probe GT ST4)", async () => {
+  // 25 events, each tried once against a receiver that fails (the default back-off then waits
+  // 30 s): 25 attempts noted one after another on one watch record.
+  const watches = { ...FAST, webhooks: { pollMs: 50 } };
+  await using rig = await startRig({ watches, plan: "scale" });
+  await using hook = receiver(() => 500);
+  rig.fake.page(DP, PAGE);
+  const w = await createdWatch(rig.server.url, rig.key, hook.url, 3_600);
+  const events = 25;
+  const now = Date.now();
+  const ids = Array.from({ length: events }, (_, k) => `evt_notes${String(k).padStart(2, "0")}`);
+  const op = rig.server.kv.atomic();
+  for (const [k, id] of ids.entries()) {
+    queueDelivery(op, {
+      id,
+      watch_id: w.id,
+      account_id: rig.accountId,
+      body: JSON.stringify({ n: k }),
+      created_at: now,
+      attempts: 0,
+      next_at: now + k,
+    });
+  }
+  assert.ok((await op.commit()).ok);
+  // Every attempt settled: each event's record has its one attempt and waits for its retry.
+  await until("every event tried once and settled", async () => {
+    for (const id of ids) {
+      if ((await rig.server.kv.get<Delivery>(KV.webhook(id))).value?.attempts !== 1) return;
+    }
+    return true;
+  });
+  assert.equal(hook.got.length, events);
+  const view = (await watchOf(rig, w.id))!;
+  assert.equal(view.deliveries.length, 20, "the watch's delivery notes are bounded");
+  assert.equal(new Set(view.deliveries.map((d) => d.event_id)).size, 20, "one note per attempt");
+});

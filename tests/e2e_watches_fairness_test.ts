@@ -36,6 +36,8 @@ class PriceSource extends ControlledSource {
   price = 10;
   /** Each details fetch moves the price on (so every refresh after the first is a change). */
   moving = false;
+  /** While above 0, each details fetch moves the price on by one and counts this down. */
+  moves = 0;
   readonly hang = new Set<string>();
   hanging = 0;
   /** The account of each details fetch, in order. */
@@ -71,6 +73,10 @@ class PriceSource extends ControlledSource {
       }
       this.hanging--;
       throw new Error("released");
+    }
+    if (this.moves > 0) {
+      this.moves--;
+      this.price++;
     }
     const amount = this.moving ? this.price++ : this.price;
     return {
@@ -658,4 +664,154 @@ Deno.test("webhook outbox: entries whose event is gone are dropped many a pass, 
   await new Promise((r) => setTimeout(r, 2_000));
   // About ten passes: read one a pass, 290 were still there.
   assert.equal(await left(), 0);
+});
+
+/**
+ * A receiver whose answer the test sets by path (`fail`: 500 at once, `slowFail`: 500 after
+ * 300 ms, `ok`: 204, `hang`: none until close), counting each event's requests by its event_id.
+ */
+function switchboard() {
+  const mode = new Map<string, "fail" | "slowFail" | "ok" | "hang">();
+  const seen: { path: string; event: string }[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    const event = JSON.parse(await req.text()).event_id ?? "";
+    seen.push({ path, event });
+    const m = mode.get(path) ?? "fail";
+    if (m === "ok") return new Response(null, { status: 204 });
+    if (m === "hang") await released;
+    if (m === "slowFail") await new Promise((r) => setTimeout(r, 300));
+    return new Response(null, { status: 500 });
+  });
+  return {
+    url: (path: string) => `http://127.0.0.1:${server.addr.port}${path}`,
+    mode,
+    seen,
+    count: (f: (s: { path: string; event: string }) => boolean) => seen.filter(f).length,
+    async close() {
+      release();
+      await server.shutdown();
+    },
+  };
+}
+
+/** An event of watch `watchId` put straight into the outbox, due at `at`. */
+async function queued(s: TestServer, accountId: string, watchId: string, id: string, at: number) {
+  const op = s.kv.atomic();
+  queueDelivery(op, {
+    id,
+    watch_id: watchId,
+    account_id: accountId,
+    body: JSON.stringify({ event_id: id }),
+    created_at: Date.now(),
+    attempts: 0,
+    next_at: at,
+  });
+  assert.ok((await op.commit()).ok);
+}
+
+Deno.test("webhook fairness: a watch whose receiver failed slowly and then delivered goes before a hanging one again (probe GT W16)", async () => {
+  const source = new PriceSource();
+  // A failure after 200 ms or more marks the account (one slot) and the watch slow; an attempt
+  // that hangs ends at 1 s.
+  await using s = await watchServer(source, { pollMs: 50 }, {
+    ...EIGHT_SLOTS,
+    slowMs: 200,
+    timeoutMs: 1_000,
+  });
+  const hooks = switchboard();
+  try {
+    const a = await s.account("scale");
+    const r = await create(s, a.key, hooks.url("/r"), 3600);
+    const h = await create(s, a.key, hooks.url("/h"), 3600);
+    await refreshed(s, a.key);
+    // Both receivers fail slowly: both watches are marked, and the account is slow.
+    hooks.mode.set("/r", "slowFail").set("/h", "slowFail");
+    await queued(s, a.id, r.id, "evt_r1", Date.now());
+    await queued(s, a.id, h.id, "evt_h1", Date.now());
+    await until("a slow failure of each watch", async () => {
+      for (const id of [r.id, h.id]) {
+        if (!(await watchRecord(s, id)).deliveries.some((d) => d.result === "HTTP 500")) return;
+      }
+      return true;
+    });
+    // R's receiver recovers and takes its event; H's hangs.
+    hooks.mode.set("/r", "ok").set("/h", "hang");
+    await until(
+      "R's event delivered",
+      async () => (await watchRecord(s, r.id)).deliveries.some((d) => d.delivered) || undefined,
+    );
+    // H has events due before R's next one: taken in due order, each would hold the account's
+    // one slot for its timeout before R's event had its turn.
+    const hBefore = hooks.count((x) => x.path === "/h");
+    for (let i = 0; i < 4; i++) {
+      await queued(s, a.id, h.id, `evt_h_backlog${i}`, Date.now() - 60_000 + i);
+    }
+    await queued(s, a.id, r.id, "evt_r2", Date.now() - 30_000);
+    await until(
+      "R's second event",
+      () => Promise.resolve(hooks.count((x) => x.event === "evt_r2") || undefined),
+    );
+    const hAttempts = hooks.count((x) => x.path === "/h") - hBefore;
+    // At most the attempt of H that held the slot when the events were queued (and one more
+    // started before R's event was claimed); a recovered watch still marked waits behind all four.
+    assert.ok(hAttempts <= 2, `${hAttempts} attempts of the hanging watch went before R's event`);
+  } finally {
+    await hooks.close();
+  }
+});
+
+Deno.test("webhook bound: a dropped event's note gives the attempt it would have had next (probe GT ST3)", async () => {
+  const source = new PriceSource();
+  await using s = await startServer({
+    source,
+    watches: {
+      // A watch due again at once: each price move is an event at the next refresh.
+      minSeconds: 0,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50, rateRetryMs: 20 },
+      webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100, timeoutMs: 30_000 },
+    },
+  });
+  const hooks = switchboard();
+  try {
+    const a = await s.account("scale");
+    const w = await create(s, a.key, hooks.url("/w"), 0);
+    await until(
+      "the first refresh",
+      async () => (await watchRecord(s, w.id)).refreshes || undefined,
+    );
+    // The first event fails at once, three times or more.
+    hooks.mode.set("/w", "fail");
+    source.price = 11;
+    const first = await until("the first event", () => Promise.resolve(hooks.seen[0]?.event));
+    await until("three failed attempts of it", async () => {
+      if (hooks.count((x) => x.event === first) < 3) return;
+      // The third's failure noted on the watch.
+      return (await watchRecord(s, w.id)).deliveries.filter((d) => d.event_id === first).length >= 3
+        ? true
+        : undefined;
+    });
+    // From now on no attempt ends (and none is noted); 20 newer events drop the first.
+    hooks.mode.set("/w", "hang");
+    const failed = hooks.count((x) => x.event === first);
+    source.moves = BOUND;
+    const dropped = await until(
+      "the first event dropped",
+      async () =>
+        (await watchRecord(s, w.id)).deliveries.find((d) =>
+          d.event_id === first && d.result.startsWith("dropped")
+        ),
+    );
+    assert.equal(dropped.result, "dropped: 20 newer events of this watch were waiting");
+    // Its attempts finished (failed) before, and one more: the attempt it would have had next.
+    assert.ok(dropped.attempt >= 4, `dropped as attempt ${dropped.attempt}`);
+    assert.ok(dropped.attempt <= hooks.count((x) => x.event === first) + 1);
+    assert.ok(failed >= 3);
+  } finally {
+    await hooks.close();
+  }
 });

@@ -420,3 +420,46 @@ Deno.test("watches: once the stop is signalled, no refresh is claimed again, eve
   assert.equal(source.started, 1, "claimed again by the stopping process");
   await s.deps.watches.stop();
 });
+
+Deno.test("watches: a price whose currency alone changes, and a rank whose category alone changes, each send an event (probe GT S04, S08)", async () => {
+  // The README: an event when "the price (amount or currency) … or the ranks differ". The page's
+  // details answer is given the currency and the rank's category the test sets.
+  const shown = { currency: "USD", category: "Toys & Games" };
+  await using rig = await startRig({
+    watches: FAST_WATCHES,
+    plan: "scale",
+    wrap: (source) => ({
+      fetch: async (req) => {
+        const page = await source.fetch(req) as Record<string, unknown>;
+        if (req.endpoint.name !== "details") return page;
+        const price = page.price as Record<string, unknown>;
+        return {
+          ...page,
+          price: { ...price, currency: shown.currency },
+          bestsellers_rank: [{ rank: 5, category: shown.category }],
+        };
+      },
+    }),
+  });
+  await using hook = receiver();
+  rig.fake.page(DP, PAGE);
+  const { first } = await firstRefresh(rig, hook.url, ["price", "rank"]);
+  assert.equal(first.last?.price?.currency, "USD");
+  assert.deepEqual(first.last?.rank, [{ rank: 5, category: "Toys & Games" }]);
+
+  shown.currency = "CAD"; // 11.88 USD → 11.88 CAD: the same amount
+  const currency = JSON.parse(
+    (await until("the currency's event", () => Promise.resolve(hook.got[0]))).body,
+  );
+  assert.deepEqual(currency.changed, ["price"]);
+  assert.equal(currency.before.price.amount, currency.after.price.amount);
+  assert.deepEqual([currency.before.price.currency, currency.after.price.currency], ["USD", "CAD"]);
+
+  shown.category = "Games"; // #5 in Toys & Games → #5 in Games: the same rank
+  const rank = JSON.parse(
+    (await until("the rank's event", () => Promise.resolve(hook.got[1]))).body,
+  );
+  assert.deepEqual(rank.changed, ["rank"]);
+  assert.deepEqual(rank.before.rank, [{ rank: 5, category: "Toys & Games" }]);
+  assert.deepEqual(rank.after.rank, [{ rank: 5, category: "Games" }]);
+});

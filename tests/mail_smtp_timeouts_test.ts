@@ -12,7 +12,7 @@ import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
-type Behaviour = "silent" | "greet-then-silent" | "endless-line" | "drip";
+type Behaviour = "silent" | "greet-then-silent" | "endless-line" | "drip" | "greet-then-drip";
 
 /** A loopback TCP server that misbehaves; every connection is kept until close(). */
 function badServer(behaviour: Behaviour) {
@@ -30,6 +30,17 @@ function badServer(behaviour: Behaviour) {
         if (behaviour === "drip") {
           // A reply line that never ends, one byte at a time: every read returns, none completes.
           await conn.write(enc.encode("220-")).catch(() => {});
+          while (!stopped) {
+            await new Promise((r) => setTimeout(r, 50));
+            if (await conn.write(enc.encode("x")).then(() => false, () => true)) break;
+          }
+        }
+        if (behaviour === "greet-then-drip") {
+          // A proper greeting, then an EHLO answer that never ends, one byte every 50 ms: each byte
+          // restarts nodemailer's socket timeout, so only sendMail's overall deadline ends it (M04).
+          await conn.write(enc.encode("220 bad.example ESMTP\r\n")).catch(() => {});
+          await conn.read(new Uint8Array(4096)).catch(() => null);
+          await conn.write(enc.encode("250-")).catch(() => {});
           while (!stopped) {
             await new Promise((r) => setTimeout(r, 50));
             if (await conn.write(enc.encode("x")).then(() => false, () => true)) break;
@@ -85,6 +96,32 @@ for (const behaviour of ["silent", "greet-then-silent", "endless-line", "drip"] 
     }
   });
 }
+
+Deno.test("sendMail gives up within its deadline on a server that greets, then answers EHLO one byte every 50 ms (probe GT M04)", async () => {
+  const server = badServer("greet-then-drip");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const cfg = parseSmtpUrl(server.url, "Shelf <a@shelf.test>", 700);
+    const resolver = {
+      mx: () => Promise.resolve(["mx.example.com"]),
+      addresses: () => Promise.resolve(["93.184.216.34"]),
+    };
+    const sent = sendMail(cfg, { to: "dev@example.com", subject: "s", text: "t" }, resolver).then(
+      () => "sent",
+      (e) => e,
+    );
+    const bound = new Promise<string>((r) =>
+      timer = setTimeout(() => r("still pending after 4 s"), 4_000)
+    );
+    const outcome = await Promise.race([sent, bound]);
+    assert.ok(outcome instanceof SmtpError, `sendMail: ${outcome}`);
+    assert.match(outcome.message, /no answer from the mail server within 700 ms/);
+    await sent;
+  } finally {
+    clearTimeout(timer);
+    await server.close();
+  }
+});
 
 Deno.test("an alert raised while the mail server stalls stays in the outbox with its error, and is delivered later", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
