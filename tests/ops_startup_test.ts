@@ -379,6 +379,11 @@ Deno.test("settings with silently wrong values are refused, and before the store
     [{ PLANS_FILE: "/dev/zero" }, /'PLANS_FILE'.*not a regular file/],
     [{ SMTP_URL: "smtp://127.0.0.1:25", SMTP_FROM: "not an address" }, /'SMTP_FROM'/],
     [{ SMTP_URL: "smtp://127.0.0.1:25", SMTP_FROM: "Shelf <a@b.example" }, /'SMTP_FROM'/],
+    // A name holding a line break would write a header of its own (probe GT, M03).
+    [
+      { SMTP_URL: "smtp://127.0.0.1:25", SMTP_FROM: "Shelf\r\nBcc: x@evil.example <a@b.example>" },
+      /'SMTP_FROM'/,
+    ],
     [{ UPSTREAM_RECORD: `${dir}/no_such_dir/rec.warc` }, /'UPSTREAM_RECORD'.*appended to/],
   ];
   try {
