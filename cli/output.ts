@@ -47,7 +47,7 @@ export class HeldSignals {
   }
 }
 
-interface Writer {
+export interface Writer {
   write(p: Uint8Array): Promise<number>;
 }
 
@@ -55,7 +55,7 @@ interface Writer {
  * All of `text` on `stream`, or a throw: the stream refused it, its reader stopped reading, or a
  * signal came. A write given up on may still be pending; the CLI exits soon after.
  */
-async function writeAll(
+export async function writeAll(
   stream: Writer,
   text: string,
   held?: HeldSignals,
