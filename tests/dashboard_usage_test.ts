@@ -188,6 +188,10 @@ Deno.test("dashboard usage: a chain of plan changes older than the chart reaches
   };
   // A plan change every 20 days keeps carrying usage from January 1 on.
   for (const [i, plan] of ["starter", "free", "starter", "free", "starter"].entries()) {
+    if (i === 1) {
+      clock.set(Date.UTC(2028, 0, 1, 12) + 35 * DAY); // February 5: 65 days before the period
+      await call();
+    }
     clock.set(Date.UTC(2028, 0, 1, 12) + (i + 1) * 20 * DAY);
     await s.accounts.update(id, { plan });
   }
@@ -203,6 +207,36 @@ Deno.test("dashboard usage: a chain of plan changes older than the chart reaches
   const html = (await b.send("/dashboard/usage")).text;
   const counts = [...html.matchAll(/data-day="([^"]+)" data-count="(\d+)"/g)]
     .filter((m) => m[2] !== "0").map((m) => `${m[1]}=${m[2]}`);
-  // The chain began more than three periods back: every carried day was left out.
-  assert.deepEqual(counts, ["2028-03-26=1", "2028-04-11=1"]);
+  // The chain began more than three periods back: the chart is cut at three periods before the
+  // period's start (April 10), and shows the carried days within them (February 5, March 26).
+  assert.deepEqual(counts, ["2028-02-05=1", "2028-03-26=1", "2028-04-11=1"]);
+});
+
+Deno.test("dashboard usage: usage a downgrade carried past the new allowance shows as 100%, not more (probe GV)", async () => {
+  const plans = new Plans([...BUILTIN_PLANS, {
+    id: "tiny",
+    credits: 2,
+    rate_limit_per_sec: 100,
+    max_keys: 1,
+    groups: ["products"],
+  }]);
+  const clock = new ManualClock();
+  await using s = await startServer({ signup: "open", plans, clock });
+  const b = browser(s.url);
+  const email = "over@example.com";
+  const page = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", { form: { _csrf: page.csrf, email, password: PASSWORD } });
+  const id = (await s.accounts.idByEmail(email))!;
+  const { value: key } = await s.accounts.createKey(id, { name: "k" });
+  for (let i = 0; i < 10; i++) {
+    const r = await s.get("/v1/products/offers?asin=B07H57DNVV", key);
+    assert.equal(r.status, 200);
+    await r.body?.cancel();
+    clock.advance(1_100); // the free plan's one call a second
+  }
+  await s.accounts.update(id, { plan: "tiny" }); // 10 used carried into an allowance of 2
+  const html = (await b.send("/dashboard/usage")).text;
+  assert.match(html, /<strong id="used">10<\/strong> of <strong>2<\/strong>/);
+  assert.match(html, /credits used \(100%\)/);
+  assert.doesNotMatch(html, /500%/);
 });
