@@ -52,3 +52,23 @@ Deno.test("the allowance forgets the least recently seen accounts past its bound
   for (let i = 0; i < 10_000; i++) ahead.grant(`acct${i}`, "s", 200, 4);
   assert.equal(ahead.grant("first", "s", 200, 4), 3, "forgotten, so full again");
 });
+
+Deno.test("pages given back never raise the allowance past its size, and a page of no items sizes nothing (probe GV)", () => {
+  let now = 0;
+  const ahead = new SearchAhead(() => now);
+  // Honest searches give back every page, many times over: the allowance stays at its size.
+  for (let i = 0; i < 50; i++) ahead.settle("a", 4, 0);
+  let moved = 0;
+  for (let i = 0; i < 20; i++) {
+    const granted = ahead.grant("a", "search DE", 200, 4);
+    ahead.settle("a", granted, granted); // all wasted
+    moved += granted;
+  }
+  assert.equal(moved, AHEAD_ALLOWANCE, "no more wasted pages than the allowance");
+  // A page with a next page but no results (an empty page the marketplace still paginates) does
+  // not make the account's pages "0 items", which would ask for every page at once.
+  now += 100 * REFILL_MS;
+  ahead.sawFullPage("b", "search DE", 16);
+  ahead.sawFullPage("b", "search DE", 0);
+  assert.equal(ahead.grant("b", "search DE", 40, 4), 2, "still three 16-item pages");
+});
