@@ -89,3 +89,43 @@ Deno.test("an account whose plan the catalog no longer lists keeps its keys thro
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("a plan change re-arms the 80% alert: crossing 80% of the new allowance writes a new one", async () => {
+  const { BUILTIN_PLANS, Plans } = await import("../metering/plans.ts");
+  const { listAlerts } = await import("../metering/alerts.ts");
+  const plan = (id: string, credits: number) => ({
+    id,
+    credits,
+    rate_limit_per_sec: 1000,
+    max_keys: 5,
+    groups: ["products"],
+  });
+  const token = "admin-secret-token";
+  await using s = await startServer({
+    adminToken: token,
+    plans: new Plans([...BUILTIN_PLANS, plan("ten", 10), plan("twenty", 20)]),
+  });
+  const { id, key } = await s.account("ten");
+  const calls = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await s.get("/v1/products/offers?asin=B07H57DNVV", key);
+      assert.equal(r.status, 200);
+      await r.body?.cancel();
+    }
+  };
+  const eighty = async () =>
+    (await listAlerts(s.kv, id)).filter((a) => a.threshold === 80).map((a) => [a.plan, a.used]);
+  await calls(8); // 80% of 10
+  assert.deepEqual(await eighty(), [["ten", 8]]);
+  const r = await fetch(`${s.url}/admin/accounts/${id}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ plan: "twenty" }),
+  });
+  assert.equal(r.status, 200);
+  await r.body?.cancel();
+  await calls(7); // 15 of 20: under 80%
+  assert.deepEqual(await eighty(), [["ten", 8]]);
+  await calls(1); // 16 of 20: 80% of the new allowance
+  assert.deepEqual((await eighty()).sort(), [["ten", 8], ["twenty", 16]]);
+});

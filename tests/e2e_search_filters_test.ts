@@ -115,3 +115,20 @@ Deno.test("search: the price range is applied in the marketplace's own money onl
     .map((x) => x.price);
   assert.ok(prices.every((p) => p === null || p.amount <= 10), JSON.stringify(prices.slice(0, 3)));
 });
+
+Deno.test("search: min_price and max_price are inclusive; a result priced exactly at either bound is kept", async () => {
+  await using rig = await startRig();
+  // Its results include $199.00 and $599.00 exactly, and $176.41 and $619.95 just outside.
+  rig.fake.page(
+    "https://www.amazon.com/s?k=ipad&rh=p_36:19900-59900",
+    "search/amazon.com__pavel-ipad-pro.html",
+  );
+  const r = await rig.call("/v1/products/search?query=ipad&min_price=199&max_price=599");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  const amounts = (r.body.results as { price: { amount: number } | null }[])
+    .map((x) => x.price?.amount);
+  assert.deepEqual(
+    amounts.filter((a) => a !== undefined).sort((a, b) => a! - b!),
+    [199, 204, 290, 378, 399.99, 547, 599],
+  );
+});

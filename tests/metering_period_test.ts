@@ -81,3 +81,32 @@ Deno.test("a downgrade below the usage so far shows overage and stops calls", as
   assert.equal(u.requests_remaining, 0);
   assert.equal(u.overage_requests, 10);
 });
+
+Deno.test("a PATCH naming the plan the account is already on is no plan change: the period stays", async () => {
+  const clock = new ManualClock(T0);
+  const token = "admin-secret-token";
+  await using s = await startServer({ clock, adminToken: token });
+  const { id, key } = await s.account("free");
+  const first = await call(s, OFFERS, key);
+  assert.equal(first.status, 200);
+  assert.equal(first.headers.get("x-credits-reset"), new Date(T0 + 30 * DAY).toISOString());
+  clock.set(T0 + 10 * DAY);
+  for (const body of [{ plan: "free" }, { plan: "free", status: "active" }]) {
+    const r = await fetch(`${s.url}/admin/accounts/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.equal(r.status, 200, JSON.stringify(body));
+    await r.body?.cancel();
+  }
+  const next = await call(s, OFFERS, key);
+  assert.equal(next.status, 200);
+  assert.equal(next.headers.get("x-credits-reset"), new Date(T0 + 30 * DAY).toISOString());
+  const u = (await call(s, "/v1/usage", key)).body;
+  assert.deepEqual(
+    [u.plan, u.requests_used, u.period_start],
+    ["free", 2, new Date(T0).toISOString()],
+  );
+  assert.equal((await s.accounts.get(id)).carried_from, undefined);
+});

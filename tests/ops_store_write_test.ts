@@ -12,7 +12,7 @@ import { failingCallUnderWay, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { Meter, type RefundResult, type Snapshot } from "../metering/meter.ts";
 import { CallCharges } from "../routes/call_charges.ts";
-import { heldCredits } from "../metering/credits_in_flight.ts";
+import { allHeld, heldCredits } from "../metering/credits_in_flight.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
@@ -380,5 +380,25 @@ Deno.test("a page charge that lands after its call failed or ended is given back
     }
     assert.equal((await accounts.get(a.id)).used, 1, "only the answered call's credit stays");
     assert.equal(heldCredits(a.id), 0);
+  });
+});
+
+Deno.test("an account whose calls have all ended or failed holds nothing and is not named by a stop", async () => {
+  await onStoreFile(async ({ meter, charged }) => {
+    const a = await charged("ended-calls@example.com", 2);
+    const snapshot = { periodStart: a.period, at: Date.now() } as Snapshot;
+    const tag = { keyId: "k", endpoint: "search" };
+    const ended = new CallCharges(meter, a.id, tag, () => {});
+    ended.add(snapshot, 1);
+    ended.add(snapshot, 2);
+    assert.deepEqual(allHeld().filter(([id]) => id === a.id), [[a.id, 3]]);
+    ended.end(); // answered and paid
+    const failed = new CallCharges(meter, a.id, tag, () => {});
+    failed.add(snapshot, 1);
+    await failed.refundAll(); // the call failed: given back
+    failed.end();
+    assert.equal(heldCredits(a.id), 0);
+    // A stop names each account in allHeld() with credits "not given back": none here.
+    assert.deepEqual(allHeld().filter(([id]) => id === a.id), []);
   });
 });
