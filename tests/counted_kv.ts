@@ -1,20 +1,26 @@
 /**
- * A real KV file whose commits are counted: a proxy over the store, for tests of how much store
- * work a burst costs (every call goes to the real store).
+ * Stores whose commits a test watches or scripts: a proxy over a real KV file, every other call
+ * going to the real store.
  */
 import { removeKvFiles } from "../core/kv_files.ts";
 
-export async function countedKv() {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const real = await Deno.openKv(path);
-  let commits = 0;
-  const kv = new Proxy(real, {
+type CommitResult = Deno.KvCommitResult | Deno.KvCommitError;
+
+/**
+ * `kv` with each atomic operation's commit made by `commit`, which is handed the real one: to
+ * count commits, lose their replies, or refuse them without calling it.
+ */
+export function withCommits(
+  kv: Deno.Kv,
+  commit: (real: () => Promise<CommitResult>) => Promise<CommitResult>,
+): Deno.Kv {
+  return new Proxy(kv, {
     get(target, prop) {
       if (prop === "atomic") {
         return () => {
           const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = () => (commits++, commit());
+          const real = op.commit.bind(op);
+          op.commit = () => commit(real);
           return op;
         };
       }
@@ -22,6 +28,14 @@ export async function countedKv() {
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
+}
+
+/** A real KV file whose commits are counted, for tests of how much store work a burst costs. */
+export async function countedKv() {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const real = await Deno.openKv(path);
+  let commits = 0;
+  const kv = withCommits(real, (commit) => (commits++, commit()));
   return {
     kv,
     commits: () => commits,

@@ -6,29 +6,17 @@ import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { transact } from "../metering/transact.ts";
 import { LOCKED_TRIES } from "../core/lock_backoff.ts";
+import { withCommits } from "./counted_kv.ts";
 
 /**
  * A store whose commits land but whose replies are lost, as a KV Connect client may see when a
  * connection drops after the server applied a write.
  */
 function losingReplies(kv: Deno.Kv, lose: () => boolean): Deno.Kv {
-  return new Proxy(kv, {
-    get(target, prop) {
-      if (prop !== "atomic") {
-        const v = Reflect.get(target, prop);
-        return typeof v === "function" ? v.bind(target) : v;
-      }
-      return () => {
-        const op = target.atomic();
-        const commit = op.commit.bind(op);
-        op.commit = async () => {
-          const r = await commit();
-          if (r.ok && lose()) throw new Error("connection reset after the commit was applied");
-          return r;
-        };
-        return op;
-      };
-    },
+  return withCommits(kv, async (commit) => {
+    const r = await commit();
+    if (r.ok && lose()) throw new Error("connection reset after the commit was applied");
+    return r;
   });
 }
 
@@ -96,25 +84,12 @@ Deno.test("a write whose reply is lost after the store refused it again and agai
     // Commits refused without landing, as a store another process holds refuses them, up to the
     // last try before the write is taken to fail; that one lands, and its reply is lost.
     let commits = 0;
-    const refusing = new Proxy(kv, {
-      get(target, prop) {
-        if (prop !== "atomic") {
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            commits++;
-            if (commits < LOCKED_TRIES) throw new Error("database is locked");
-            const r = await commit();
-            if (commits === LOCKED_TRIES) throw new Error("connection reset after the commit");
-            return r;
-          };
-          return op;
-        };
-      },
+    const refusing = withCommits(kv, async (commit) => {
+      commits++;
+      if (commits < LOCKED_TRIES) throw new Error("database is locked");
+      const r = await commit();
+      if (commits === LOCKED_TRIES) throw new Error("connection reset after the commit");
+      return r;
     });
     const { result } = await transact(refusing, a.id, null, (state) => {
       state!.used++;

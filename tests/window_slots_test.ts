@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { reserveSlots } from "../metering/window_slots.ts";
-import { countedKv } from "./counted_kv.ts";
+import { countedKv, withCommits } from "./counted_kv.ts";
 
 Deno.test("a burst on one window takes exactly its slots, with about one commit a slot, and a full window costs no store work", async () => {
   await using store = await countedKv();
@@ -32,22 +32,11 @@ Deno.test("a window whose every commit fails refuses the caller, never admits it
   // Every commit refused, as a window others keep writing would refuse them, or thrown, as a
   // store another process holds throws them.
   let n = 0;
-  const refusing = new Proxy(store.kv, {
-    get(target, prop) {
-      if (prop !== "atomic") {
-        const v = Reflect.get(target, prop);
-        return typeof v === "function" ? v.bind(target) : v;
-      }
-      return () => {
-        const op = target.atomic();
-        op.commit = () =>
-          n++ % 2
-            ? Promise.resolve({ ok: false })
-            : Promise.reject(new Error("database is locked"));
-        return op;
-      };
-    },
-  });
+  const refusing = withCommits(
+    store.kv,
+    () =>
+      n++ % 2 ? Promise.resolve({ ok: false }) : Promise.reject(new Error("database is locked")),
+  );
   const window = { key: ["client_signins", "contended"], limit: 100 };
   assert.equal(await reserveSlots(refusing, [window], 900_000, Date.now()), window);
   assert.ok(n >= 10, `${n} tries`);
