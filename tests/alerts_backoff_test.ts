@@ -19,16 +19,18 @@ function refusedPort(): number {
   return port;
 }
 
+/** A plan of two credits: the second call crosses both alert thresholds. */
+const TINY = new Plans([...BUILTIN_PLANS, {
+  id: "tiny",
+  credits: 2,
+  rate_limit_per_sec: 1000,
+  max_keys: 1,
+  groups: ["products"],
+}]);
+
 Deno.test("alerts: failed deliveries wait 100, 200, 400, 800 ms, doubling each time", async () => {
-  const plans = new Plans([...BUILTIN_PLANS, {
-    id: "tiny",
-    credits: 2,
-    rate_limit_per_sec: 1000,
-    max_keys: 1,
-    groups: ["products"],
-  }]);
   await using s = await startServer({
-    plans,
+    plans: TINY,
     smtp: {
       url: `smtp://127.0.0.1:${refusedPort()}`,
       timing: { pollMs: 20, retryMs: 100, maxDelayMs: 1_000, leaseMs: 5_000 },
@@ -58,16 +60,9 @@ Deno.test("alerts: failed deliveries wait 100, 200, 400, 800 ms, doubling each t
 });
 
 Deno.test("alerts: with the default timing a failed delivery waits 30 s, doubling, and never more than an hour", async () => {
-  const plans = new Plans([...BUILTIN_PLANS, {
-    id: "tiny",
-    credits: 2,
-    rate_limit_per_sec: 1000,
-    max_keys: 1,
-    groups: ["products"],
-  }]);
   // Only the poll is shortened: retries start at 30 s and are held to the hour (README).
   await using s = await startServer({
-    plans,
+    plans: TINY,
     smtp: { url: `smtp://127.0.0.1:${refusedPort()}`, timing: { pollMs: 20 }, timeoutMs: 500 },
   });
   const { id, key } = await s.account("tiny");

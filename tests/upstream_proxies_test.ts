@@ -87,11 +87,12 @@ Deno.test("a proxy that never answers is left: the next call goes through the ne
   assert.equal(proxies.forwarded, 2);
 });
 
-Deno.test("the credential relay tunnels only to the hosts it is told, and adds the credentials to the CONNECT alone", async () => {
+/** A proxy that answers every CONNECT "200 Connection established" at once, keeping each head. */
+function connectingProxy() {
   const heads: string[] = [];
-  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   (async () => {
-    for await (const c of proxy) {
+    for await (const c of listener) {
       const buf = new Uint8Array(4096);
       const n = await c.read(buf);
       heads.push(new TextDecoder().decode(buf.subarray(0, n ?? 0)));
@@ -99,21 +100,27 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
       c.close();
     }
   })().catch(() => {});
+  return { heads, port: listener.addr.port, close: () => listener.close() };
+}
+
+/** The status line a relay listening on `port` answers a CONNECT to `target` with. */
+async function connectTo(port: number, target: string): Promise<string> {
+  const c = await Deno.connect({ hostname: "127.0.0.1", port });
+  await c.write(new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
+  const buf = new Uint8Array(4096);
+  const n = await c.read(buf);
+  c.close();
+  return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
+}
+
+Deno.test("the credential relay tunnels only to the hosts it is told, and adds the credentials to the CONNECT alone", async () => {
+  const proxy = connectingProxy();
+  const heads = proxy.heads;
   const relay = credentialRelay(
-    `http://user:p%40ss@127.0.0.1:${proxy.addr.port}`,
+    `http://user:p%40ss@127.0.0.1:${proxy.port}`,
     (host, port) => host === "www.amazon.com" && port === 443,
   )!;
-  const ask = async (target: string) => {
-    const port = Number(new URL(relay.url).port);
-    const c = await Deno.connect({ hostname: "127.0.0.1", port });
-    await c.write(
-      new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`),
-    );
-    const buf = new Uint8Array(4096);
-    const n = await c.read(buf);
-    c.close();
-    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
-  };
+  const ask = (target: string) => connectTo(Number(new URL(relay.url).port), target);
   try {
     assert.equal(await ask("10.0.0.1:22"), "HTTP/1.1 403 Forbidden");
     assert.equal(await ask("www.amazon.com:80"), "HTTP/1.1 403 Forbidden");
@@ -127,7 +134,7 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
     );
     // Only a plain host name, passed on as checked (probe DL: a proxy reads
     // `evil.com?.amazon.com:443` as host evil.com).
-    const loose = credentialRelay(`http://user:pw@127.0.0.1:${proxy.addr.port}`, () => true)!;
+    const loose = credentialRelay(`http://user:pw@127.0.0.1:${proxy.port}`, () => true)!;
     try {
       const port = Number(new URL(loose.url).port);
       for (
@@ -169,36 +176,18 @@ Deno.test("the credential relay tunnels only to the hosts it is told, and adds t
 });
 
 Deno.test("the transport's relay tunnels to the marketplaces on port 443 only, never to another port of theirs (probe GP, PR2)", async () => {
-  const heads: string[] = [];
-  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  (async () => {
-    for await (const c of proxy) {
-      const buf = new Uint8Array(4096);
-      const n = await c.read(buf);
-      heads.push(new TextDecoder().decode(buf.subarray(0, n ?? 0)));
-      await c.write(new TextEncoder().encode("HTTP/1.1 200 Connection established\r\n\r\n"));
-      c.close();
-    }
-  })().catch(() => {});
+  const proxy = connectingProxy();
+  const heads = proxy.heads;
   // No origin: the transport reaches the marketplaces themselves, through the operator's proxy.
   const transport = new BrowserTransport({
-    proxies: [`http://user:pw@127.0.0.1:${proxy.addr.port}`],
+    proxies: [`http://user:pw@127.0.0.1:${proxy.port}`],
   });
   // The relay listens on loopback, where any local program can reach it: its URL is what the
   // transport hands the runtime, read here as such a program would find its port.
   const relays = transport["relays"];
   assert.equal(relays.length, 1);
   const port = Number(new URL(relays[0].url).port);
-  const ask = async (target: string) => {
-    const c = await Deno.connect({ hostname: "127.0.0.1", port });
-    await c.write(
-      new TextEncoder().encode(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`),
-    );
-    const buf = new Uint8Array(4096);
-    const n = await c.read(buf);
-    c.close();
-    return new TextDecoder().decode(buf.subarray(0, n ?? 0)).split("\r\n")[0];
-  };
+  const ask = (target: string) => connectTo(port, target);
   try {
     for (const target of ["www.amazon.com:25", "www.amazon.de:80", "www.amazon.co.uk:8443"]) {
       assert.equal(await ask(target), "HTTP/1.1 403 Forbidden", target);
