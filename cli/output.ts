@@ -47,7 +47,7 @@ export class HeldSignals {
   }
 }
 
-export interface Writer {
+interface Writer {
   write(p: Uint8Array): Promise<number>;
 }
 

@@ -28,7 +28,7 @@ export const systemResolver: MailResolver = {
       signal,
       [],
     ),
-  addresses: (host, signal) => resolveHost(host, signal),
+  addresses: resolveHost,
 };
 
 /**
