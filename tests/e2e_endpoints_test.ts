@@ -527,6 +527,22 @@ Deno.test("scrape reads a product page through the parser registry", async () =>
   assert.equal(body.data.title, "Anthem Of The Peaceful Army");
 });
 
+Deno.test("scrape: the host written with a final dot is the same host, asked for as written without it (probe GY)", async () => {
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  for (const host of ["WWW.AMAZON.COM.", "www.amazon.com"]) {
+    const body = await expectValid(
+      rig,
+      "/v1/scrape?url=" + encodeURIComponent(`https://${host}/dp/B07H57DNVV`),
+      "2",
+    );
+    assert.equal(body.data.title, "Anthem Of The Peaceful Army", host);
+    assert.equal(body.url, "https://www.amazon.com/dp/B07H57DNVV", host);
+  }
+  const hosts = rig.fake.requests.filter((r) => r.path.includes("/dp/")).map((r) => r.host);
+  assert.deepEqual(hosts, ["www.amazon.com", "www.amazon.com"]);
+});
+
 Deno.test("review details: the corpus's 2016 review page answers its own review, and is an uncharged 404 for another", async () => {
   await using rig = await startRig();
   for (const id of ["R12J0UJC4DRYLC", "RWANTED0001"]) {

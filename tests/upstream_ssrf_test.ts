@@ -70,7 +70,8 @@ Deno.test("upstreamUrl() judges the parsed URL: hostile paths stay paths of the 
     "DE",
     "bare domain",
   );
-  assert.equal(upstreamUrl("https://WWW.Amazon.de./dp/B000000001").url.host, "www.amazon.de.");
+  assert.equal(upstreamUrl("https://WWW.Amazon.de./dp/B000000001").url.host, "www.amazon.de");
+  assert.equal(upstreamUrl("https://amazon.de./dp/B000000001").url.host, "amazon.de");
 });
 
 Deno.test("scrape: the operator's session goes only to the pages Shelf reads, never to an account page", async () => {
