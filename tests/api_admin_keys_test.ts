@@ -128,3 +128,46 @@ Deno.test("the stored and shown key prefix is exactly shelf_live_/shelf_test_ an
     );
   }
 });
+
+Deno.test("an account's key list and the pruning of its revoked keys never reach another account's revoked keys", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const make = async (email: string) =>
+    (await admin(s, "POST", "/admin/accounts", { email, plan: "growth" })).body.id as string;
+  const alice = await make("alice-keys@example.com");
+  const bob = await make("bob-keys@example.com");
+  const listed = async (id: string) =>
+    (await admin(s, "GET", `/admin/accounts/${id}/keys`)).body.keys as {
+      id: string;
+      name?: string;
+      status: string;
+    }[];
+  // Alice's revoked key is the oldest revoked key in the store.
+  const gone =
+    (await admin(s, "POST", `/admin/accounts/${alice}/keys`, { name: "alice-old" })).body;
+  assert.equal((await admin(s, "DELETE", `/admin/keys/${gone.id}`)).status, 200);
+  const kept = (await admin(s, "POST", `/admin/accounts/${alice}/keys`, { name: "alice" })).body;
+  const bobKey = (await admin(s, "POST", `/admin/accounts/${bob}/keys`, { name: "bob-secret" }))
+    .body;
+  assert.equal((await admin(s, "DELETE", `/admin/keys/${bobKey.id}`)).status, 200);
+  assert.deepEqual(
+    (await listed(alice)).map((k) => k.id).sort(),
+    [gone.id, kept.id].sort(),
+    "Alice's list holds her own keys only, not Bob's revoked one",
+  );
+  assert.deepEqual((await listed(bob)).map((k) => k.id), [bobKey.id]);
+  // Bob revokes enough keys to be pruned: only his own oldest revoked key is forgotten.
+  for (let i = 1; i < KEPT_REVOKED_KEYS + 1; i++) {
+    const k = await admin(s, "POST", `/admin/accounts/${bob}/keys`, { name: `bob-${i}` });
+    assert.equal(k.status, 201);
+    assert.equal((await admin(s, "DELETE", `/admin/keys/${k.body.id}`)).status, 200);
+  }
+  const bobs = await listed(bob);
+  assert.equal(bobs.length, KEPT_REVOKED_KEYS);
+  assert.ok(!bobs.some((k) => k.id === bobKey.id), "Bob's oldest revoked key is forgotten");
+  assert.ok(!bobs.some((k) => k.id === gone.id), "Alice's key is not in Bob's list");
+  const again = await admin(s, "DELETE", `/admin/keys/${gone.id}`);
+  assert.equal(again.status, 200, "Alice's revoked key is still known: Bob's pruning left it");
+  assert.equal(again.body.status, "revoked");
+  assert.equal((await admin(s, "DELETE", `/admin/keys/${bobKey.id}`)).status, 404);
+  assert.deepEqual((await listed(alice)).map((k) => k.id).sort(), [gone.id, kept.id].sort());
+});

@@ -22,7 +22,7 @@ import {
 import { removeKvFiles } from "../core/kv_files.ts";
 import { KV } from "../metering/kv_layout.ts";
 import type { AccountState } from "../metering/account_state.ts";
-import { SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
+import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 import { NETWORK_FACTOR } from "../metering/window_slots.ts";
 import { runAdmin } from "../cli/admin.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -1275,4 +1275,57 @@ Deno.test("without a mail server, the operator hands an account's owner a link t
   assert.ok(cli, out.url);
   assert.equal(await resetWith(s.url, cli[1], "set from the cli link"), 303);
   assert.equal((await signIn(browser(s.url), email, "set from the cli link")).status, 303);
+});
+
+/** A server with open sign-ups behind a trusted proxy, and helpers that sign in or up from a given client. */
+async function clientBudgets() {
+  const s = await startServer({ signup: "open", trustProxy: true });
+  const signInFrom = async (i: number, client: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signin");
+    return (await b.send("/dashboard/signin", {
+      headers: { "x-forwarded-for": client },
+      form: { _csrf: page.csrf, email: `nobody-${i}@example.com`, password: "wrong password!" },
+    })).status;
+  };
+  const signUpFrom = async (email: string, client: string) => {
+    const b = browser(s.url);
+    const page = await b.send("/dashboard/signup");
+    return (await b.send("/dashboard/signup", {
+      headers: { "x-forwarded-for": client },
+      form: { _csrf: page.csrf, email, password: PASSWORD },
+    })).status;
+  };
+  const failedSignIns = async (client: string, from: number) => {
+    for (let i = 0; i < CLIENT_SIGNIN_LIMIT; i += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, (_, j) => signInFrom(from + i + j, client)),
+      );
+      assert.deepEqual(batch, Array(10).fill(401), `sign-in attempts ${i + 1} to ${i + 10}`);
+    }
+  };
+  return { s, signInFrom, signUpFrom, failedSignIns };
+}
+
+Deno.test("a client that used up its sign-in attempts still signs up: sign-ups are a budget of their own", async () => {
+  const { s, signInFrom, signUpFrom, failedSignIns } = await clientBudgets();
+  await using _ = s;
+  await failedSignIns("198.51.100.40", 0);
+  assert.equal(await signInFrom(999, "198.51.100.40"), 429, "its sign-in attempts are used up");
+  assert.equal(await signUpFrom("after-signins@example.com", "198.51.100.40"), 303);
+  assert.notEqual(await s.accounts.idByEmail("after-signins@example.com"), null);
+});
+
+Deno.test("a client that used up its sign-ups still has every one of its sign-in attempts", async () => {
+  const { s, signUpFrom, failedSignIns } = await clientBudgets();
+  await using _ = s;
+  for (let i = 0; i < CLIENT_SIGNUP_LIMIT; i++) {
+    assert.equal(await signUpFrom(`up-${i}@example.com`, "198.51.100.41"), 303, `sign-up ${i + 1}`);
+  }
+  assert.equal(
+    await signUpFrom("up-over@example.com", "198.51.100.41"),
+    429,
+    "its sign-ups are used up",
+  );
+  await failedSignIns("198.51.100.41", 1_000);
 });

@@ -287,3 +287,31 @@ Deno.test("archive: header blocks are bounded, a record without a numeric length
     assert.match(unread, /c\.warc: a record's Content-Length is "abc"/);
   });
 });
+
+Deno.test("archive: a record cut short by a few bytes of its WARC length is an uncharged 502, not a page (probes CO, CR)", async () => {
+  await inArchiveDir(async (dir, page) => {
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+    );
+    // No HTTP Content-Length, no encoding: only the WARC record's length tells the bytes missing.
+    // The body's reader names how many (the later check that the file ended inside the record
+    // refuses it too, but can only say "cut short"), so the message pins the body's own check.
+    const block = encoder.encode(html + "\r\n").length + page.length;
+    await Deno.writeFile(
+      `${dir}/b.warc`,
+      record("https://www.amazon.com/dp/B0CUTFEW01", html, page, block - 5),
+    );
+    await using rig = await startRig({ upstream: `archive:${dir}` });
+    const cut = await rig.call("/v1/products/details?asin=B0CUTFEW01");
+    assert.equal(cut.status, 502, JSON.stringify(cut.body).slice(0, 300));
+    assert.match(JSON.stringify(cut.body), /cut short \(5 bytes missing\)/);
+    assert.equal(cut.headers.get("x-credits-cost"), "0");
+    const whole = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(whole.status, 200, JSON.stringify(whole.body).slice(0, 300));
+    assert.equal(
+      ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used,
+      1,
+    );
+  });
+});

@@ -15,21 +15,12 @@ import type { DataRequest } from "../upstream/data_source.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { heldCredits } from "../metering/credits_in_flight.ts";
 import { type Delivery, queueDelivery, type Watch } from "../watches/store.ts";
-import { fixture } from "./fixture.ts";
-import { parseProduct } from "../parsers/product.ts";
+import { detailsAt } from "./watch_details.ts";
+import { InFlight } from "../watches/in_flight.ts";
 
 /** MAX_PENDING_EVENTS in watches/store.ts: undelivered events one watch may have. */
 const BOUND = 20;
 const ADMIN = `admin-${crypto.randomUUID()}`;
-
-/**
- * A real page's details answer, which the source gives the price the test sets: a refresh's
- * answer is checked against the details schema, as a call's is.
- */
-const { no_reviews_stated: _n, stock_unread: _s, ...PRODUCT } = parseProduct(
-  await fixture("product/amazon.com__app-B07H57DNVV.html"),
-  { marketplace: "US" },
-);
 
 /** Details pages at the price the test sets; an account in `hang` waits until released. */
 class PriceSource extends ControlledSource {
@@ -79,14 +70,7 @@ class PriceSource extends ControlledSource {
       this.price++;
     }
     const amount = this.moving ? this.price++ : this.price;
-    return {
-      ...PRODUCT,
-      missing: [],
-      asin: req.params.asin,
-      price: { amount, display: `$${amount}.00`, currency: "USD", list_price: null },
-      in_stock: true,
-      bestsellers_rank: [],
-    };
+    return detailsAt(req.params.asin, amount);
   }
 }
 
@@ -814,4 +798,20 @@ Deno.test("webhook bound: a dropped event's note gives the attempt it would have
   } finally {
     await hooks.close();
   }
+});
+
+Deno.test("in-flight slots: an account marked slow gets one slot, not its per-account share (probe BJ)", async () => {
+  // The e2e tests above give each slow account one watch, so they cannot tell one slot from
+  // perAccount: here, InFlight itself (8 slots, 3 per account, 2 of them kept).
+  const slots = new InFlight(8, 3);
+  assert.equal(slots.free("fast"), 3, "an account not marked slow: its per-account share");
+  assert.equal(slots.free("slow", true), 1, "an account marked slow: one slot");
+  let release!: () => void;
+  const hanging = new Promise<void>((r) => (release = r));
+  slots.run("slow", () => hanging, () => {});
+  assert.equal(slots.free("slow", true), 0, "a slow account with one attempt under way: none");
+  assert.equal(slots.free("slow"), 2, "the same account, no longer slow: the rest of its share");
+  release();
+  await slots.idle();
+  assert.equal(slots.free("slow", true), 1);
 });

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { DEAL_PRODUCTS_PAGE, SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
+import { fixture, searchingFor } from "./fixture.ts";
 
 /** `from` redirects to B0G6KD54ZK's real product page, as the marketplace does a merged ASIN. */
 function redirectToCharger(rig: Rig, from: string): void {
@@ -69,6 +70,19 @@ Deno.test("asin-to-gtin redirected to another ASIN labels the identifiers with t
   assert.equal(r.body.gtin, "753747482348");
   assert.equal(r.body.asin, "B0G6KD54ZK");
   assert.match(String(r.body.note), /B000000001 as B0G6KD54ZK/);
+});
+
+Deno.test("offers redirected to another ASIN are labelled with the page's ASIN, not the one asked for", async () => {
+  await using rig = await startRig();
+  const aod = (asin: string) =>
+    `https://www.amazon.com/gp/product/ajax/?asin=${asin}&pc=dp&experienceId=aodAjaxMain`;
+  rig.fake.redirect(aod("B000000002"), aod("B0BN72FYFG"));
+  rig.fake.page(aod("B0BN72FYFG"), "offers/amazon.com__wk-aod-main-B0BN72FYFG.html");
+  const r = await rig.call("/v1/products/offers?asin=B000000002");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.asin, "B0BN72FYFG");
+  assert.equal(r.body.url, "https://www.amazon.com/dp/B0BN72FYFG");
+  assert.ok((r.body.count as number) > 0);
 });
 
 Deno.test("reviews/top redirected to another ASIN labels the summary with that ASIN", async () => {
@@ -162,4 +176,22 @@ Deno.test("a seller profile or deal page reached under another id answers with t
   assert.equal(ended.status, 404, JSON.stringify(ended.body).slice(0, 300));
   assert.equal(ended.headers.get("x-credits-cost"), "0");
   assert.equal(await used(rig), 2);
+});
+
+Deno.test("gtin-to-asin of an all-zero GTIN is not confirmed by a page whose UPC is all zeros, a placeholder", async () => {
+  await using rig = await startRig();
+  const search = await fixture("search/amazon.com__pricechecker-portable-charger.html");
+  rig.fake.page("https://www.amazon.com/s?k=000000000000", {
+    html: searchingFor(search, "000000000000"),
+  });
+  // The top result's page lists "UPC 000000000000": no code at all, not the one asked for.
+  const charger = await fixture("product/amazon.com__msheraz-B0G6KD54ZK.html");
+  assert.ok(charger.includes("> 753747482348 <"));
+  rig.fake.page("https://www.amazon.com/dp/B0CB1FW5FC", {
+    html: charger.replace("> 753747482348 <", "> 000000000000 <"),
+  });
+  const r = await rig.call("/v1/utility/gtin-to-asin?gtin=000000000000");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal((r.body.match as { asin: string }).asin, "B0CB1FW5FC");
+  assert.match(String(r.body.note), /^Unsure: /, "the top result is given as unconfirmed");
 });

@@ -120,3 +120,17 @@ Deno.test("parser health counts the answer's fields, not a reading's flags", asy
   assert.deepEqual(none.fields.get("reviews_count"), [1, 0]);
   assert(!none.fields.has("no_reviews_stated"));
 });
+
+Deno.test("ParserHealth flags a fall at exactly MIN_SAMPLES (20) parses in each day, not at 19", () => {
+  const report = (n: number) => {
+    const h = new ParserHealth();
+    const now = 100 * 24 * HOUR;
+    for (let i = 0; i < n; i++) h.add("offers", "IT", fieldCounts({ price: 1 }), now - 30 * HOUR);
+    for (let i = 0; i < n; i++) h.add("offers", "IT", fieldCounts({ price: null }), now - HOUR);
+    return h.report(now)[0].fields.find((f) => f.field === "price")!;
+  };
+  const at = report(20);
+  assert.deepEqual([at.previous_day?.total, at.last_day?.total], [20, 20]);
+  assert(at.falling, "20 parses a day decide");
+  assert(!report(19).falling, "19 parses a day decide nothing");
+});

@@ -63,3 +63,18 @@ Deno.test("parseDeals() refuses a page without deal cards", async () => {
 Deno.test("parseDeals() gives a valid page or ParseError on truncated and junk input", () => {
   assertRobust(parseDeals, DealsPage, DEALS_PAGE, "US");
 });
+
+Deno.test("parseDeals() takes the discount from the card's copy when its percent-off place holds a label", () => {
+  // The one-line badge's first span is the percent off on the cards above; a card that puts its
+  // label there answered "Limited time deal" as its discount.
+  const page = DEALS_PAGE.replace(
+    `<span class="a-size-mini">22% off</span>
+   <span class="a-size-mini BadgeAutomatedLabel-module__badgeAutomatedLabel_2Teem">Limited time deal</span>`,
+    `<span class="a-size-mini BadgeAutomatedLabel-module__badgeAutomatedLabel_2Teem">Limited time deal</span>
+   <span class="a-size-mini">22% off</span>`,
+  );
+  assert.notEqual(page, DEALS_PAGE);
+  const { results } = DealsPage.parse(parseDeals(page, { marketplace: "US" }));
+  assert.equal(results[0].discount, "22% off");
+  assert.equal(results[0].badge, "Limited time deal");
+});

@@ -142,3 +142,71 @@ Deno.test("a UTF-8 page labelled windows-1252 or latin1 is read as UTF-8, not an
   const jis = new Uint8Array([0x1b, 0x24, 0x42, 0x46, 0x7c, 0x4b, 0x5c, 0x1b, 0x28, 0x42]);
   assert.equal(decodeHtml(jis, "text/html; charset=iso-2022-jp"), "日本");
 });
+
+/** The characters beyond ASCII in `text` that read well (U+FFFD not counted), as decode.ts counts. */
+function beyondAscii(text: string): number {
+  let good = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80 && c !== 0xfffd) good++;
+  }
+  return good;
+}
+
+/** `corpus` as UTF-8 with `n` stray bytes that are no UTF-8 (0xff) in a comment before </html>. */
+function withStrayBytes(corpus: string, n: number): Uint8Array {
+  const end = corpus.lastIndexOf("</html>");
+  const enc = new TextEncoder();
+  const stray = new Uint8Array(n * 2).map((_, i) => i % 2 ? 0x20 : 0xff);
+  return new Uint8Array([
+    ...enc.encode(corpus.slice(0, end) + "<!-- "),
+    ...stray,
+    ...enc.encode("-->" + corpus.slice(end)),
+  ]);
+}
+
+Deno.test("a page read as UTF-8 is refused as garbled just past one U+FFFD for eight good characters, read just under (probe CG)", async () => {
+  const corpus = await corpusText("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html");
+  assert.ok(!corpus.includes("\uFFFD"));
+  const good = beyondAscii(corpus);
+  assert.ok(good > 200, `${good} characters beyond ASCII`);
+  const job = productJob("https://www.amazon.co.jp/dp/B002XA6AU4", "JP");
+  const under = readPage(job, withStrayBytes(corpus, Math.floor(good / 8))).parsed;
+  assert.ok(under?.ok, JSON.stringify(under).slice(0, 300));
+  const past = readPage(job, withStrayBytes(corpus, Math.floor(good / 8) + 1)).parsed;
+  assert.ok(past && !past.ok, JSON.stringify(past).slice(0, 300));
+  assert.match(past.message, /not in the character set/);
+});
+
+Deno.test("a UTF-8 page labelled windows-1252 is read as UTF-8 up to one stray byte for eight good characters, not past it (probe GO)", async () => {
+  const corpus = await corpusText("product/amazon.co.jp__jack-mobile-shoeido-bouchuko.html");
+  const good = beyondAscii(corpus);
+  const job = {
+    ...productJob("https://www.amazon.co.jp/dp/B002XA6AU4", "JP"),
+    contentType: "text/html; charset=windows-1252",
+  };
+  const title = "香源 松栄堂の防虫香 上品 防虫香 10袋入 #520138";
+  const under = readPage(job, withStrayBytes(corpus, Math.floor(good / 8))).parsed;
+  assert.ok(under?.ok, JSON.stringify(under).slice(0, 300));
+  assert.equal((under.value as { title: string }).title, title);
+  // One more: the bytes are no longer taken for UTF-8 and are read in the charset named.
+  const bytes = withStrayBytes(corpus, Math.floor(good / 8) + 1);
+  const text = decodeHtml(bytes, job.contentType);
+  assert.ok(!text.includes(title));
+  assert.ok(!text.includes("\uFFFD"), "windows-1252 reads every byte");
+  const past = readPage(job, bytes).parsed;
+  assert.ok(!past?.ok || (past.value as { title: string }).title !== title);
+});
+
+Deno.test("a <meta charset=utf-16> on a page without a byte-order mark is a lie: the page is read as ASCII/UTF-8", () => {
+  const html = '<!doctype html><html><head><meta charset="utf-16">' +
+    '<title>Plain title</title></head><body><span id="productTitle">Plain title</span></body></html>';
+  const bytes = new TextEncoder().encode(html);
+  assert.equal(decodeHtml(bytes), html);
+  assert.equal(decodeHtml(bytes, "text/html"), html);
+  const named = html.replace(
+    '<meta charset="utf-16">',
+    '<meta http-equiv="Content-Type" content="text/html; charset=UTF-16LE">',
+  );
+  assert.equal(decodeHtml(new TextEncoder().encode(named)), named);
+});

@@ -514,3 +514,13 @@ Deno.test("a parsed answer is bounded by the text it holds, a string counted whe
   const fits = { results: answer.results.slice(0, 500), note: "a\u0007b" };
   assert.equal(withoutControlChars(fits, 8 * 1024 * 1024).note, "ab");
 });
+
+Deno.test("a parsed answer's keys count toward its bound, as its strings do", () => {
+  // 100 keys of 100 characters, values empty: 10,000 characters, all of them in keys.
+  const keyed = () =>
+    Object.fromEntries(Array.from({ length: 100 }, (_, i) => [String(i).padStart(100, "k"), ""]));
+  assert.throws(() => withoutControlChars({ product_facts: keyed() }, 9_999), AnswerTooLarge);
+  // "product_facts" itself is 13 characters.
+  assert.doesNotThrow(() => withoutControlChars({ product_facts: keyed() }, 10_013));
+  assert.throws(() => withoutControlChars({ product_facts: keyed() }, 10_012), AnswerTooLarge);
+});

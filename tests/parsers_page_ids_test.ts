@@ -36,6 +36,20 @@ Deno.test("deals: a card's deal id that is no id is null", () => {
   assert.deepEqual(deals.map((d) => d.deal_id), [null, "e5f6a7b8", null]);
 });
 
+Deno.test("deals: a card's deal id is taken whole, 1 to 64 of [A-Za-z0-9_-], or not at all (probe EW)", () => {
+  const idOf = (id: string) =>
+    parseDeals(DEALS_PAGE.replace('data-deal-id="a1b2c3d4"', `data-deal-id="${id}"`), {
+      marketplace: "US",
+    }).results[0].deal_id;
+  const longest = "aZ0_-".repeat(12) + "abcd"; // 64 characters
+  assert.equal(longest.length, 64);
+  for (const ok of ["a1b2c3d4", "A-b_9", longest]) assert.equal(idOf(ok), ok);
+  // A space, markup, a dot or one character too many: none of it is an id, though it holds some.
+  for (const bad of ["a1b2 c3d4", "a1b2&lt;b&gt;", "a1b2.c3d4", longest + "e"]) {
+    assert.equal(idOf(bad), null, bad);
+  }
+});
+
 Deno.test("categories: a search-bar option whose alias is no alias is not listed", async () => {
   const name = "categories/amazon.ca__amzorders-homepage-searchdropdown.html";
   const html = await fixture(name);

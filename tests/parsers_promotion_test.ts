@@ -118,3 +118,18 @@ Deno.test("a promotion page that shows no promotion is an uncharged 404 through 
   assert.equal(live.status, 200, JSON.stringify(live.body).slice(0, 200));
   assert.equal(live.body.title, "Save 20% on select kitchen items");
 });
+
+Deno.test("a promotion page that lists eligible items but shows no title or terms is answered, not refused", async () => {
+  const bare = PROMOTION_PAGE
+    .replace("<h1><span>Save 20% on select kitchen items</span></h1>", "")
+    .replace(/<div id="promotionTerms"[^]*?<\/div>/, "");
+  assert.ok(bare.includes('id="promotionTitle"') && !bare.includes("promotionTerms"));
+  const promo = PromotionPage.parse(parsePromotion(bare, { marketplace: "US" }));
+  assert.ok(!promo.title, JSON.stringify(promo.title));
+  assert.deepEqual(promo.eligible_items, ["B07QXV6N1B", "B08KH5CQ1P"]);
+  await using rig = await startRig();
+  rig.fake.page("https://www.amazon.com/promotion/psp/A2P3X1AN29HWHX", { html: bare });
+  const got = await rig.call("/v1/promotions?promo_id=A2P3X1AN29HWHX");
+  assert.equal(got.status, 200, JSON.stringify(got.body).slice(0, 300));
+  assert.deepEqual(got.body.eligible_items, ["B07QXV6N1B", "B08KH5CQ1P"]);
+});

@@ -146,3 +146,18 @@ Deno.test("parseReview() refuses the 2016 page when it shows another review than
     (e) => e instanceof ParseError && e.reason === "not_found",
   );
 });
+
+Deno.test("parseReview() takes no 2016-layout review whose anchor name is no review id (R and capitals or digits only)", async () => {
+  const html = await fixture("reviews/amazon.com__weih-B003EM8008-p3837.html");
+  assert.ok(html.includes('<a name="R12J0UJC4DRYLC"'));
+  for (const name of ["R12J0 UJC4", "R12j0ujc4", "R12J0&lt;b&gt;x", "R", "R12J0UJC4DRYLC-x"]) {
+    const hostile = html.replaceAll('<a name="R12J0UJC4DRYLC"', `<a name="${name}"`);
+    for (const reviewId of [undefined, name]) {
+      assert.throws(
+        () => parseReview(hostile, { marketplace: "US", reviewId }),
+        (e) => e instanceof ParseError,
+        `${name} (asked: ${reviewId})`,
+      );
+    }
+  }
+});
