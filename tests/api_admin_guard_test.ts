@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { MAX_FAILURES } from "../routes/admin_guard.ts";
+import { Hono } from "hono";
+import { AdminGuard, MAX_FAILURES } from "../routes/admin_guard.ts";
+import { ApiError, errorResponse } from "../core/api_error.ts";
 
 const TOKEN = "guard-test-admin-token-0123456789";
 
@@ -75,4 +77,37 @@ Deno.test("the admin token is not logged, whatever query parameter or path carri
   assert.ok(!text.includes(TOKEN.slice(0, 16)), text);
   assert.ok(!text.includes(TOKEN.slice(-16)), text);
   assert.ok(!text.includes(TOKEN.slice(12, -1)), text);
+});
+
+Deno.test("a client held for guessing is admitted again once its one-minute window has passed", async () => {
+  let now = 1_000_000;
+  const guard = new AdminGuard(1, () => {}, () => now);
+  const app = new Hono();
+  app.onError((e) =>
+    e instanceof ApiError ? errorResponse(e) : new Response("boom", { status: 500 })
+  );
+  app.get("/admin", (c) => {
+    const who = guard.admit(c);
+    if (c.req.header("authorization") !== `Bearer ${TOKEN}`) {
+      guard.failed(who);
+      return c.text("no", 401);
+    }
+    return c.text("ok");
+  });
+  const admin = async (token: string) => {
+    const r = await app.request("/admin", {
+      headers: { authorization: `Bearer ${token}`, "x-forwarded-for": "198.51.100.7" },
+    });
+    await r.body?.cancel();
+    return r;
+  };
+  for (let i = 0; i < MAX_FAILURES; i++) assert.equal((await admin(`guess-${i}`)).status, 401);
+  now += 30_000;
+  const held = await admin(TOKEN);
+  assert.equal(held.status, 429, "still held inside the minute");
+  assert.equal(held.headers.get("retry-after"), "30");
+  now += 30_000; // the window that began with the first failure has ended
+  assert.equal((await admin(TOKEN)).status, 200, "admitted once the minute is over");
+  now += 10 * 60_000;
+  assert.equal((await admin(TOKEN)).status, 200, "and later still");
 });

@@ -610,3 +610,61 @@ Deno.test("watch creations and deletions of one account in a burst cost about on
   assert.ok(gone.every(Boolean));
   assert.ok(store.commits() - before <= ids.length + 10, `${store.commits() - before} commits`);
 });
+
+Deno.test("watches API: a webhook_url is at most 2,048 characters (openapi maxLength): one more is a 422 on body.webhook_url", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  const max = 2_048;
+  const at = (n: number) => {
+    const base = "https://hooks.example.com/";
+    return base + "a".repeat(n - base.length);
+  };
+  const fits = await post(s.url, key, { ...GOOD, webhook_url: at(max) });
+  assert.equal(fits.status, 201, (await fits.clone().text()).slice(0, 300));
+  for (const n of [max + 1, 4_000]) {
+    const r = await post(s.url, key, { ...GOOD, webhook_url: at(n) });
+    const body = await r.json();
+    assert.equal(r.status, 422, `${n} characters: ${JSON.stringify(body).slice(0, 300)}`);
+    assert.deepEqual(body.detail.map((d: { loc: unknown[] }) => d.loc), [["body", "webhook_url"]]);
+    assert.equal(r.headers.get("x-credits-cost"), "0");
+  }
+  assert.equal((await (await s.get("/v1/watches", key)).json()).count, 1);
+  // The bound is the one the document states.
+  const doc = await (await fetch(`${s.url}/openapi.json`)).json();
+  assert.equal(doc.components.schemas.WatchCreateBody.properties.webhook_url.maxLength, max);
+});
+
+Deno.test("watches API: a body with thousands of unknown keys answers at most 20 detail entries", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  const body: Record<string, unknown> = { ...GOOD };
+  for (let i = 0; i < 3_000; i++) body[`k${i}`] = i;
+  const r = await post(s.url, key, body);
+  assert.equal(r.status, 422);
+  const detail = (await r.json()).detail;
+  assert.ok(detail.length > 0 && detail.length <= 20, `${detail.length} entries`);
+  assert.deepEqual(detail[0].loc, ["body", "k0"]);
+  assert.equal(s.errors.length, 0, s.errors.join("\n"));
+});
+
+Deno.test("watches API: a field named twice in `on` counts once, as stored and as answered", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  const r = await post(s.url, key, { ...GOOD, on: ["price", "price", "rank"] });
+  assert.equal(r.status, 201, await r.clone().text());
+  assert.deepEqual((await r.json()).on, ["price", "rank"]);
+  const listed = WatchList.parse(await (await s.get("/v1/watches", key)).json());
+  assert.deepEqual(listed.watches.map((w) => w.on), [["price", "rank"]]);
+});
+
+Deno.test("watches API: DELETE of an id that is no watch id, however long, is a 404, never a 500", async () => {
+  await using s = await startServer({ watches: watchesOpts, plans });
+  const { key } = await s.account("bulk");
+  for (const id of ["x".repeat(3_000), `wat_${"0".repeat(3_000)}`, "wat_0123456789abcdeg"]) {
+    const r = await s.get(`/v1/watches/${id}`, key, { method: "DELETE" });
+    const body = await r.json();
+    assert.equal(r.status, 404, `${id.length} characters: ${JSON.stringify(body).slice(0, 300)}`);
+    assert.equal(body.error.code, "not_found");
+  }
+  assert.equal(s.errors.length, 0, s.errors.join("\n"));
+});

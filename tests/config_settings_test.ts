@@ -440,3 +440,25 @@ Deno.test("PLANS_FILE: a rate under 1, more than 100 keys or a fractional credit
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("PARSE_WORKERS: 0 to 256, as the README states: 256 starts, 257 is refused", () => {
+  assert.equal(loadConfig(env({ PARSE_WORKERS: "0" })).parseWorkers, 0);
+  assert.equal(loadConfig(env({ PARSE_WORKERS: "256" })).parseWorkers, 256);
+  assert.throws(
+    () => loadConfig(env({ PARSE_WORKERS: "257" })),
+    /'PARSE_WORKERS' must be a whole number from 0 to 256: current value is "257"/,
+  );
+});
+
+Deno.test("a 0/1 flag set to 0 is off and starts, as unset does; 1 is on", () => {
+  assert.equal(loadConfig(env({ WEBHOOK_ALLOW_PRIVATE: "0" })).webhookAllowPrivate, false);
+  assert.equal(loadConfig(env({})).webhookAllowPrivate, false);
+  assert.equal(loadConfig(env({ WEBHOOK_ALLOW_PRIVATE: "1" })).webhookAllowPrivate, true);
+  for (const v of ["false", "yes", "OFF", "00"]) {
+    assert.throws(
+      () => loadConfig(env({ WEBHOOK_ALLOW_PRIVATE: v })),
+      /'WEBHOOK_ALLOW_PRIVATE'/,
+      v,
+    );
+  }
+});

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { asResultsPage, fixture } from "./fixture.ts";
+import { SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
 
 const SEARCH = "search/amazon.com__pricechecker-portable-charger.html";
 const SEARCH_DE = "search/amazon.de__parsy-katzenfutter.html";
@@ -223,4 +224,31 @@ Deno.test("best sellers, category and seller storefront: first and further pages
   );
   assert.equal(seller.page, 4);
   assert.equal(seller.seller_id, "A2DP2EEPU3VU45");
+});
+
+Deno.test("seller profile: asks Amazon for /sp?seller=<id>, the profile page itself", async () => {
+  await using rig = await startRig({ plan: "scale" });
+  const body = await asks(
+    rig,
+    "/v1/sellers/profile?seller_id=A1EXAMPLE7SELLER",
+    "https://www.amazon.com/sp?seller=A1EXAMPLE7SELLER",
+    { html: SELLER_PROFILE_PAGE },
+  );
+  assert.equal(body.seller_id, "A1EXAMPLE7SELLER");
+});
+
+Deno.test("search: a price in hundredths is rounded to the nearest, not cut (19.99 is 1999, as 19.99 * 100 is 1998.99…)", async () => {
+  await using rig = await startRig({ plan: "scale" });
+  await asks(
+    rig,
+    "/v1/products/search?query=tea&min_price=19.99&max_price=29.99",
+    "https://www.amazon.com/s?k=tea&rh=p_36:1999-2999",
+    SEARCH,
+  );
+  await asks(
+    rig,
+    "/v1/products/search?query=tea&min_price=0.29",
+    "https://www.amazon.com/s?k=tea&rh=p_36:29-",
+    SEARCH,
+  );
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { queryParams } from "../routes/query_params.ts";
+import { queryParams, queryValue } from "../routes/query_params.ts";
 
 const base = "http://127.0.0.1:8000/v1/products/offers";
 
@@ -37,4 +37,11 @@ Deno.test("queryParams() reads a query exactly as new URL().searchParams does", 
     const url = base + q;
     assert.deepEqual(queryParams(url), grouped(new URL(url).searchParams), JSON.stringify(q));
   }
+});
+
+Deno.test("queryValue() gives the LAST of a name's values, as c.req.query does", () => {
+  assert.equal(queryValue(`${base}?email=a@x.test&email=b@x.test`, "email"), "b@x.test");
+  assert.equal(queryValue(`${base}?asin=A&marketplace=US&asin=B&asin=C`, "asin"), "C");
+  assert.equal(queryValue(`${base}?asin=only`, "asin"), "only");
+  assert.equal(queryValue(`${base}?asin=A`, "page"), undefined);
 });

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { MAX_URL } from "../routes/request_target.ts";
+import { getPath } from "hono/utils/url";
+import { MAX_URL, requestPath } from "../routes/request_target.ts";
 
 async function raw(url: string, head: string): Promise<{ status: number; body: string }> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
@@ -53,4 +54,38 @@ Deno.test("a URL longer than MAX_URL is a 414 in the spec's error shape, without
   assert.equal(long.status, 414);
   assert.equal((await long.json()).error.code, "uri_too_long");
   assert.equal((await fetch(`${s.url}/healthz?${"a=1&".repeat(1_000)}`)).status, 200);
+});
+
+Deno.test("a Host header holding a slash, or a bracketed host that is no IPv6 text, is a 400", async () => {
+  await using s = await startServer({ adminToken: "t".repeat(32) });
+  // A `/` alone (no `?`) moved the path: `GET /accounts` with this Host was `/admin/accounts`.
+  for (
+    const host of ["x/admin", "x/dashboard", "127.0.0.1/admin", "[a<b/c?]", "[zz::1]", "[::1/x]"]
+  ) {
+    const r = await raw(s.url, get("/accounts", host));
+    assert.equal(r.status, 400, host);
+    assert.equal(JSON.parse(r.body).error.code, "bad_request", host);
+  }
+  assert.deepEqual(s.errors, []);
+  // IPv6 literals, the IPv4-mapped form included, are still answered.
+  for (const host of ["[::1]", "[2001:DB8::a]:8000", "[::ffff:127.0.0.1]"]) {
+    assert.equal((await raw(s.url, get("/healthz", host))).status, 200, host);
+  }
+});
+
+Deno.test("a path is routed decoded once, as Hono's getPath gives it: %25 stays %25", () => {
+  for (
+    const path of [
+      "/x/%2541",
+      "/x/%25",
+      "/x/%41%2541",
+      "/%2568ealthz",
+      "/a%20b/%25%32%35",
+      "/v1/%2576",
+    ]
+  ) {
+    const req = new Request(`http://127.0.0.1:8000${path}?q=%2541`);
+    assert.equal(requestPath(req), getPath(req), path);
+  }
+  assert.equal(requestPath(new Request("http://127.0.0.1:8000/x/%2541")), "/x/%2541");
 });

@@ -284,7 +284,7 @@ function recordingProxy() {
   };
 }
 
-Deno.test("live mode: a hostile scrape path opens a tunnel to the marketplace host only, never to the path's host", async () => {
+Deno.test("live mode: a hostile scrape path, or an http:// URL, opens a tunnel to the marketplace host's port 443 only", async () => {
   const proxy = recordingProxy();
   try {
     await using rig = await startRig({
@@ -292,14 +292,17 @@ Deno.test("live mode: a hostile scrape path opens a tunnel to the marketplace ho
       env: { HTTP_PROXY: proxy.url },
       browser: { retries: 0 },
     });
-    for (const raw of HOSTILE_PATHS.slice(0, 4)) {
+    // An http:// URL is asked for as https: sent as it was, it went in clear text, with the
+    // operator's session cookies.
+    const urls = [...HOSTILE_PATHS.slice(0, 4), "http://www.amazon.com/dp/B07H57DNVV"];
+    for (const raw of urls) {
       const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
       assert.ok(r.status >= 500, `${raw} → ${r.status}`);
       assert.equal(r.headers.get("x-credits-cost"), "0");
     }
     assert.ok(proxy.targets.length > 0, "the requests went through the proxy");
     report("8. SSRF: hostile scrape paths (live mode, via a recording proxy)", {
-      "hostile URLs": 4,
+      "hostile URLs": urls.length,
       tunnels: proxy.targets.length,
       "tunnels to another host": proxy.targets.filter((t) => t !== "www.amazon.com:443").length,
     });
@@ -580,4 +583,68 @@ Deno.test("a session's cookies are bounded: pages that set cookies without end c
   } finally {
     await origin.shutdown();
   }
+});
+
+Deno.test("upstreamUrl(): an accepted URL is https, without credentials of any kind, and without its fragment", () => {
+  const http = upstreamUrl("http://www.amazon.com/dp/B07H57DNVV?th=1");
+  assert.equal(http.url.href, "https://www.amazon.com/dp/B07H57DNVV?th=1");
+  assert.equal(
+    upstreamUrl("/dp/B07H57DNVV", "http://www.amazon.de/gp/x").url.href,
+    "https://www.amazon.de/dp/B07H57DNVV",
+    "a redirect's relative Location on an http base",
+  );
+  for (
+    const raw of [
+      "https://:secret@www.amazon.com/dp/B07H57DNVV",
+      "http://:secret@www.amazon.com/dp/B07H57DNVV",
+      "https://user:secret@www.amazon.com/dp/B07H57DNVV",
+      "https://user@www.amazon.com/dp/B07H57DNVV",
+    ]
+  ) {
+    assert.throws(() => upstreamUrl(raw), raw);
+  }
+  const a = upstreamUrl("https://www.amazon.com/dp/B07H57DNVV#a").url.href;
+  const b = upstreamUrl("https://www.amazon.com/dp/B07H57DNVV#b").url.href;
+  assert.equal(a, "https://www.amazon.com/dp/B07H57DNVV");
+  assert.equal(a, b, "#a and #b are one URL");
+});
+
+Deno.test("scrape: a password-only credential (https://:secret@host) is an uncharged 422, and nothing is fetched", async () => {
+  await using rig = await startRig();
+  for (
+    const raw of [
+      "https://:secret@www.amazon.com/dp/B07H57DNVV",
+      "http://:secret@www.amazon.com/dp/B07H57DNVV",
+    ]
+  ) {
+    const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
+    assert.equal(r.status, 422, `${raw} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    assert.equal(r.headers.get("x-credits-cost"), "0", raw);
+  }
+  assert.equal(rig.fake.requests.length, 0, "no request went upstream");
+  assert.equal((await (await rig.server.get("/v1/usage", rig.key)).json()).requests_used, 0);
+});
+
+Deno.test("scrape: an http:// or fragment-carrying marketplace URL, or a redirect to http://, is fetched and answered as the one https URL", async () => {
+  const fake = new FakeMarketplace()
+    .redirect("https://www.amazon.com/gp/hop/plain", "http://www.amazon.com/dp/B07H57DNVV")
+    .page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
+  await using _fake = fake;
+  await using rig = await startRig({ fake });
+  for (
+    const raw of [
+      "http://www.amazon.com/dp/B07H57DNVV",
+      "https://www.amazon.com/dp/B07H57DNVV#a",
+      "https://www.amazon.com/dp/B07H57DNVV#b",
+      "https://www.amazon.com/gp/hop/plain",
+    ]
+  ) {
+    const r = await rig.call(`/v1/scrape?url=${encodeURIComponent(raw)}`);
+    assert.equal(r.status, 200, `${raw} → ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    assert.equal(r.body.url, "https://www.amazon.com/dp/B07H57DNVV", raw);
+  }
+  assert.deepEqual(
+    [...new Set(fake.requests.map((r) => r.path))].sort(),
+    ["/dp/B07H57DNVV", "/gp/hop/plain"],
+  );
 });
