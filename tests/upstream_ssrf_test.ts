@@ -86,6 +86,11 @@ Deno.test("scrape: the operator's session goes only to the pages Shelf reads, ne
       "/gp/css/order-history",
       "/ap/signin",
       "/a/addresses",
+      // Read pages' paths only as whole leading segments: `/s` (search) is not `/signin`, and a
+      // product path further down another path is not a product page.
+      "/signin",
+      "/spa/x",
+      "/gp/css/order-history/x/dp/B07H57DNVV",
     ]
   ) {
     const r = await rig.call(
@@ -95,7 +100,7 @@ Deno.test("scrape: the operator's session goes only to the pages Shelf reads, ne
   }
   await rig.call("/v1/products/details?asin=B07H57DNVV");
   const sent = (part: string) => fake.requests.filter((r) => r.path.startsWith(part));
-  for (const part of ["/gp/flex/", "/gp/css/", "/ap/", "/a/"]) {
+  for (const part of ["/gp/flex/", "/gp/css/", "/ap/", "/a/", "/signin", "/spa/"]) {
     assert.ok(sent(part).length > 0, `${part} was fetched`);
     for (const r of sent(part)) {
       assert.doesNotMatch(r.cookie, /OPERATOR_/, `no operator session to ${r.path}`);
