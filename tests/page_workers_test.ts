@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { PagePool } from "../upstream/page_pool.ts";
 import { loadConfig } from "../config.ts";
+import { fixtureBytes } from "./fixture.ts";
 
 const FAULTY = new URL("./page_worker_faulty.ts", import.meta.url);
 const PRODUCT = "product/amazon.com__app-B07H57DNVV.html";
@@ -373,5 +374,69 @@ Deno.test("by default one account may hold half the page queue: it cannot fill i
     assert.equal(waitingThen, 2, "account a waited in half the queue, no more");
   } finally {
     pool.close();
+  }
+});
+
+Deno.test("the real page worker marks its thread busy while it reads a page, and not busy after, also when the read throws (probe HA W1, W2)", async () => {
+  // PagePool tells a timed-out thread still reading (drained) from one that has stopped (replaced
+  // at once) by this flag; the real worker, not FAULTY, which keeps a flag of its own.
+  const worker = new Worker(new URL("../upstream/page_worker.ts", import.meta.url).href, {
+    type: "module",
+  });
+  const errors: string[] = [];
+  worker.onerror = (e) => {
+    e.preventDefault();
+    errors.push(e.message);
+  };
+  const answers: { id: number }[] = [];
+  let answered: () => void = () => {};
+  worker.onmessage = (e) => {
+    answers.push(e.data);
+    answered();
+  };
+  const busy = new SharedArrayBuffer(4);
+  const flag = new Int32Array(busy);
+  const page = (name: string) => fixtureBytes(name).then((b) => b.slice().buffer);
+  const post = (id: number, job: unknown, buffer: ArrayBuffer) => {
+    const got = new Promise<void>((r) => answered = r);
+    worker.postMessage({ id, job, buffer, busy }, [buffer]);
+    return got;
+  };
+  const notBusySoon = async (what: string) => {
+    // The flag is cleared right after the answer is posted, in the worker's own thread.
+    for (let i = 0; i < 200 && Atomics.load(flag, 0) !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(Atomics.load(flag, 0), 0, `not busy after ${what}`);
+  };
+  try {
+    // A first page, awaited: the worker has loaded, and its thread is not busy after the read.
+    await post(1, job("https://www.amazon.com/dp/B07H57DNVV"), await page(PRODUCT));
+    assert.equal(answers.length, 1);
+    await notBusySoon("a page");
+    // A 3 MB page: watched from this thread while the worker reads it, the flag is seen set.
+    const big = await page("product/amazon.com__metascraper-B0057OC5O8.html");
+    const read = post(2, job("https://www.amazon.com/dp/B0057OC5O8"), big);
+    let sawBusy = false;
+    const until = Date.now() + 4_000;
+    while (answers.length < 2 && Date.now() < until) {
+      if (Atomics.load(flag, 0) === 1) {
+        sawBusy = true;
+        break;
+      }
+    }
+    assert.ok(sawBusy, "busy while reading");
+    await read;
+    await notBusySoon("a second page");
+    // A job whose read throws (no job at all): the thread is not left marked busy.
+    Atomics.store(flag, 0, 0);
+    worker.postMessage({ id: 3, job: null, buffer: new ArrayBuffer(8), busy });
+    for (let i = 0; i < 200 && errors.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(errors.length, 1, "the read threw");
+    await notBusySoon("a read that threw");
+  } finally {
+    worker.terminate();
   }
 });

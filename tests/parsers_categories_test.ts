@@ -97,3 +97,51 @@ Deno.test("parseCategories() gives a valid page or ParseError on truncated and j
     assertRobust(parseCategories, CategoriesPage, await fixture(name), fixtureMarketplace(name));
   }
 });
+
+Deno.test("parseCategories() names a tree category only by a slug of letters, digits and dashes to its end", async () => {
+  // The amazon.in landing page's tree links Electronics as <a href="/gp/bestsellers/electronics">.
+  const name = "bestsellers/amazon.in__santapan-gp-bestsellers.html";
+  const html = await fixture(name);
+  const link = '<a href="/gp/bestsellers/electronics">Electronics';
+  assert.ok(html.includes(link));
+  for (const bad of ["electronics%22x", "electronics.x", "electronics/12/x", "electronics/abc"]) {
+    const page = html.replace(link, `<a href="/gp/bestsellers/${bad}/ref=zg">Electronics`);
+    const categories = parseCategories(page, { marketplace: "IN" }).categories
+      .filter((c) => c.type === "bestsellers_slug");
+    assert.ok(!categories.some((c) => c.name === "Electronics"), bad);
+    assert.ok(categories.every((c) => /^[a-z0-9-]+(?:\/\d+)?$/.test(c.id)), bad);
+  }
+  const good = html.replace(
+    link,
+    '<a href="/gp/bestsellers/electronics/1389401031/ref=zg">Electronics',
+  );
+  const { categories } = parseCategories(good, { marketplace: "IN" });
+  const electronics = categories.find((c) =>
+    c.type === "bestsellers_slug" && c.name === "Electronics"
+  );
+  assert.equal(electronics?.id, "electronics/1389401031");
+});
+
+Deno.test("parseCategories() answers a dropdown option's node only when it is digits", async () => {
+  // The amazon.ca home page's dropdown lists Books as <option value="search-alias=stripbooks">.
+  const name = "categories/amazon.ca__amzorders-homepage-searchdropdown.html";
+  const html = await fixture(name);
+  const option = 'value="search-alias=stripbooks"';
+  assert.ok(html.includes(option));
+  const books = (node: string) => {
+    const page = html.replace(option, `value="search-alias=stripbooks&amp;node=${node}"`);
+    const { categories } = parseCategories(page, { marketplace: "CA" });
+    return categories.find((c) => c.id === "stripbooks");
+  };
+  for (const node of ["abc", "12a", "-1", "1 2"]) {
+    assert.deepEqual(books(node), {
+      id: "stripbooks",
+      url: "https://www.amazon.ca/s?i=stripbooks",
+      name: "Books",
+      type: "search_alias",
+      node: null,
+    }, node);
+  }
+  assert.equal(books("916520")?.node, "916520");
+  assert.equal(books("916520")?.url, "https://www.amazon.ca/s?i=stripbooks&rh=n%3A916520");
+});

@@ -67,3 +67,23 @@ Deno.test("parseDealProducts() refuses a page without a deal product list", asyn
 Deno.test("parseDealProducts() gives a valid page or ParseError on truncated and junk input", () => {
   assertRobust(parseDealProducts, DealProductsPage, DEAL_PRODUCTS_PAGE, "US");
 });
+
+Deno.test("parseDealProducts() answers no list price for a struck-through price in another currency", () => {
+  const page = DEAL_PRODUCTS_PAGE.replace(">$49.99</span>", ">£49.99</span>");
+  assert.notEqual(page, DEAL_PRODUCTS_PAGE);
+  const item = parseDealProducts(page, { marketplace: "US" }).results[0];
+  assert.deepEqual(item.price, {
+    amount: 29.99,
+    display: "$29.99",
+    currency: "USD",
+    list_price: null,
+  });
+});
+
+Deno.test("parseDealProducts() takes a card's data-asin only when it is an ASIN, else its product link's", () => {
+  const page = DEAL_PRODUCTS_PAGE.replace('data-asin="B07QXV6N1B"', 'data-asin="../../x?y"');
+  assert.notEqual(page, DEAL_PRODUCTS_PAGE);
+  const item = parseDealProducts(page, { marketplace: "US" }).results[0];
+  assert.equal(item.asin, "B07QXV6N1B");
+  assert.equal(item.url, "https://www.amazon.com/dp/B07QXV6N1B");
+});

@@ -244,3 +244,14 @@ Deno.test("ratingFrom() reads a star rating in each marketplace's wording", () =
   for (const [label, rating] of cases) assert.equal(ratingFrom(label), rating, label);
   assert.equal(ratingFrom("na 5 gwiazdek"), null);
 });
+
+Deno.test("a page nested exactly 128 elements deep is read, 129 deep refused (README: more than 128)", () => {
+  assert.equal(MAX_DEPTH, 128);
+  const nested = (n: number) => "<div>".repeat(n) + "x";
+  const refused = (f: () => unknown) =>
+    assert.throws(f, (e) => e instanceof ParseError && /more than 128 deep/.test(e.message));
+  assert.equal(text(parseHtml(nested(128))), "x");
+  assert.equal(text(parseRegions(nested(128), () => "keep")), "x");
+  refused(() => parseHtml(nested(129)));
+  refused(() => parseRegions(nested(129), () => "keep"));
+});

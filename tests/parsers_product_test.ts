@@ -812,3 +812,41 @@ Deno.test("product: the out-of-stock box marks a product out of stock whatever i
   assert.equal(p.availability, "Momenteel niet leverbaar. Wij weten niet wanneer.");
   assert.equal(p.in_stock, false);
 });
+
+Deno.test("product_facts: a label in two tables keeps the first table's value", async () => {
+  // amazon.com__msheraz-B0G6KD54ZK: the technical details table reads "Item Weight 10.4 Pounds",
+  // the additional information table below it "Item Weight 10.36 pounds".
+  const first = "product/amazon.com__msheraz-B0G6KD54ZK.html";
+  const p = parseProduct(await fixture(first), { marketplace: "US" });
+  assert.equal(p.product_facts["Item Weight"], "10.4 Pounds");
+});
+
+Deno.test("product_facts: the details' review row stays out", async () => {
+  // amazon.in__abhish-B0CYGXYXS6: the details list has a row "Customer Reviews: 4.2 4.2 out of 5
+  // stars 20,042 ratings"; rating and reviews_count carry it, product_facts does not.
+  const reviews = "product/amazon.in__abhish-B0CYGXYXS6.html";
+  const q = parseProduct(await fixture(reviews), { marketplace: "IN" });
+  assert.ok(Object.keys(q.product_facts).length > 0);
+  assert.equal(q.product_facts["Customer Reviews"], undefined);
+  for (const label of Object.keys(q.product_facts)) assert.doesNotMatch(label, /review/i, label);
+  assert.equal(q.rating, 4.2);
+  assert.equal(q.reviews_count, 20042);
+});
+
+Deno.test("images: the largest rendition of data-a-dynamic-image, its width read off the _SX hint", async () => {
+  // amazon.com__pricechecker-charmast-powerbank: the landing image's data-a-dynamic-image lists
+  // _AC_SX342_ [428,342] … _AC_SX679_ [849,679]: the largest is 679 wide (_SX679) by 849 high.
+  const name = "product/amazon.com__pricechecker-charmast-powerbank.html";
+  const p = parseProduct(await fixture(name), { marketplace: "US" });
+  assert.deepEqual(
+    [p.images[0].url, p.images[0].width, p.images[0].height],
+    ["https://m.media-amazon.com/images/I/81lAsPSu2FL._AC_SX679_.jpg", 679, 849],
+  );
+  // amazon.com__app-book-0131103628: the cover's map holds _SX258_ [260,342] and _SX377_ [379,499].
+  const book = "product/amazon.com__app-book-0131103628.html";
+  const b = parseProduct(await fixture(book), { marketplace: "US" });
+  assert.equal(
+    b.images[0].url,
+    "https://images-na.ssl-images-amazon.com/images/I/41gHB8KelXL._SX377_BO1,204,203,200_.jpg",
+  );
+});

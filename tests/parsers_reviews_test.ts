@@ -5,6 +5,7 @@ import { ReviewsPage } from "../schemas/pages.ts";
 import { ReviewSummary } from "../schemas/resources.ts";
 import { fixture, fixtureMarketplace, fixtureNames } from "./fixture.ts";
 import { assertRobust } from "./robustness.ts";
+import { startRig } from "./upstream_harness.ts";
 
 async function page(name: string) {
   const html = await fixture(`reviews/${name}`);
@@ -274,4 +275,24 @@ Deno.test("parseReviews() reads the page number a page states in its canonical l
     parseReviews(html, { marketplace: "US" }).page_number,
     null,
   );
+});
+
+Deno.test("reviews: an input#ASIN whose value is not an ASIN labels nothing; the address's ASIN is answered", async () => {
+  // amazon.com__app-B07H57DNVV is a product page: no reviewed-product link, and
+  // <input type="hidden" id="ASIN" name="ASIN" value="B07H57DNVV">.
+  const product = await fixture("product/amazon.com__app-B07H57DNVV.html");
+  const input = '<input type="hidden" id="ASIN" name="ASIN" value="B07H57DNVV">';
+  assert.ok(product.includes(input));
+  const url = "https://www.amazon.com/product-reviews/B0CSPROBE1";
+  assert.equal(parseReviews(product, { marketplace: "US", url }).asin, "B07H57DNVV");
+  for (const value of ["../x", "B07H57DNV", "b07h57dnvv/../x", "B07H57DNVV?y"]) {
+    const html = product.replace(input, input.replace("B07H57DNVV", value));
+    assert.equal(parseReviews(html, { marketplace: "US", url }).asin, "B0CSPROBE1", value);
+  }
+  // And over HTTP: /v1/products/reviews takes the parser's ASIN as it comes (probe CS).
+  await using rig = await startRig();
+  rig.fake.page(url, { html: product.replace(input, input.replace("B07H57DNVV", "../x")) });
+  const r = await rig.call("/v1/products/reviews?asin=B0CSPROBE1");
+  assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.body.asin, "B0CSPROBE1");
 });
