@@ -205,3 +205,39 @@ Deno.test("/docs serves swagger-ui from the package itself, with no inline scrip
   const bundle = await (await s.get("/docs/swagger-ui-bundle.js")).text();
   assert.ok(bundle.length > 500_000, "the real swagger-ui bundle");
 });
+
+Deno.test("GET /v1 without the slash answers the same endpoint index as /v1/", async () => {
+  await using s = await startServer();
+  const bare = await s.get("/v1");
+  assert.equal(bare.status, 200);
+  assert.match(bare.headers.get("content-type") ?? "", /application\/json/);
+  assert.deepEqual(await bare.json(), await (await s.get("/v1/")).json());
+});
+
+Deno.test("the endpoint index lists the watch routes in the products group they are admitted under", async () => {
+  await using s = await startServer();
+  const body = await (await s.get("/v1/")).json();
+  // README "Watches with webhooks": they "need the products group".
+  const watches = body.endpoints.filter((e: { path: string }) => e.path.startsWith("/v1/watches"));
+  assert.equal(watches.length, 3);
+  for (const e of watches) assert.equal(e.group, "products", `${e.method} ${e.path}`);
+});
+
+Deno.test("/docs/ with the slash is the docs page; the swagger-ui bundle is served as JavaScript", async () => {
+  await using s = await startServer();
+  const page = await s.get("/docs/");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+  assert.match(page.headers.get("content-security-policy") ?? "", /script-src 'self';/);
+  assert.equal(await page.text(), await (await s.get("/docs")).text());
+  for (const js of ["/docs/swagger-ui-bundle.js", "/docs/init.js"]) {
+    const r = await s.get(js);
+    await r.body?.cancel();
+    // Served with nosniff: a browser runs no script sent as text/plain.
+    assert.match(r.headers.get("content-type") ?? "", /^text\/javascript/, js);
+    assert.equal(r.headers.get("x-content-type-options"), "nosniff", js);
+  }
+  const css = await s.get("/docs/swagger-ui.css");
+  await css.body?.cancel();
+  assert.match(css.headers.get("content-type") ?? "", /^text\/css/);
+});

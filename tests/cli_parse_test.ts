@@ -12,14 +12,7 @@ async function parseBytes(bytes: Uint8Array, suffix: string, ...flags: string[])
   const file = await Deno.makeTempFile({ suffix });
   try {
     await Deno.writeFile(file, bytes);
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "-q", "parse", ...flags, file],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-    return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+    return await parseArgs(...flags, file);
   } finally {
     await Deno.remove(file);
   }
@@ -178,4 +171,55 @@ Deno.test("deno task parse takes the marketplace a page names in its head, befor
   const out = await parseBytes(new TextEncoder().encode(html), ".html");
   assert.equal(out.code, 0, out.stderr);
   assert.equal(JSON.parse(out.stdout).url, "https://www.amazon.de/dp/B008TLGFW4");
+});
+
+/** `deno task parse` with exactly these arguments. */
+async function parseArgs(...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "parse", ...args],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+const USAGE_LINE = "usage: deno task parse [--type T] [--marketplace M] FILE";
+
+Deno.test("deno task parse takes the marketplace code in any case, as the API's marketplace is read", async () => {
+  const { code, stdout, stderr } = await runParse(
+    "bestsellers/amazon.in__santapan-gp-bestsellers.html",
+    "--type",
+    "categories",
+    "--marketplace",
+    "in",
+  );
+  assert.equal(code, 0, stderr);
+  assert.equal(JSON.parse(stdout).marketplace, "IN");
+});
+
+Deno.test("deno task parse: an unknown flag is a usage error (exit 2) naming it, never read as the file", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".html" });
+  try {
+    await Deno.writeFile(file, await fixtureBytes("bestsellers/amazon.de__parsy-ce-de.html"));
+    for (const args of [["--bogus", file], ["--bogus"], ["--bogus=1", file]]) {
+      const out = await parseArgs(...args);
+      assert.equal(out.code, 2, `${args.join(" ")}: ${out.stderr}`);
+      assert.equal(out.stdout, "");
+      const flag = args[0];
+      assert.equal(out.stderr.trim(), `unexpected argument ${flag}; ${USAGE_LINE}`, args.join(" "));
+    }
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
+Deno.test("deno task parse without a file is a usage error (exit 2), the usage line alone", async () => {
+  for (const args of [[], ["--type", "categories"], ["--marketplace", "DE"]]) {
+    const out = await parseArgs(...args);
+    assert.equal(out.code, 2, `${args.join(" ")}: ${out.stderr}`);
+    assert.equal(out.stdout, "");
+    assert.equal(out.stderr.trim(), USAGE_LINE, args.join(" "));
+  }
 });

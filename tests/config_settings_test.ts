@@ -240,7 +240,8 @@ Deno.test("UPSTREAM: origin must be http(s), an archive must exist, proxies pars
   ) {
     assert.throws(() => checkUpstream("live", env({ HTTPS_PROXY: typo })), /'HTTPS_PROXY'/, typo);
   }
-  for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000"]) {
+  // DEL (0x7f) too: a control character, which the README rules out of a cookie setting.
+  for (const cookie of ["a=b\r\nX: y", "a=b\nc=d", "a=\u0000", "a=b\u007f", "a=\u007fb; c=d"]) {
     assert.throws(
       () => checkUpstream("live", env({ UPSTREAM_COOKIES_DE: cookie })),
       /'UPSTREAM_COOKIES_DE' must be one Cookie header value/,
@@ -331,6 +332,11 @@ Deno.test("UPSTREAM_RECORD: a FIFO, the store or one of its side files is refuse
     const fifo = `${dir}/pipe`;
     await new Deno.Command("mkfifo", { args: [fifo] }).output();
     const origin = "origin:http://127.0.0.1:9";
+    // A device is no recording file either (checked first: a FIFO let through hangs the test).
+    assert.throws(
+      () => checkUpstream(origin, env({ UPSTREAM_RECORD: "/dev/null" })),
+      /'UPSTREAM_RECORD' must name a regular file/,
+    );
     // Opened for writing, the FIFO waited for a reader: start-up hung.
     assert.throws(
       () => checkUpstream(origin, env({ UPSTREAM_RECORD: fifo })),

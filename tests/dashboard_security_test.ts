@@ -337,3 +337,63 @@ Deno.test("dashboard: odd input is a clear refusal, never an unhandled error", a
   }
   assert.deepEqual(s.errors, [], "no unhandled error was logged");
 });
+
+Deno.test("dashboard: a form posted from another port of this host name is refused, the Origin's port counts", async () => {
+  await using s = await startServer();
+  const email = await signUp(browser(s.url));
+  const served = new URL(s.url);
+  const port = Number(served.port);
+  const otherPort = `${served.protocol}//${served.hostname}:${
+    port === 65535 ? port - 1 : port + 1
+  }`;
+  // A browser without fetch metadata: only the Origin tells where the form came from.
+  const victim = browser(s.url);
+  const form = {
+    _csrf: (await victim.send("/dashboard/signin")).csrf,
+    email,
+    password: "correct horse battery",
+  };
+  const foreign = await victim.send("/dashboard/signin", { form, headers: { origin: otherPort } });
+  assert.equal(foreign.status, 403, `Origin ${otherPort} posting to ${served.host}`);
+  assert.match(foreign.text, /another site/);
+  assert.equal(victim.jar.has("shelf_session"), false, "not signed in");
+  const own = await victim.send("/dashboard/signin", { form, headers: { origin: served.origin } });
+  assert.equal(own.status, 303, "the same host and port is the dashboard's own form");
+});
+
+Deno.test("dashboard: X-Forwarded-Host names the served host only under TRUST_PROXY", async () => {
+  const post = async (trustProxy: boolean) => {
+    await using s = await startServer({ trustProxy });
+    const email = await signUp(browser(s.url));
+    const b = browser(s.url);
+    const csrf = (await b.send("/dashboard/signin")).csrf;
+    const r = await b.send("/dashboard/signin", {
+      form: { _csrf: csrf, email, password: "correct horse battery" },
+      headers: { origin: "http://evil.example", "x-forwarded-host": "evil.example" },
+    });
+    return r.status;
+  };
+  assert.equal(await post(false), 403, "no proxy trusted: the header is anyone's to send");
+  assert.equal(await post(true), 303, "behind a trusted proxy: the host the proxy was asked for");
+});
+
+Deno.test("dashboard: a form cookie that is not a token of ours is replaced by a fresh one", async () => {
+  await using s = await startServer();
+  for (const planted of ["x", "0".repeat(31), "A".repeat(32), "0".repeat(33)]) {
+    const r = await fetch(`${s.url}/dashboard/signin`, {
+      headers: { cookie: `shelf_form=${planted}` },
+    });
+    const html = await r.text();
+    const set = r.headers.getSetCookie().find((c) => c.startsWith("shelf_form=")) ?? "";
+    const fresh = /^shelf_form=([0-9a-f]{32});/.exec(set)?.[1];
+    assert.ok(fresh, `${planted}: a fresh token is set (${set})`);
+    assert.ok(html.includes(`name="_csrf" value="${fresh}"`), `${planted}: the form carries it`);
+    assert.ok(!html.includes(`value="${planted}"`), `${planted}: not the planted value`);
+  }
+  // A well-formed token is kept: no new cookie, the form carries it.
+  const kept = "0123456789abcdef".repeat(2);
+  const r = await fetch(`${s.url}/dashboard/signin`, { headers: { cookie: `shelf_form=${kept}` } });
+  const html = await r.text();
+  assert.equal(r.headers.getSetCookie().find((c) => c.startsWith("shelf_form=")), undefined);
+  assert.ok(html.includes(`name="_csrf" value="${kept}"`));
+});

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
+import { fixture } from "./fixture.ts";
 
 const CALLS = [
   "/v1/products/details?asin=B07H57DNVV",
@@ -125,4 +126,80 @@ Deno.test("a recording stops at UPSTREAM_RECORD_MAX_MB, says so once, and calls 
   assert.ok(size > 0 && size <= 1024 * 1024, `${size} bytes`);
   assert.equal(lines.filter((l) => l.event === "record_full").length, 1, JSON.stringify(lines));
   await Deno.remove(warc);
+});
+
+Deno.test("a recording holds no Set-Cookie: the marketplace's session cookies are never written to the file", async () => {
+  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  let recorded: unknown;
+  {
+    await using fake = new FakeMarketplace();
+    fake.page("https://www.amazon.com/dp/B07H57DNVV", {
+      html: await fixture("product/amazon.com__app-B07H57DNVV.html"),
+      // The marketplace renewing a signed-in session on the page's answer.
+      headers: [
+        ["set-cookie", "at-main=Atza|s3cretSESSION; Path=/; Secure; HttpOnly"],
+        ["set-cookie", "sess-at-main=s3cretTOKEN; Path=/; Secure; HttpOnly"],
+      ],
+    });
+    await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+    const r = await rig.call(CALLS[0]);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    recorded = r.body;
+  }
+  const text = await Deno.readTextFile(warc);
+  assert.equal(text.match(/^WARC\/1\.1\r$/gm)?.length, 1);
+  assert.deepEqual(text.split("\r\n").filter((l) => /^set-cookie:/i.test(l)), []);
+  assert.ok(!text.includes("s3cret"), "no session value in the file");
+  // The page itself is still recorded, and replays the same.
+  await using replay = await startRig({ upstream: `archive:${warc}` });
+  const again = await replay.call(CALLS[0]);
+  assert.equal(again.status, 200);
+  assert.deepEqual(again.body, recorded);
+  await Deno.remove(warc);
+});
+
+Deno.test("a redirected page is recorded with where it led, and replays as live answered", async () => {
+  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  const call = "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/dp/B0CB1FW5FC");
+  let recorded: Record<string, unknown>;
+  {
+    await using fake = new FakeMarketplace();
+    // A merged product: its old ASIN's page redirects to the one the marketplace now shows.
+    fake.redirect("https://www.amazon.com/dp/B0CB1FW5FC", "https://www.amazon.com/dp/B0G6KD54ZK")
+      .page("https://www.amazon.com/dp/B0G6KD54ZK", "product/amazon.com__msheraz-B0G6KD54ZK.html");
+    await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+    const r = await rig.call(call);
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+    // Live, the answer names the page the marketplace answered with.
+    assert.equal(r.body.url, "https://www.amazon.com/dp/B0G6KD54ZK");
+    recorded = r.body;
+  }
+  const warcHeaders = (await Deno.readTextFile(warc)).split("\r\n")
+    .filter((l) => l.startsWith("WARC-Target-URI:") || l.startsWith("WARC-Refers-To-Target-URI:"));
+  assert.deepEqual(warcHeaders.sort(), [
+    "WARC-Refers-To-Target-URI: https://www.amazon.com/dp/B0G6KD54ZK",
+    "WARC-Target-URI: https://www.amazon.com/dp/B0CB1FW5FC",
+  ]);
+  await using replay = await startRig({ upstream: `archive:${warc}` });
+  const again = await replay.call(call);
+  assert.equal(again.status, 200);
+  assert.equal(again.body.url, "https://www.amazon.com/dp/B0G6KD54ZK", "the redirect replayed");
+  assert.deepEqual(again.body, recorded);
+  await Deno.remove(warc);
+});
+
+Deno.test("a recording file made again while running is the owner's alone (it holds pages fetched with the operator's cookies)", async () => {
+  const dir = await Deno.makeTempDir();
+  const warc = `${dir}/rec.warc`;
+  await using fake = new FakeMarketplace();
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html")
+    .page("https://www.amazon.com/dp/B0000000A1", "product/amazon.com__app-B07H57DNVV.html");
+  await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+  assert.equal((await rig.call("/v1/products/details?asin=B07H57DNVV")).status, 200);
+  // The operator moves the recording away (rotation): the next answer starts a new file.
+  await Deno.remove(warc);
+  assert.equal((await rig.call("/v1/products/details?asin=B0000000A1")).status, 200);
+  const mode = (await Deno.stat(warc)).mode! & 0o777;
+  assert.equal(mode & 0o077, 0, `mode ${mode.toString(8)}: no group or other access`);
+  await Deno.remove(dir, { recursive: true });
 });
