@@ -1,6 +1,7 @@
 /** The soft interstitial's form, read off the two real ones in the corpus (issue 16.5). */
 import assert from "node:assert/strict";
 import { interstitialForm } from "../parsers/soft_interstitial.ts";
+import { detectPage } from "../parsers/detect.ts";
 import { fixture } from "./fixture.ts";
 
 Deno.test("interstitialForm() reads action, return path and pre-filled keywords of both corpus interstitials", async () => {
@@ -33,4 +34,16 @@ Deno.test("interstitialForm() gives null for a captcha that must be solved, and 
   );
   assert.notEqual(away, page);
   assert.equal(interstitialForm(away), null);
+});
+
+Deno.test("a captcha whose field-keywords is written with an empty value asks for characters: a captcha, not a soft interstitial", async () => {
+  // The real captchas write no value; one that writes it empty, after the name, is no answer
+  // given in advance either.
+  const page = await fixture("blocked/amazon.de__epic-captcha.html");
+  const empty = page.replace('name="field-keywords"', 'name="field-keywords" value=""');
+  assert.notEqual(empty, page);
+  assert.deepEqual(detectPage(page), { kind: "blocked", reason: "captcha" });
+  assert.deepEqual(detectPage(empty), { kind: "blocked", reason: "captcha" });
+  const filled = page.replace('name="field-keywords"', 'name="field-keywords" value="TUGBHH"');
+  assert.deepEqual(detectPage(filled), { kind: "blocked", reason: "soft_interstitial" });
 });
