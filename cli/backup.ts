@@ -32,7 +32,8 @@ import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
 import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
-import { AccountRecord, AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
+import { AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
+import { entryProblem } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
@@ -421,17 +422,9 @@ function decoded(text: string, line: number, now: number): Decoded {
   const { key: rawKey, value: rawValue } = entry as { key?: unknown; value?: unknown };
   const key = checkedKey(rawKey, line);
   let value = checkedValue(rawValue, line);
-  if (key.length === 2 && key[0] === ACCOUNT_PREFIX) {
-    const checked = AccountRecord.safeParse(value);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new LineError(
-        line,
-        `account record: ${issue.path.join(".") || "value"}: ${issue.message}`,
-      );
-    }
-    value = broughtToNow(value as AccountState, now);
-  }
+  const problem = entryProblem(key, value);
+  if (problem) throw new LineError(line, problem);
+  if (key[0] === ACCOUNT_PREFIX) value = broughtToNow(value as AccountState, now);
   const far = farTime(value, now);
   if (far) throw new LineError(line, `${far}: not a time from 1970 to a year from now`);
   const expiresAt = expiresAtOf(value);

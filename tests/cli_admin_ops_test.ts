@@ -422,7 +422,7 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     textexpiry: [
       [
         header(1),
-        entry([{ s: "email_token" }, { s: "x" }], {
+        entry([{ s: "email_token" }, { s: "reset" }, { s: "x" }], {
           t: "json",
           v: { expires_at: "2026-12-20T00:00:00Z" },
         }),
@@ -464,10 +464,13 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     // Nothing was written by any of them: the same store takes a good file.
     const good = `${dir}/good.jsonl`;
     // Times as the code writes them: epoch milliseconds, and ISO text (a price point's).
-    const point = entry([{ s: "history" }, { s: "US" }, { s: "B07H57DNVV" }, { n: 1 }], {
-      t: "json",
-      v: { observed_at: "2026-01-01T00:00:00.000Z", at: Date.now(), expires_at: null },
-    });
+    const point = entry(
+      [{ s: "history" }, { s: "US" }, { s: "B07H57DNVV" }, { n: 1 }, { s: "p1" }],
+      {
+        t: "json",
+        v: { observed_at: "2026-01-01T00:00:00.000Z", at: Date.now(), expires_at: null },
+      },
+    );
     // An account a process wrote while its clock ran 36 hours ahead (probe GO: the service's
     // clock never goes back, so such times stay in the store after the clock is set right).
     const ahead = Date.now() + 36 * 3600_000;

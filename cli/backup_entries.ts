@@ -1,0 +1,111 @@
+/**
+ * What a restored entry under each prefix of the store's layout (metering/kv_layout.ts) must be:
+ * its key's parts, and for the entries that lead from a key or an address to an account, its value.
+ * Only account records were checked; any other line was written as it came, so a hand-made backup
+ * could restore a key that no revocation finds (a `key_id` entry holding `[1,2]`: the key kept
+ * working, and revoking it answered 404), a key answered 503 on every call (a `key_hash` entry
+ * holding a string), and an account listed twice (`["account", id, "x"]`) (probe HD).
+ *
+ * Entries under a prefix this version does not write are restored as they are: nothing reads
+ * them (an earlier version's `key_form` entries among them).
+ */
+import { z } from "zod";
+import { KV } from "../metering/kv_layout.ts";
+import { AccountRecord } from "../metering/account_record.ts";
+
+/**
+ * The kinds of the key parts after the prefix ("string" or "number"), for every prefix the
+ * layout writes, read off a key that the layout's own function builds for it.
+ */
+export const KEY_PARTS: Record<string, string[]> = Object.fromEntries([
+  KV.account(""),
+  KV.keyByHash(""),
+  KV.keyById(""),
+  KV.accountByEmail(""),
+  KV.resultCache("", ""),
+  KV.credential(""),
+  KV.session(""),
+  KV.accountSession("", ""),
+  KV.alert("", ""),
+  KV.outboxEntry(""),
+  KV.emailToken("", ""),
+  KV.signinAttempts(""),
+  KV.signinDevice(""),
+  KV.deviceSignins(""),
+  KV.sessionPasswordChecks(""),
+  KV.deviceGrants(""),
+  KV.accountMails(""),
+  KV.alertAddressMails(""),
+  KV.clientMails(""),
+  KV.clientSignins(""),
+  KV.clientSignups(""),
+  KV.revokedKey("", ""),
+  KV.history("", "", 0, ""),
+  KV.watch(""),
+  KV.watchOf("", ""),
+  KV.watchCount(""),
+  KV.watchDue(0, ""),
+  KV.webhook(""),
+  KV.webhookDue(0, ""),
+  KV.webhookDueOf("", 0, ""),
+].map((key) => [prefixOf(key), key.slice(1).map((part) => typeof part)]));
+
+const id = z.string().min(1);
+/** KV.keyById: the key's account and digest, or (written before the digest) the bare account id. */
+const KeyIdEntry = z.union([
+  id,
+  z.object({ account_id: id, hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+]);
+/** KV.revokedKey: a key's last state, kept for the audit (read only by listings). */
+const RevokedKey = z.object({ id, status: z.literal("revoked") });
+/** KV.keyByHash: the account and key a presented key value belongs to. */
+const KeyLookup = z.object({ account_id: id, key_id: id });
+
+/**
+ * Why `value` under `key` is no entry this version wrote, or null. An account record is checked
+ * field by field, and must be filed under its own id with each key under its own.
+ */
+export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
+  const prefix = key[0];
+  if (typeof prefix !== "string" || !Object.hasOwn(KEY_PARTS, prefix)) return null;
+  const parts = KEY_PARTS[prefix];
+  if (key.length !== parts.length + 1) {
+    return `a ${prefix} key has ${parts.length + 1} parts, not ${key.length}`;
+  }
+  for (let i = 0; i < parts.length; i++) {
+    if (typeof key[i + 1] !== parts[i]) return `a ${prefix} key's part ${i + 2} is a ${parts[i]}`;
+  }
+  const owner = key[1] as string;
+  switch (prefix) {
+    case prefixOf(KV.account("")): {
+      const checked = AccountRecord.safeParse(value);
+      if (!checked.success) return schemaProblem("account record", checked.error);
+      if (checked.data.id !== owner) return `account record: id is not the key's, ${owner}`;
+      const stray = Object.entries(checked.data.keys).find(([k, v]) => v.id !== k);
+      return stray ? `account record: keys.${stray[0]}: id is not ${stray[0]}` : null;
+    }
+    case prefixOf(KV.revokedKey("", "")): {
+      const checked = RevokedKey.safeParse(value);
+      if (!checked.success) return schemaProblem("revoked key", checked.error);
+      const keyId = key[2] as string;
+      return checked.data.id === keyId ? null : `revoked key: id is not the key's, ${keyId}`;
+    }
+    case prefixOf(KV.keyById("")):
+      return schemaProblem("key index", KeyIdEntry.safeParse(value).error);
+    case prefixOf(KV.keyByHash("")):
+      return schemaProblem("key digest index", KeyLookup.safeParse(value).error);
+    case prefixOf(KV.accountByEmail("")):
+      return schemaProblem("address index", id.safeParse(value).error);
+  }
+  return null;
+}
+
+function prefixOf(key: Deno.KvKey): string {
+  return key[0] as string;
+}
+
+function schemaProblem(what: string, error: z.ZodError | undefined): string | null {
+  if (!error) return null;
+  const issue = error.issues[0];
+  return `${what}: ${issue.path.join(".") || "value"}: ${issue.message}`;
+}
