@@ -7,8 +7,11 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { Hono } from "hono";
-import { AdminGuard, MAX_FAILURES } from "../routes/admin_guard.ts";
+import { AdminGuard } from "../routes/admin_guard.ts";
 import { ApiError, errorResponse } from "../core/api_error.ts";
+
+/** README (ADMIN_TOKEN): "a client ... with 20 failed tries in a minute is refused 429". */
+const MAX_FAILURES = 20;
 
 const TOKEN = "guard-test-admin-token-0123456789";
 
@@ -108,6 +111,11 @@ Deno.test("a client held for guessing is admitted again once its one-minute wind
   assert.equal(held.headers.get("retry-after"), "30");
   now += 30_000; // the window that began with the first failure has ended
   assert.equal((await admin(TOKEN)).status, 200, "admitted once the minute is over");
+  // A fresh window: one wrong guess holds nothing, twenty hold the client again.
+  assert.equal((await admin("again-0")).status, 401);
+  assert.equal((await admin(TOKEN)).status, 200, "one failure in a new window holds nothing");
+  for (let i = 1; i < MAX_FAILURES; i++) assert.equal((await admin(`again-${i}`)).status, 401);
+  assert.equal((await admin(TOKEN)).status, 429, "guessing again after the minute is held again");
   now += 10 * 60_000;
-  assert.equal((await admin(TOKEN)).status, 200, "and later still");
+  assert.equal((await admin(TOKEN)).status, 200, "and admitted once that minute is over too");
 });

@@ -10,7 +10,7 @@ import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { type Browser, browser } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
-import { CLIENT_SIGNIN_LIMIT, SIGNIN_LIMIT, SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
+import { SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
 import { SESSION_MS } from "../metering/sessions.ts";
 import { DASHBOARD_PER_SECOND } from "../routes/dashboard/mod.tsx";
@@ -22,10 +22,19 @@ import {
 import { removeKvFiles } from "../core/kv_files.ts";
 import { KV } from "../metering/kv_layout.ts";
 import type { AccountState } from "../metering/account_state.ts";
-import { CLIENT_SIGNUP_LIMIT, SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
+import { SIGNUP_WINDOW_MS } from "../metering/signup_limit.ts";
 import { NETWORK_FACTOR } from "../metering/window_slots.ts";
 import { runAdmin } from "../cli/admin.ts";
 import { builtinPlans } from "../metering/plans.ts";
+
+// The limits as the README documents them, not imported: a test that took its figure from the
+// constant under test passed whatever the constant became.
+/** "ten failed sign-ins for an email within 15 minutes lock it". */
+const SIGNIN_LIMIT = 10;
+/** "One client ... may make at most 100 sign-in attempts in 15 minutes". */
+const CLIENT_SIGNIN_LIMIT = 100;
+/** Sign-up "at most 20 an hour per client". */
+const CLIENT_SIGNUP_LIMIT = 20;
 
 const PASSWORD = "correct horse battery";
 

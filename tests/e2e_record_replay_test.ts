@@ -128,8 +128,15 @@ Deno.test("a recording stops at UPSTREAM_RECORD_MAX_MB, says so once, and calls 
   await Deno.remove(warc);
 });
 
+/** A temporary file removed when the test ends, whether it passed or not. */
+async function tempFile(suffix: string) {
+  const path = await Deno.makeTempFile({ suffix });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path).catch(() => {}) };
+}
+
 Deno.test("a recording holds no Set-Cookie: the marketplace's session cookies are never written to the file", async () => {
-  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  await using file = await tempFile(".warc");
+  const warc = file.path;
   let recorded: unknown;
   {
     await using fake = new FakeMarketplace();
@@ -155,11 +162,11 @@ Deno.test("a recording holds no Set-Cookie: the marketplace's session cookies ar
   const again = await replay.call(CALLS[0]);
   assert.equal(again.status, 200);
   assert.deepEqual(again.body, recorded);
-  await Deno.remove(warc);
 });
 
 Deno.test("a redirected page is recorded with where it led, and replays as live answered", async () => {
-  const warc = await Deno.makeTempFile({ suffix: ".warc" });
+  await using file = await tempFile(".warc");
+  const warc = file.path;
   const call = "/v1/scrape?url=" + encodeURIComponent("https://www.amazon.com/dp/B0CB1FW5FC");
   let recorded: Record<string, unknown>;
   {
@@ -185,11 +192,11 @@ Deno.test("a redirected page is recorded with where it led, and replays as live 
   assert.equal(again.status, 200);
   assert.equal(again.body.url, "https://www.amazon.com/dp/B0G6KD54ZK", "the redirect replayed");
   assert.deepEqual(again.body, recorded);
-  await Deno.remove(warc);
 });
 
 Deno.test("a recording file made again while running is the owner's alone (it holds pages fetched with the operator's cookies)", async () => {
   const dir = await Deno.makeTempDir();
+  await using _dir = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
   const warc = `${dir}/rec.warc`;
   await using fake = new FakeMarketplace();
   fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html")
@@ -201,5 +208,4 @@ Deno.test("a recording file made again while running is the owner's alone (it ho
   assert.equal((await rig.call("/v1/products/details?asin=B0000000A1")).status, 200);
   const mode = (await Deno.stat(warc)).mode! & 0o777;
   assert.equal(mode & 0o077, 0, `mode ${mode.toString(8)}: no group or other access`);
-  await Deno.remove(dir, { recursive: true });
 });
