@@ -73,7 +73,8 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
     return `a ${prefix} key has ${parts.length + 1} parts, not ${key.length}`;
   }
   for (let i = 0; i < parts.length; i++) {
-    if (typeof key[i + 1] !== parts[i]) return `a ${prefix} key's part ${i + 2} is a ${parts[i]}`;
+    const kind: string = typeof key[i + 1];
+    if (kind !== parts[i]) return `a ${prefix} key's part ${i + 2} is a ${parts[i]}`;
   }
   const owner = key[1] as string;
   switch (prefix) {
