@@ -261,3 +261,28 @@ Deno.test("restore refuses a FIFO at once, with nothing written (opening one wai
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a header with a negative count, and a key part with two fields, are refused with their own message and nothing written", async () => {
+  await withStores(async (dir, [kv]) => {
+    const negative = `${dir}/negative.jsonl`;
+    await Deno.writeTextFile(negative, [header(-1), junk(0)].join("\n") + "\n");
+    await assert.rejects(restore(kv, negative), (e: Error) => {
+      assert.match(e.message, /^Cannot restore: /);
+      assert.match(e.message, /line 1: the header's entries is not a count/);
+      return true;
+    });
+    assert.deepEqual(await everything(kv), [], "negative count: nothing written");
+
+    const twoFields = `${dir}/two-fields.jsonl`;
+    await Deno.writeTextFile(
+      twoFields,
+      [header(2), junk(0), line([{ s: "a", n: 1 }], { t: "json", v: 1 })].join("\n") + "\n",
+    );
+    await assert.rejects(restore(kv, twoFields), (e: Error) => {
+      assert.match(e.message, /^Cannot restore: /);
+      assert.match(e.message, /line 3: key part 1: not one of \{s\}, \{n\}, \{i\}, \{t\}, \{b\}/);
+      return true;
+    });
+    assert.deepEqual(await everything(kv), [], "two-field key part: nothing written");
+  }, 1);
+});

@@ -358,3 +358,54 @@ Deno.test("deno task admin: account set --status with an empty or unknown status
     await removeKvFiles(kvPath);
   }
 });
+
+Deno.test("deno task admin: account set --plan to a plan with fewer keys lists the keys it revoked in revoked_keys", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const created = await admin(
+      kvPath,
+      "account",
+      "create",
+      "--email",
+      "down@example.com",
+      "--plan",
+      "starter",
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const id = created.json.account.id;
+    const ids = [created.json.key.id];
+    for (let i = 0; i < 2; i++) {
+      const k = await admin(kvPath, "key", "create", id, "--mode", "test");
+      assert.equal(k.code, 0, k.stderr);
+      ids.push(k.json.id);
+    }
+    const set = await admin(kvPath, "account", "set", id, "--plan", "free");
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(set.json.plan, "free");
+    const revoked: string[] = set.json.revoked_keys;
+    assert.ok(Array.isArray(revoked), JSON.stringify(set.json));
+    assert.equal(revoked.length, 2, "free keeps one key of three");
+    for (const k of revoked) assert.ok(ids.includes(k), k);
+    const list = await admin(kvPath, "key", "list", id);
+    const active = list.json.keys.filter((k: { status: string }) => k.status === "active");
+    assert.equal(active.length, 1);
+    assert.ok(!revoked.includes(active[0].id), "the key kept is not listed as revoked");
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});
+
+Deno.test("deno task admin: C1 control characters (U+0080-U+009F) in an argument reach the terminal escaped", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const hostile = "acc_\u009b2J\u009d0;owned\u0085";
+    for (const args of [["account", "show", hostile], [`bogus${hostile}`]]) {
+      const r = await admin(kvPath, ...args);
+      assert.equal(r.code, 1);
+      assert.doesNotMatch(r.stderr, /[\u0080-\u009f]/, JSON.stringify(r.stderr));
+      assert.match(r.stderr, /acc_\\x9b2J\\x9d0;owned\\x85/);
+    }
+  } finally {
+    await removeKvFiles(kvPath);
+  }
+});

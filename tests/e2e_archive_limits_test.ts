@@ -315,3 +315,119 @@ Deno.test("archive: a record cut short by a few bytes of its WARC length is an u
     );
   });
 });
+
+Deno.test("archive: header bytes count against the held budget: records of large headers and small bodies stop the reading (probe EL)", async () => {
+  await inArchiveDir(async (dir) => {
+    // Ten records of 300 KB of headers each (under the 1 MiB header bound) and a tiny body.
+    const pad = `X-Pad: ${"a".repeat(300_000)}\r\n`;
+    const asins = Array.from({ length: 10 }, (_, i) => `B0HEADS${String(i).padStart(3, "0")}`);
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      new Uint8Array(
+        asins.flatMap((asin) => [
+          ...record(
+            `https://www.amazon.com/dp/${asin}`,
+            html + pad,
+            encoder.encode("<html></html>"),
+          ),
+        ]),
+      ),
+    );
+    const lines: Record<string, unknown>[] = [];
+    // 2 MiB held: the headers (kept as two bytes a character) fill it after three records.
+    const archive = new ArchiveTransport(dir, (l) => lines.push(l), {
+      held: 2 * 1024 * 1024,
+      read: 1 << 30,
+    });
+    const got = await Promise.all(
+      asins.map((asin) =>
+        archive.fetch({ url: `https://www.amazon.com/dp/${asin}` } as never).then(
+          (r) => r.status,
+          (e) => (e as Error).message,
+        )
+      ),
+    );
+    assert.deepEqual(got.slice(0, 3), [200, 200, 200]);
+    assert.match(String(got[9]), /holds no response/);
+    const { records, unread } = lines[0] as { records: number; unread: string[] };
+    assert.ok(records >= 3 && records < 10, `${records} records held`);
+    assert.match(unread.join("\n"), /a\.warc: the archive holds more than the 2 MiB/);
+  });
+});
+
+Deno.test("archive: the read limit is one for all its files, and reading stops at the file that passes it", async () => {
+  await inArchiveDir(async (dir) => {
+    const body = encoder.encode(`<html>${"b".repeat(1_000_000)}</html>`);
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      record("https://www.amazon.com/dp/B0FILEA001", html, body),
+    );
+    await Deno.writeFile(
+      `${dir}/b.warc`,
+      record("https://www.amazon.com/dp/B0FILEB001", html, body),
+    );
+    await Deno.writeFile(
+      `${dir}/c.warc`,
+      record("https://www.amazon.com/dp/B0FILEC001", html, encoder.encode("<html></html>")),
+    );
+    const lines: Record<string, unknown>[] = [];
+    // Each file alone is within 1.5 MB; the first two together are not.
+    const archive = new ArchiveTransport(dir, (l) => lines.push(l), {
+      held: 1 << 30,
+      read: 1_500_000,
+    });
+    const get = (asin: string) =>
+      archive.fetch({ url: `https://www.amazon.com/dp/${asin}` } as never).then(
+        (r) => `${r.status} ${r.body.length}`,
+        (e) => (e as Error).message,
+      );
+    assert.equal(await get("B0FILEA001"), `200 ${body.length}`);
+    assert.match(await get("B0FILEB001"), /holds no response/);
+    assert.match(await get("B0FILEC001"), /holds no response/);
+    const { records, unread } = lines[0] as { records: number; unread: string[] };
+    assert.equal(records, 1);
+    assert.equal(unread.length, 1, unread.join("\n"));
+    assert.match(unread[0], /b\.warc: the archive is larger than the/);
+  });
+});
+
+Deno.test("archive: a record one byte short is an uncharged 502: of its WARC length, or of its HTTP Content-Length", async () => {
+  await inArchiveDir(async (dir, page) => {
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      new Uint8Array([
+        ...record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+        // Whole in the file, but its body one byte short of the Content-Length recorded with it.
+        ...record(
+          "https://www.amazon.com/dp/B0SHORTHTP",
+          `${html}Content-Length: ${page.length}\r\n`,
+          page.subarray(0, page.length - 1),
+        ),
+      ]),
+    );
+    // The file ends one byte before the record's WARC length: no HTTP length, no encoding.
+    const block = encoder.encode(html + "\r\n").length + page.length;
+    await Deno.writeFile(
+      `${dir}/b.warc`,
+      record("https://www.amazon.com/dp/B0SHORTWRC", html, page, block - 1),
+    );
+    await using rig = await startRig({ upstream: `archive:${dir}` });
+    const warc = await rig.call("/v1/products/details?asin=B0SHORTWRC");
+    assert.equal(warc.status, 502, JSON.stringify(warc.body).slice(0, 300));
+    assert.match(JSON.stringify(warc.body), /cut short \(1 bytes missing\)/);
+    assert.equal(warc.headers.get("x-credits-cost"), "0");
+    const http = await rig.call("/v1/products/details?asin=B0SHORTHTP");
+    assert.equal(http.status, 502, JSON.stringify(http.body).slice(0, 300));
+    assert.match(
+      JSON.stringify(http.body),
+      new RegExp(`cut short \\(${page.length - 1} of its ${page.length} bytes\\)`),
+    );
+    assert.equal(http.headers.get("x-credits-cost"), "0");
+    const whole = await rig.call("/v1/products/details?asin=B07H57DNVV");
+    assert.equal(whole.status, 200, JSON.stringify(whole.body).slice(0, 300));
+    assert.equal(
+      ((await rig.call("/v1/usage")).body as { requests_used: number }).requests_used,
+      1,
+    );
+  });
+});

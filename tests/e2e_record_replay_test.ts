@@ -209,3 +209,20 @@ Deno.test("a recording file made again while running is the owner's alone (it ho
   const mode = (await Deno.stat(warc)).mode! & 0o777;
   assert.equal(mode & 0o077, 0, `mode ${mode.toString(8)}: no group or other access`);
 });
+
+Deno.test("an answer the marketplace keeps blocking (503 on every try) is recorded too: failed calls make records", async () => {
+  await using file = await tempFile(".warc");
+  const warc = file.path;
+  await using fake = new FakeMarketplace();
+  fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html")
+    .fail("503", 100, "/dp/");
+  await using rig = await startRig({ fake, env: { UPSTREAM_RECORD: warc } });
+  const r = await rig.call(CALLS[0]);
+  assert.equal(r.status, 503, JSON.stringify(r.body).slice(0, 300));
+  assert.equal(r.headers.get("x-credits-cost"), "0");
+  const text = await Deno.readTextFile(warc);
+  // The answer the call ended on: the block page, as the marketplace sent it.
+  assert.ok((text.match(/^WARC\/1\.1\r$/gm)?.length ?? 0) >= 1, `${text.length} bytes recorded`);
+  assert.match(text, /WARC-Target-URI: https:\/\/www\.amazon\.com\/dp\/B07H57DNVV/);
+  assert.match(text, /^HTTP\/1\.1 503 Service Unavailable\r$/m);
+});

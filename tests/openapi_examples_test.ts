@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import committed from "../schemas/examples.json" with { type: "json" };
-import { collectExamples } from "../demo/examples.ts";
+import { collectExamples, trimmed } from "../demo/examples.ts";
 import { startDemo } from "../demo/server.ts";
 import { ALL_ENDPOINTS } from "../schemas/endpoints.ts";
 
@@ -33,4 +33,26 @@ Deno.test("OpenAPI examples: still what Shelf answers for their corpus pages, va
   const unauthorized = doc.components.responses.Unauthorized.content["application/json"].example;
   const real = await (await fetch(`${demo.origin}/v1/products/details?asin=B07H57DNVV`)).json();
   assert.deepEqual(unauthorized, real, "the 401 example is the body a call without a key gets");
+});
+
+Deno.test("OpenAPI examples: lists are cut to two items at every depth, inside list items too", () => {
+  const answer = {
+    results: [
+      { asin: "A", badges: ["x", "y", "z"], offers: [{ tags: [1, 2, 3] }, { tags: [4] }, {}] },
+      { asin: "B", badges: [] },
+      { asin: "C" },
+    ],
+    grid: [[1, 2, 3], [4, 5, 6], [7]],
+    nested: { deeper: { list: [1, 2, 3] } },
+    title: "kept",
+  };
+  assert.deepEqual(trimmed(answer), {
+    results: [
+      { asin: "A", badges: ["x", "y"], offers: [{ tags: [1, 2] }, { tags: [4] }] },
+      { asin: "B", badges: [] },
+    ],
+    grid: [[1, 2], [4, 5]],
+    nested: { deeper: { list: [1, 2] } },
+    title: "kept",
+  });
 });

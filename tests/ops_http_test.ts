@@ -8,6 +8,9 @@ import { startServer } from "./test_server.ts";
 import { startRig } from "./upstream_harness.ts";
 import { MAX_LOGGED_PATH } from "../routes/access_log.ts";
 import { maskSecrets } from "../core/ops_log.ts";
+import { FakeMarketplace } from "./fake_marketplace.ts";
+import { spawnShelf } from "./proof/shelf_process.ts";
+import { createAccount } from "./proof/admin_client.ts";
 
 const TOKEN = "ops-http-test-admin-token-0123456789";
 
@@ -417,4 +420,50 @@ Deno.test("/metrics: shelf_credits_charged_total counts credits, so a limit sear
   await one.body?.cancel();
   assert.equal(one.headers.get("x-credits-cost"), "1");
   assert.equal(await charged() - before, 4);
+});
+
+Deno.test("/metrics: process_resident_memory_bytes is the resident set, not the JS heap", async () => {
+  await using s = await startServer({ adminToken: TOKEN });
+  const r = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.equal(r.status, 200);
+  const scraped = Number(/^process_resident_memory_bytes (\d+)$/m.exec(await r.text())?.[1]);
+  // The server runs in this process: its memory is read here a moment later.
+  const { rss, heapUsed } = Deno.memoryUsage();
+  assert.ok(
+    Math.abs(scraped - rss) < Math.abs(scraped - heapUsed),
+    `scraped ${scraped}: nearer the rss ${rss} than the heap in use ${heapUsed}`,
+  );
+});
+
+Deno.test("a second stop signal during the drain starts no second drain: one drain line, the call in flight answered, exit 0", async () => {
+  await using fake = new FakeMarketplace();
+  fake.page("https://www.amazon.com/dp/B0DRAIN2ND", "product/amazon.com__app-B07H57DNVV.html");
+  const dir = await Deno.makeTempDir();
+  const token = `drain-${crypto.randomUUID()}`;
+  const shelf = await spawnShelf({
+    KV_PATH: `${dir}/drain.kv`,
+    UPSTREAM: fake.upstream,
+    ADMIN_TOKEN: token,
+    DRAIN_SECONDS: "10",
+    RESULT_CACHE: "off",
+  });
+  try {
+    const { key } = await createAccount(shelf.url, token, "growth");
+    fake.delayMs = 2_500;
+    const call = fetch(`${shelf.url}/v1/products/details?asin=B0DRAIN2ND`, {
+      headers: { "x-api-key": key },
+    }).then(async (r) => ({ status: r.status, body: await r.text() }));
+    while (fake.pageRequests("/dp/") < 1) await new Promise((r) => setTimeout(r, 10));
+    Deno.kill(shelf.pid, "SIGTERM");
+    while (!/"event":"drain"/.test(shelf.logs())) await new Promise((r) => setTimeout(r, 10));
+    const code = await shelf.stop("SIGINT");
+    const answer = await call;
+    const logs = shelf.logs();
+    assert.equal(code, 0, logs);
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(logs.match(/"event":"drain"/g)?.length, 1, logs);
+  } finally {
+    await shelf.stop("SIGKILL").catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { startSmtpSink } from "./smtp_sink.ts";
+import { MAX_DETAIL, throttledError } from "../core/log.ts";
 
 Deno.test("mailed tokens in /dashboard/verify and /dashboard/reset links are masked in the access log", async () => {
   await using smtp = await startSmtpSink();
@@ -26,4 +27,50 @@ Deno.test("mailed tokens in /dashboard/verify and /dashboard/reset links are mas
     "/dashboard/reset?token=***&x=1",
   ]);
   assert.ok(!JSON.stringify(lines).includes(token), "the token appears nowhere in the log");
+});
+
+Deno.test("consoleLog: an error's detail is cut to MAX_DETAIL characters on stderr, and said so", async () => {
+  const log = new URL("../core/log.ts", import.meta.url).href;
+  const code = `
+    import { consoleLog, flushErrorLog } from ${JSON.stringify(log)};
+    consoleLog.error("long detail", "x".repeat(3 * ${MAX_DETAIL}) + "TAIL");
+    await flushErrorLog();
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const lines = new TextDecoder().decode(out.stderr).split("\n").filter((l) => l);
+  assert.equal(lines.length, 1, lines.join("\n").slice(0, 200));
+  assert.equal(lines[0], `[shelf] long detail ${"x".repeat(MAX_DETAIL)}… (cut)`);
+});
+
+Deno.test("throttledError: the count of lines left out starts again after each line written", () => {
+  const logged: string[] = [];
+  const realNow = Date.now;
+  let now = 1_000_000;
+  Date.now = () => now;
+  try {
+    const report = throttledError({ error: (m) => void logged.push(m) }, "mail refused", 60_000);
+    report(); // written at once
+    for (let i = 0; i < 3; i++) report(); // left out
+    now += 60_000;
+    report(); // written, saying 3 more
+    report(); // left out
+    now += 60_000;
+    report(); // written, saying 1 more: not 4
+    now += 60_000;
+    report(); // written, none left out since
+  } finally {
+    Date.now = realNow;
+  }
+  assert.deepEqual(logged, [
+    "mail refused",
+    "mail refused (and 3 more since the last such line)",
+    "mail refused (and 1 more since the last such line)",
+    "mail refused",
+  ]);
 });

@@ -508,3 +508,31 @@ Deno.test("each setting one step past its bound ends start-up with one line and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the start-up line names the store without the credentials a KV_PATH holds; TRUST_PROXY on HOST=:: is warned of", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    {
+      // A path holding "user:password@": everything up to the "@" is left out (core/redact_url.ts).
+      await using shelf = await spawnShelf({
+        KV_PATH: `${dir}/u:hunter2-secret@s.kv`,
+        UPSTREAM: "origin:http://127.0.0.1:9",
+      });
+      const line = shelf.logs().split("\n").find((l) => l.includes("listening")) ?? "";
+      assert.match(line, / · store s\.kv · /, line);
+      assert.doesNotMatch(shelf.logs(), /hunter2/);
+    }
+    {
+      // "::" is every address, IPv6 and IPv4, not loopback.
+      await using shelf = await spawnShelf({
+        KV_PATH: `${dir}/t.kv`,
+        UPSTREAM: "origin:http://127.0.0.1:9",
+        HOST: "::",
+        TRUST_PROXY: "1",
+      });
+      assert.match(shelf.logs(), /'TRUST_PROXY' is set while listening on ::/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -189,3 +189,25 @@ Deno.test("readCapped() refuses a byte stream past the cap, and cancels it", asy
   await assert.rejects(readCapped(body as ReadableStream<Uint8Array>, 200_000), BodyTooLarge);
   assert.ok(cancelled);
 });
+
+Deno.test("by default one account holds at most a quarter of the budget once past half: its next read is refused, another account's goes on", () => {
+  // 1,000 bytes: the default share is 250, a page 62, the reserve the last 250.
+  const budget = new ByteBudget(1_000);
+  assert.ok(budget.take(400, "a"), "under half, a takes what it needs");
+  assert.ok(budget.take(200, "b"), "past half, b within a quarter");
+  assert.equal(budget.spent("a"), true, "a holds 400, over a quarter");
+  assert.equal(budget.take(50, "a"), false, "a may not reach 450 of 1,000 past half");
+  assert.ok(budget.take(40, "b"), "b still within its quarter");
+  assert.equal(budget.used, 640);
+});
+
+Deno.test("a budget exactly full is spent for every account, even one holding nothing", () => {
+  // Twenty accounts of one small page each fill 1,000 bytes exactly, the reserve included.
+  const budget = new ByteBudget(1_000);
+  for (let i = 0; i < 20; i++) assert.ok(budget.take(50, `acc${i}`), `acc${i}`);
+  assert.equal(budget.used, 1_000);
+  assert.equal(budget.spent("new"), true, "no byte is left: a read would be refused at once");
+  assert.equal(budget.spent("acc0"), true);
+  budget.give(1, "acc0");
+  assert.equal(budget.spent("new"), false, "one byte free: a read may start");
+});
