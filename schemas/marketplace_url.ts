@@ -40,8 +40,8 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
   }
   // Setting the scheme keeps host, path and query as parsed; nothing is re-read from the path.
   url.protocol = "https:";
-  // One spelling per host: `www.amazon.com.` is the same site, but was fetched, cached and
-  // given its cookies as another (probe GY).
+  // One spelling per host: `www.amazon.com.` is the same site, but was asked for under a host
+  // name of its own, which the marketplace's servers need not answer (probe GY).
   url.hostname = url.hostname.replace(/\.$/, "");
   url.hash = "";
   return { url, marketplace };
