@@ -6,6 +6,9 @@
  * working, and revoking it answered 404), a key answered 503 on every call (a `key_hash` entry
  * holding a string), and an account listed twice (`["account", id, "x"]`) (probe HD).
  *
+ * The schedules' entries must hold an id (one holding `{"x":1}` stopped every account's watch
+ * refreshes and webhook deliveries, probe HF), and a watch count a count (-1000 lifted the
+ * account's watch limit). Other values are restored as they are, checked where they are read.
  * Entries under a prefix this version does not write are restored as they are: nothing reads
  * them (an earlier version's `key_form` entries among them).
  */
@@ -97,6 +100,12 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
       return schemaProblem("key digest index", KeyLookup.safeParse(value).error);
     case prefixOf(KV.accountByEmail("")):
       return schemaProblem("address index", id.safeParse(value).error);
+    case prefixOf(KV.watchDue(0, "")):
+    case prefixOf(KV.webhookDue(0, "")):
+    case prefixOf(KV.webhookDueOf("", 0, "")):
+      return schemaProblem("schedule entry", id.safeParse(value).error);
+    case prefixOf(KV.watchCount("")):
+      return schemaProblem("watch count", z.int().nonnegative().safeParse(value).error);
   }
   return null;
 }

@@ -69,6 +69,19 @@ Deno.test("restore refuses, naming the line, an index entry or an account filed 
         (ls) => (ls[at("account")].key[1] = { s: "__proto__" }),
         /account record: id is not the key's, __proto__/,
       ],
+      // In place of the address line, so that the header's count still holds.
+      ["a watch schedule entry holding no id", (ls) => (ls[at("account_email")] = {
+        key: [{ s: "watch_due" }, { n: 0 }, { s: "wat_junk" }],
+        value: { t: "json", v: { x: 1 } },
+      }), /schedule entry: /],
+      ["an event schedule entry holding a number", (ls) => (ls[at("account_email")] = {
+        key: [{ s: "webhook_due_of" }, { s: real.accountId }, { n: 0 }, { s: "evt_junk" }],
+        value: { t: "json", v: 5 },
+      }), /schedule entry: /],
+      ["a watch count below zero", (ls) => (ls[at("account_email")] = {
+        key: [{ s: "watch_count" }, { s: real.accountId }],
+        value: { t: "json", v: -1000 },
+      }), /watch count: /],
       ["a key of the record filed under another id", (ls) => {
         const keys = (ls[at("account")].value.v as { keys: Record<string, unknown> }).keys;
         keys.key_other = keys[real.keyId];

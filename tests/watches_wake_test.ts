@@ -12,6 +12,7 @@ import { ControlledSource, startServer } from "./test_server.ts";
 import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { detailsAt } from "./watch_details.ts";
+import { KV } from "../metering/kv_layout.ts";
 
 const LONG_POLL_MS = 10_000;
 const WITHIN_MS = 3_000;
@@ -54,4 +55,28 @@ Deno.test("watch event: wakes the webhook delivery at once instead of waiting fo
   );
   assert.equal(JSON.parse(got.body).watch_id, w.id);
   assert.ok(got.at - changed < WITHIN_MS, `delivered ${got.at - changed} ms after the change`);
+});
+
+Deno.test("schedule entries holding no id are dropped, and every account's refreshes and events go on (probe HF)", async () => {
+  await using s = await startServer({
+    source: new MovingPrice(),
+    watches: {
+      minSeconds: 1,
+      allowPrivate: true,
+      run: true,
+      scheduler: { pollMs: 50 },
+      webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
+    },
+  });
+  await using hook = receiver();
+  const other = await s.account("scale");
+  const a = await s.account("scale");
+  // As a restored file or a damaged store could hold them: due at once, ahead of every real one.
+  await s.kv.set(KV.watchDue(0, "wat_junk"), { x: 1 });
+  await s.kv.set(KV.webhookDueOf(other.id, 0, "evt_junk"), 5);
+  const w = await createdWatch(s.url, a.key, hook.url, 1);
+  const got = await until("the event at the receiver", () => Promise.resolve(hook.got[0]));
+  assert.equal(JSON.parse(got.body).watch_id, w.id);
+  assert.equal((await s.kv.get(KV.watchDue(0, "wat_junk"))).versionstamp, null);
+  assert.equal((await s.kv.get(KV.webhookDueOf(other.id, 0, "evt_junk"))).versionstamp, null);
 });

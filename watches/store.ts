@@ -251,6 +251,12 @@ async function claimDue<T extends { next_at: number }>(
   const listed = kv.list<string>(selector, { limit: opts.scan });
   const entries = opts.order ? opts.order(await Array.fromAsync(listed)) : listed;
   for await (const entry of entries) {
+    // An entry no version writes (a restored file's `{"x":1}`) failed every pass, for every
+    // account (probe HF): it is dropped as a stale one is.
+    if (typeof entry.value !== "string") {
+      await kv.atomic().check(entry).delete(entry.key).commit();
+      continue;
+    }
     if (opts.skip?.(entry.value)) continue;
     const id = schedule.idOf(entry.value);
     const e = await kv.get<T>(schedule.record(id));
@@ -380,6 +386,10 @@ export async function moveLegacyOutbox(kv: Deno.Kv, limit: number): Promise<numb
   let n = 0;
   for await (const entry of kv.list<string>({ prefix: KV.webhookSchedule }, { limit })) {
     n++;
+    if (typeof entry.value !== "string") {
+      await kv.atomic().check(entry).delete(entry.key).commit();
+      continue;
+    }
     const e = await kv.get<Delivery>(KV.webhook(entry.value));
     const op = kv.atomic().check(entry).delete(entry.key);
     if (e.value && e.value.next_at === entry.key[1]) {
