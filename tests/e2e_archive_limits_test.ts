@@ -431,3 +431,36 @@ Deno.test("archive: a record one byte short is an uncharged 502: of its WARC len
     );
   });
 });
+
+Deno.test("archive: a recorded answer that says it led off its marketplace is an uncharged 502; one that led within it answers as that page (probe HE)", async () => {
+  await inArchiveDir(async (dir, page) => {
+    const led = (url: string, to: string) => {
+      const bytes = new TextDecoder().decode(record(url, html, page));
+      return encoder.encode(
+        bytes.replace("WARC-Date:", `WARC-Refers-To-Target-URI: ${to}\r\nWARC-Date:`),
+      );
+    };
+    await Deno.writeFile(
+      `${dir}/a.warc`,
+      new Uint8Array([
+        ...led("https://www.amazon.com/dp/B0000000A1", "http://169.254.169.254/latest/meta-data/"),
+        ...led("https://www.amazon.com/dp/B0000000A2", "javascript:alert(1)"),
+        ...led("https://www.amazon.com/dp/B0000000A3", "https://www.amazon.de/dp/B07H57DNVV"),
+        ...led("https://www.amazon.com/dp/B0000000A4", "https://www.amazon.com/dp/B07H57DNVV"),
+      ]),
+    );
+    await using rig = await startRig({ upstream: `archive:${dir}` });
+    const scrape = (asin: string) =>
+      rig.call(`/v1/scrape?url=${encodeURIComponent(`https://www.amazon.com/dp/${asin}`)}`);
+    for (const asin of ["B0000000A1", "B0000000A2", "B0000000A3"]) {
+      const r = await scrape(asin);
+      assert.equal(r.status, 502, `${asin}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      assert.match(JSON.stringify(r.body), /led to a page off its marketplace/, asin);
+      assert.equal(r.headers.get("x-credits-cost"), "0", asin);
+    }
+    const within = await scrape("B0000000A4");
+    assert.equal(within.status, 200, JSON.stringify(within.body).slice(0, 300));
+    assert.equal(within.body.url, "https://www.amazon.com/dp/B07H57DNVV");
+    assert.equal(within.body.marketplace, "US");
+  });
+});

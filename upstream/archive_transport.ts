@@ -8,6 +8,7 @@ import { AsyncIterReader, type LimitReader, WARCParser, type WARCRecord } from "
 import { decodeBody } from "./record_body.ts";
 import { ApiError } from "../core/api_error.ts";
 import { canonicalUrl } from "./canonical_url.ts";
+import { upstreamUrl } from "../schemas/marketplace_url.ts";
 import type { Transport, UpstreamRequest, UpstreamResponse } from "./transport.ts";
 import { MAX_UPSTREAM_BYTES } from "./read_capped.ts";
 
@@ -177,7 +178,14 @@ async function readFile(
   budget: { held: number; limits: { held: number } },
   counts: { skipped: number },
 ): Promise<void> {
+  let turn = performance.now();
   for await (const record of new WARCParser(reader)) {
+    // The archive is read while the server answers: millions of tiny records read in one go held
+    // the event loop for minutes, /healthz unanswered (probe HE).
+    if (performance.now() - turn > 10) {
+      await new Promise((r) => setTimeout(r, 0));
+      turn = performance.now();
+    }
     reader.headersFrom = null;
     const length = record.warcHeaders.headers.get("Content-Length") ?? "";
     if (!/^\d+$/.test(length.trim())) {
@@ -249,14 +257,34 @@ async function indexed(
     );
   }
   budget.held += kept - replaced;
+  const refers = record.warcHeaders.headers.get("WARC-Refers-To-Target-URI");
+  const led = refers == null ? target : ledTo(target, refers);
   return [key, {
     kept,
-    url: record.warcHeaders.headers.get("WARC-Refers-To-Target-URI") ?? target,
+    url: led ?? target,
     status: Number(record.httpHeaders.statusCode),
     headers,
     body,
-    unusable: unusable ?? cutShort(record.httpHeaders.headers, body),
+    unusable: unusable ??
+      (led === null
+        ? "led to a page off its marketplace"
+        : cutShort(record.httpHeaders.headers, body)),
   }];
+}
+
+/**
+ * The page a recorded answer says its request led to, as a live redirect is judged: a page of the
+ * same marketplace, else null. Taken as it came, it answered a scrape, charged, as
+ * `http://169.254.169.254/…`, `javascript:…` or amazon.de's page labelled US (probe HE).
+ */
+function ledTo(target: string, refers: string): string | null {
+  try {
+    const from = upstreamUrl(target);
+    const to = upstreamUrl(refers);
+    return to.marketplace.code === from.marketplace.code ? to.url.href : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
