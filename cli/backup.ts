@@ -791,6 +791,23 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   let batch: Decoded[] = [];
   const lines = linesOf(opened);
   let line = 1;
+  // A signal ends the writing between two commits and says what the store then holds: killed by
+  // it, the restore left a partly written store without a word, some of whose keys worked and
+  // could not be revoked (probe HE). A second signal ends the process at once.
+  let signal: Deno.Signal | null = null;
+  const onSignal = (s: Deno.Signal) => () => {
+    if (signal) Deno.exit(130);
+    signal = s;
+  };
+  const listeners = SIGNALS.map((s) => [s, onSignal(s)] as const);
+  const stopAt = () => {
+    if (signal) {
+      throw new Error(
+        `Cannot restore: stopped by ${signal} after ${restored} of ${total} entries were written; the store holds them: delete it (with its -wal and -shm files) and restore again`,
+      );
+    }
+  };
+  for (const [s, l] of listeners) Deno.addSignalListener(s, l);
   try {
     await lines.next();
     for await (const text of lines) {
@@ -799,10 +816,12 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
       batch.push(decoded(text, line, now));
       count++;
       if (batch.length === BATCH) {
+        stopAt();
         restored += await committed(kv, batch, restored, total);
         batch = [];
       }
     }
+    stopAt();
     if (batch.length) restored += await committed(kv, batch, restored, total);
   } catch (e) {
     // A line that passed the first pass and fails this one was changed in between.
@@ -813,6 +832,8 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
         firstLine(e)
       } after ${restored} of ${total} entries were written; restore into a new store`,
     );
+  } finally {
+    for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
   }
   if (count !== total || await stamp(opened) !== before) throw changed(restored);
   return restored;
