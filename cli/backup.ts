@@ -33,7 +33,7 @@ import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
 import { AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
-import { entryProblem } from "./backup_entries.ts";
+import { entryProblem, KeyIndexCheck } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
@@ -652,6 +652,7 @@ async function checkedFile(file: Deno.FsFile, name: string, now: number): Promis
   const total = headerCount(first.done ? "" : first.value, name);
   // Neither the keys nor the scratch store's rows are kept: a digest of each key (DigestSet).
   const seen = new DigestSet();
+  const keys = new KeyIndexCheck();
   const scratch = await Deno.openKv(":memory:");
   try {
     let batch: Decoded[] = [];
@@ -668,6 +669,7 @@ async function checkedFile(file: Deno.FsFile, name: string, now: number): Promis
         await tried(scratch, batch, seen);
         throw e;
       }
+      keys.see(entry.key, entry.value, line);
       batch.push(entry);
       count++;
       if (batch.length === BATCH) {
@@ -676,6 +678,8 @@ async function checkedFile(file: Deno.FsFile, name: string, now: number): Promis
       }
     }
     await tried(scratch, batch, seen);
+    const disagree = keys.problem();
+    if (disagree) throw new LineError(disagree.line, disagree.why);
     if (count !== total) {
       throw new Error(`${name} holds ${count} entries, its header says ${total}`);
     }

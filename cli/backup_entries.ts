@@ -119,3 +119,45 @@ function schemaProblem(what: string, error: z.ZodError | undefined): string | nu
   const issue = error.issues[0];
   return `${what}: ${issue.path.join(".") || "value"}: ${issue.message}`;
 }
+
+/**
+ * Whether a whole file's key entries agree: each key an account record holds has its key index
+ * entry (KV.keyById), naming that account. Checked one by one, a well-formed index entry naming
+ * another account, or none at all, restored a key that worked and that revocation, which finds a
+ * key by that entry, answered 404 for (probe HF).
+ */
+export class KeyIndexCheck {
+  /** Key id → the account whose record holds it, and the record's line. */
+  readonly #held = new Map<string, { account: string; line: number }>();
+  /** Key id → the account its index entry names. */
+  readonly #indexed = new Map<string, string>();
+
+  /** Notes an entry that passed entryProblem. */
+  see(key: Deno.KvKey, value: unknown, line: number): void {
+    if (key.length !== 2) return;
+    if (key[0] === prefixOf(KV.account(""))) {
+      const account = key[1] as string;
+      for (const id of Object.keys((value as { keys: object }).keys)) {
+        this.#held.set(id, { account, line });
+      }
+    } else if (key[0] === prefixOf(KV.keyById(""))) {
+      const v = value as string | { account_id: string };
+      this.#indexed.set(key[1] as string, typeof v === "string" ? v : v.account_id);
+    }
+  }
+
+  /** The first key whose index entry is missing or names another account, once all are seen. */
+  problem(): { line: number; why: string } | null {
+    for (const [id, { account, line }] of this.#held) {
+      const named = this.#indexed.get(id);
+      if (named === account) continue;
+      return {
+        line,
+        why: named === undefined
+          ? `account record: keys.${id} has no key index entry`
+          : `account record: keys.${id}: its key index entry names account ${named}`,
+      };
+    }
+    return null;
+  }
+}

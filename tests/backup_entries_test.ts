@@ -82,6 +82,19 @@ Deno.test("restore refuses, naming the line, an index entry or an account filed 
         key: [{ s: "watch_count" }, { s: real.accountId }],
         value: { t: "json", v: -1000 },
       }), /watch count: /],
+      // Well formed, one by one; only the file as a whole shows them wrong (probe HF).
+      [
+        "a key index entry naming another account",
+        (
+          ls,
+        ) => ((ls[at("key_id")].value.v as { account_id: string }).account_id = "acc_someone_else"),
+        /account record: keys\.key_\w+: its key index entry names account acc_someone_else/,
+      ],
+      [
+        "a key without its key index entry",
+        (ls) => (ls[at("key_id")] = { key: [{ s: "junk" }, { n: 1 }], value: { t: "json", v: 1 } }),
+        /account record: keys\.key_\w+ has no key index entry/,
+      ],
       ["a key of the record filed under another id", (ls) => {
         const keys = (ls[at("account")].value.v as { keys: Record<string, unknown> }).keys;
         keys.key_other = keys[real.keyId];

@@ -491,14 +491,19 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
         },
       }),
     });
+    // The account's key is found by its id through its index entry, as the service writes one.
+    const index = entry([{ s: "key_id" }, { s: "key_1" }], {
+      t: "json",
+      v: { account_id: "acc_3", hash: "0".repeat(64) },
+    });
     await Deno.writeTextFile(
       good,
-      [header(5), junk(1), junk(2), junk(3), point, skewed].join("\n") + "\n",
+      [header(6), junk(1), junk(2), junk(3), point, skewed, index].join("\n") + "\n",
     );
     const restoredAt = Date.now();
     const ok = await cli(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(JSON.parse(ok.stdout).entries, 5);
+    assert.equal(JSON.parse(ok.stdout).entries, 6);
     // Brought to the restore's time (probe GU: the key's window ahead held it at 429, and the
     // period ahead did not roll, until the clock caught up): the key is admitted at once.
     const kv = await Deno.openKv(kvPath);
