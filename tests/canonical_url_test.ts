@@ -44,3 +44,10 @@ Deno.test("canonicalUrl: host case and tracking parameters do not matter; other 
     canonicalUrl("https://www.amazon.com/s?k=a"),
   );
 });
+
+Deno.test("canonicalUrl: a host written with a final dot is the same host (probe HF)", () => {
+  assert.equal(
+    canonicalUrl("https://WWW.AMAZON.COM./dp/B07H57DNVV"),
+    canonicalUrl("https://www.amazon.com/dp/B07H57DNVV"),
+  );
+});

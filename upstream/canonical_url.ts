@@ -1,6 +1,6 @@
 /**
  * The URL form replay archives are matched by (INTERFACE.md, "Replay archives"): host
- * lower-cased, query parameters sorted, tracking parameters dropped. Two visits to the same page
+ * lower-cased and without a final dot, query parameters sorted, tracking parameters dropped. Two visits to the same page
  * that differ only in click-tracking then find the same recording.
  */
 const TRACKING = new Set([
@@ -25,7 +25,9 @@ function isTracking(name: string): boolean {
 
 export function canonicalUrl(raw: string): string {
   const url = new URL(raw);
-  url.hostname = url.hostname.toLowerCase();
+  // A final dot names the same host (marketplace_url.ts asks for it without one): a page recorded
+  // under it by an earlier version is found again (probe HF).
+  url.hostname = url.hostname.toLowerCase().replace(/\.$/, "");
   url.hash = "";
   const kept = [...url.searchParams].filter(([k]) => !isTracking(k));
   // Sorted by name, then value, so repeated parameters compare equal in any order.
