@@ -77,7 +77,7 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
   }
   for (let i = 0; i < parts.length; i++) {
     const kind: string = typeof key[i + 1];
-    if (kind !== parts[i]) return `a ${prefix} key's part ${i + 2} is a ${parts[i]}`;
+    if (kind !== parts[i]) return `a ${prefix} key's part ${i + 2} must be a ${parts[i]}`;
   }
   const owner = key[1] as string;
   switch (prefix) {

@@ -62,7 +62,7 @@ Deno.test("restore refuses, naming the line, an index entry or an account filed 
       [
         "an account key whose id is a number",
         (ls) => (ls[at("account")].key[1] = { n: 1 }),
-        /account key's part 2 is a string/,
+        /account key's part 2 must be a string/,
       ],
       [
         "an account record under another id",
