@@ -464,3 +464,27 @@ Deno.test("archive: a recorded answer that says it led off its marketplace is an
     assert.equal(within.body.marketplace, "US");
   });
 });
+
+Deno.test("archive: a folder's symlinks to WARC files are read; one to a FIFO or a device is passed over (probe HE)", async () => {
+  await inArchiveDir(async (dir, page) => {
+    const elsewhere = await Deno.makeTempDir();
+    try {
+      await Deno.writeFile(
+        `${elsewhere}/real.warc`,
+        record("https://www.amazon.com/dp/B07H57DNVV", html, page),
+      );
+      await Deno.symlink(`${elsewhere}/real.warc`, `${dir}/linked.warc`);
+      await Deno.symlink("/dev/zero", `${dir}/zero.warc`);
+      const fifo = new Deno.Command("mkfifo", { args: [`${elsewhere}/pipe`] });
+      assert.equal((await fifo.output()).code, 0);
+      await Deno.symlink(`${elsewhere}/pipe`, `${dir}/pipe.warc`);
+      const lines: Record<string, unknown>[] = [];
+      const archive = new ArchiveTransport(dir, (l) => lines.push(l));
+      const r = await archive.fetch({ url: "https://www.amazon.com/dp/B07H57DNVV" } as never);
+      assert.equal(r.status, 200);
+      assert.deepEqual(lines, [{ event: "archive_loaded", records: 1 }]);
+    } finally {
+      await Deno.remove(elsewhere, { recursive: true });
+    }
+  });
+});

@@ -350,8 +350,13 @@ async function warcFiles(path: string): Promise<string[]> {
   if (info.isFile) return [path];
   const files: string[] = [];
   for await (const e of Deno.readDir(path)) {
-    if (e.isFile && /\.warc(\.gz)?$/.test(e.name)) {
-      files.push(`${path.replace(/\/$/, "")}/${e.name}`);
+    if (!/\.warc(\.gz)?$/.test(e.name)) continue;
+    const file = `${path.replace(/\/$/, "")}/${e.name}`;
+    // A symlink is read when it leads to a regular file, as an `archive:` naming one is: passed
+    // over, a folder of them loaded no record without a word (probe HE). A FIFO or a device is not
+    // (reading one would wait for a writer, or never end).
+    if (e.isFile || (e.isSymlink && (await Deno.stat(file).catch(() => null))?.isFile)) {
+      files.push(file);
     }
   }
   return files.sort();
