@@ -7,7 +7,7 @@
  * host. Scrape URLs, redirects, the URL builders and every request the transport sends go
  * through it.
  */
-import { type Marketplace, marketplaceForHost } from "./marketplaces.ts";
+import { type Marketplace, marketplaceForHost, plainHost } from "./marketplaces.ts";
 
 export class NotMarketplaceUrl extends Error {
   constructor(readonly input: string, reason: string) {
@@ -42,7 +42,7 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
   url.protocol = "https:";
   // One spelling per host: `www.amazon.com.` is the same site, but was asked for under a host
   // name of its own, which the marketplace's servers need not answer (probe GY).
-  url.hostname = url.hostname.replace(/\.$/, "");
+  url.hostname = plainHost(url.hostname);
   url.hash = "";
   return { url, marketplace };
 }
@@ -54,7 +54,7 @@ export function upstreamUrl(input: string | URL, base?: string): UpstreamUrl {
  */
 export function exactMarketplace(hostname: string): Marketplace | undefined {
   const marketplace = marketplaceForHost(hostname);
-  const host = hostname.toLowerCase().replace(/\.$/, "");
+  const host = plainHost(hostname);
   return marketplace && (host === marketplace.host || host === marketplace.host.slice(4))
     ? marketplace
     : undefined;

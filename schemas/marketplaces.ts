@@ -80,9 +80,17 @@ export function marketplace(code: string): Marketplace {
   return m;
 }
 
+/**
+ * A host name as hosts are compared: lower-cased, and without a final dot, which names the same
+ * host (`WWW.Amazon.de.` is `www.amazon.de`).
+ */
+export function plainHost(host: string): string {
+  return host.toLowerCase().replace(/\.$/, "");
+}
+
 /** The marketplace serving a host name (`amazon.de`, `www.amazon.de`, `smile.amazon.de`), or undefined. */
 export function marketplaceForHost(host: string): Marketplace | undefined {
-  const h = host.toLowerCase().replace(/\.$/, "");
+  const h = plainHost(host);
   return table.find((m) => {
     const bare = m.host.slice(4); // without "www."
     return h === bare || h.endsWith("." + bare);

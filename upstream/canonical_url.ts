@@ -1,8 +1,10 @@
 /**
  * The URL form replay archives are matched by (INTERFACE.md, "Replay archives"): host
- * lower-cased and without a final dot, query parameters sorted, tracking parameters dropped. Two visits to the same page
- * that differ only in click-tracking then find the same recording.
+ * lower-cased and without a final dot, query parameters sorted, tracking parameters dropped. Two
+ * visits to the same page that differ only in click-tracking then find the same recording.
  */
+import { plainHost } from "../schemas/marketplaces.ts";
+
 const TRACKING = new Set([
   "ref",
   "ref_",
@@ -25,9 +27,9 @@ function isTracking(name: string): boolean {
 
 export function canonicalUrl(raw: string): string {
   const url = new URL(raw);
-  // A final dot names the same host (marketplace_url.ts asks for it without one): a page recorded
-  // under it by an earlier version is found again (probe HF).
-  url.hostname = url.hostname.toLowerCase().replace(/\.$/, "");
+  // Without the final dot, as marketplace_url.ts asks for the host: a page an earlier version
+  // recorded under `www.amazon.com.` is found again (probe HF).
+  url.hostname = plainHost(url.hostname);
   url.hash = "";
   const kept = [...url.searchParams].filter(([k]) => !isTracking(k));
   // Sorted by name, then value, so repeated parameters compare equal in any order.

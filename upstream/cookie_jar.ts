@@ -5,7 +5,7 @@
  * marketplace's registrable domain (amazon.co.uk, not co.uk): a Domain attribute naming a
  * public suffix or another site is ignored, and a request to any other host gets no cookies.
  */
-import { marketplaceForHost } from "../schemas/marketplaces.ts";
+import { marketplaceForHost, plainHost } from "../schemas/marketplaces.ts";
 import { sessionPath } from "./session_paths.ts";
 
 interface Cookie {
@@ -23,10 +23,6 @@ interface Cookie {
 /** `www.amazon.co.uk` → `amazon.co.uk`; undefined for a host that is no marketplace's. */
 function registrableDomain(host: string): string | undefined {
   return marketplaceForHost(host)?.host.slice(4);
-}
-
-function canonicalHost(host: string): string {
-  return host.toLowerCase().replace(/\.$/, "");
 }
 
 /** RFC 6265 5.1.3, for host names (IP literals never reach a jar: they are not marketplace hosts). */
@@ -75,7 +71,7 @@ export class CookieJar {
    * reads (`sessionPath`): any other request is made as a visitor who is not signed in.
    */
   seed(cookieHeader: string, marketplaceHost: string): void {
-    const host = canonicalHost(marketplaceHost);
+    const host = plainHost(marketplaceHost);
     const domain = registrableDomain(host);
     if (!domain) return;
     this.operatorHost = host;
@@ -122,7 +118,7 @@ export class CookieJar {
    */
   store(headers: Headers, requestUrl: URL, now = Date.now()): void {
     if (this.operatorNames.size > 0 && !sessionPath(requestUrl.pathname)) return;
-    const host = canonicalHost(requestUrl.hostname);
+    const host = plainHost(requestUrl.hostname);
     const site = registrableDomain(host);
     if (!site) return;
     for (const line of headers.getSetCookie()) {
@@ -148,7 +144,7 @@ export class CookieJar {
         // (stored twice, in the cookie and its key) let 60 cookies hold 45 MiB a session (probe AL).
         if (value.length > MAX_ATTRIBUTE) continue;
         if (key === "domain" && value) {
-          const domain = canonicalHost(value.replace(/^\./, ""));
+          const domain = plainHost(value.replace(/^\./, ""));
           // Another site, or a public suffix wider than the marketplace's own domain.
           if (!domainMatches(host, domain) || !domainMatches(domain, site)) rejected = true;
           cookie.domain = domain;
@@ -203,7 +199,7 @@ export class CookieJar {
   private matching(url: URL | undefined, now: number): Cookie[] {
     const all = [...this.cookies.values()].filter((c) => c.expires > now);
     if (!url) return all;
-    const host = canonicalHost(url.hostname);
+    const host = plainHost(url.hostname);
     if (!registrableDomain(host)) return [];
     const session = sessionPath(url.pathname);
     return all
