@@ -239,6 +239,11 @@ interface ClaimOptions<T> {
  * `next_at` is how the claimant later recognises the record is still its own. A due entry whose
  * record is gone or has moved on is dropped.
  */
+/** Deletes a schedule entry that no record stands behind, unless it changed meanwhile. */
+async function dropUnchanged(kv: Deno.Kv, entry: Deno.KvEntry<unknown>): Promise<void> {
+  await kv.atomic().check(entry).delete(entry.key).commit();
+}
+
 async function claimDue<T extends { next_at: number }>(
   kv: Deno.Kv,
   schedule: Schedule<T>,
@@ -254,14 +259,14 @@ async function claimDue<T extends { next_at: number }>(
     // An entry no version writes (a restored file's `{"x":1}`) failed every pass, for every
     // account (probe HF): it is dropped as a stale one is.
     if (typeof entry.value !== "string") {
-      await kv.atomic().check(entry).delete(entry.key).commit();
+      await dropUnchanged(kv, entry);
       continue;
     }
     if (opts.skip?.(entry.value)) continue;
     const id = schedule.idOf(entry.value);
     const e = await kv.get<T>(schedule.record(id));
     if (!e.value || e.value.next_at !== entry.key[entry.key.length - 2]) {
-      await kv.atomic().check(entry).delete(entry.key).commit();
+      await dropUnchanged(kv, entry);
       continue;
     }
     if (opts.want && !opts.want(e.value)) continue;
@@ -387,7 +392,7 @@ export async function moveLegacyOutbox(kv: Deno.Kv, limit: number): Promise<numb
   for await (const entry of kv.list<string>({ prefix: KV.webhookSchedule }, { limit })) {
     n++;
     if (typeof entry.value !== "string") {
-      await kv.atomic().check(entry).delete(entry.key).commit();
+      await dropUnchanged(kv, entry);
       continue;
     }
     const e = await kv.get<Delivery>(KV.webhook(entry.value));
