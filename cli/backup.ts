@@ -33,7 +33,7 @@ import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
 import { AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
-import { entryProblem, KeyIndexCheck } from "./backup_entries.ts";
+import { ACCOUNT, entryProblem, KeyIndexCheck } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
@@ -80,7 +80,6 @@ const LAYOUT = 2;
 const FORMAT = `shelf-backup/${LAYOUT}`;
 /** Layouts this version restores: every earlier one is read as it is (see kv_layout.ts). */
 const RESTORES = Array.from({ length: LAYOUT }, (_, i) => `shelf-backup/${i + 1}`);
-const ACCOUNT_PREFIX = KV.account("")[0];
 /**
  * Bytes read from a backup at a time, and about the UTF-16 units gathered before one write to it:
  * few system calls, and little memory whatever the size of the store.
@@ -424,7 +423,7 @@ function decoded(text: string, line: number, now: number): Decoded {
   let value = checkedValue(rawValue, line);
   const problem = entryProblem(key, value);
   if (problem) throw new LineError(line, problem);
-  if (key[0] === ACCOUNT_PREFIX) value = broughtToNow(value as AccountState, now);
+  if (key[0] === ACCOUNT) value = broughtToNow(value as AccountState, now);
   const far = farTime(value, now);
   if (far) throw new LineError(line, `${far}: not a time from 1970 to a year from now`);
   const expiresAt = expiresAtOf(value);

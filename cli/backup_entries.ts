@@ -53,6 +53,18 @@ export const KEY_PARTS: Record<string, string[]> = Object.fromEntries([
   KV.webhookDueOf("", 0, ""),
 ].map((key) => [prefixOf(key), key.slice(1).map((part) => typeof part)]));
 
+// The prefixes whose entries are checked beyond their keys, named once (each `case` below would
+// otherwise build its sample key again for every line restored).
+export const ACCOUNT = prefixOf(KV.account(""));
+const REVOKED_KEY = prefixOf(KV.revokedKey("", ""));
+const KEY_ID = prefixOf(KV.keyById(""));
+const KEY_HASH = prefixOf(KV.keyByHash(""));
+const ACCOUNT_EMAIL = prefixOf(KV.accountByEmail(""));
+const WATCH_DUE = prefixOf(KV.watchDue(0, ""));
+const WEBHOOK_DUE = prefixOf(KV.webhookDue(0, ""));
+const WEBHOOK_DUE_OF = prefixOf(KV.webhookDueOf("", 0, ""));
+const WATCH_COUNT = prefixOf(KV.watchCount(""));
+
 const id = z.string().min(1);
 /** KV.keyById: the key's account and digest, or (written before the digest) the bare account id. */
 const KeyIdEntry = z.union([
@@ -81,30 +93,30 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
   }
   const owner = key[1] as string;
   switch (prefix) {
-    case prefixOf(KV.account("")): {
+    case ACCOUNT: {
       const checked = AccountRecord.safeParse(value);
       if (!checked.success) return schemaProblem("account record", checked.error);
       if (checked.data.id !== owner) return `account record: id is not the key's, ${owner}`;
       const stray = Object.entries(checked.data.keys).find(([k, v]) => v.id !== k);
       return stray ? `account record: keys.${stray[0]}: id is not ${stray[0]}` : null;
     }
-    case prefixOf(KV.revokedKey("", "")): {
+    case REVOKED_KEY: {
       const checked = RevokedKey.safeParse(value);
       if (!checked.success) return schemaProblem("revoked key", checked.error);
       const keyId = key[2] as string;
       return checked.data.id === keyId ? null : `revoked key: id is not the key's, ${keyId}`;
     }
-    case prefixOf(KV.keyById("")):
+    case KEY_ID:
       return schemaProblem("key index", KeyIdEntry.safeParse(value).error);
-    case prefixOf(KV.keyByHash("")):
+    case KEY_HASH:
       return schemaProblem("key digest index", KeyLookup.safeParse(value).error);
-    case prefixOf(KV.accountByEmail("")):
+    case ACCOUNT_EMAIL:
       return schemaProblem("address index", id.safeParse(value).error);
-    case prefixOf(KV.watchDue(0, "")):
-    case prefixOf(KV.webhookDue(0, "")):
-    case prefixOf(KV.webhookDueOf("", 0, "")):
+    case WATCH_DUE:
+    case WEBHOOK_DUE:
+    case WEBHOOK_DUE_OF:
       return schemaProblem("schedule entry", id.safeParse(value).error);
-    case prefixOf(KV.watchCount("")):
+    case WATCH_COUNT:
       return schemaProblem("watch count", z.int().nonnegative().safeParse(value).error);
   }
   return null;
@@ -135,12 +147,12 @@ export class KeyIndexCheck {
   /** Notes an entry that passed entryProblem. */
   see(key: Deno.KvKey, value: unknown, line: number): void {
     if (key.length !== 2) return;
-    if (key[0] === prefixOf(KV.account(""))) {
+    if (key[0] === ACCOUNT) {
       const account = key[1] as string;
       for (const id of Object.keys((value as { keys: object }).keys)) {
         this.#held.set(id, { account, line });
       }
-    } else if (key[0] === prefixOf(KV.keyById(""))) {
+    } else if (key[0] === KEY_ID) {
       const v = value as string | { account_id: string };
       this.#indexed.set(key[1] as string, typeof v === "string" ? v : v.account_id);
     }
