@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { burst, count, startServer } from "./test_server.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { withTinyPlan } from "./tiny_plan.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { KV } from "../metering/kv_layout.ts";
 
@@ -20,13 +20,7 @@ function refusedPort(): number {
 }
 
 /** A plan of two credits: the second call crosses both alert thresholds. */
-const TINY = new Plans([...BUILTIN_PLANS, {
-  id: "tiny",
-  credits: 2,
-  rate_limit_per_sec: 1000,
-  max_keys: 1,
-  groups: ["products"],
-}]);
+const TINY = withTinyPlan(1000);
 
 Deno.test("alerts: failed deliveries wait 100, 200, 400, 800 ms, doubling each time", async () => {
   await using s = await startServer({

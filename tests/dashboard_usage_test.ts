@@ -9,6 +9,7 @@ import { browser } from "./dashboard_client.ts";
 import { ApiError } from "../core/api_error.ts";
 import { PERIOD_MS } from "../metering/account_state.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { withTinyPlan } from "./tiny_plan.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -213,13 +214,7 @@ Deno.test("dashboard usage: a chain of plan changes older than the chart reaches
 });
 
 Deno.test("dashboard usage: usage a downgrade carried past the new allowance shows as 100%, not more (probe GV)", async () => {
-  const plans = new Plans([...BUILTIN_PLANS, {
-    id: "tiny",
-    credits: 2,
-    rate_limit_per_sec: 100,
-    max_keys: 1,
-    groups: ["products"],
-  }]);
+  const plans = withTinyPlan(100);
   const clock = new ManualClock();
   await using s = await startServer({ signup: "open", plans, clock });
   const b = browser(s.url);

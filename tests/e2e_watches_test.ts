@@ -10,7 +10,7 @@ import { startRig } from "./upstream_harness.ts";
 import { ControlledSource, startServer } from "./test_server.ts";
 import { fixture } from "./fixture.ts";
 import { parseProduct } from "../parsers/product.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { withTinyPlan } from "./tiny_plan.ts";
 import type { DataRequest } from "../upstream/data_source.ts";
 import { WatchCreated, WatchList } from "../schemas/watches.ts";
 import { browser } from "./dashboard_client.ts";
@@ -193,13 +193,7 @@ Deno.test("watches: a failing receiver is retried with back-off until it answers
 });
 
 Deno.test("watches: a watch pauses when the account's credits run out, and costs nothing then", async () => {
-  const plans = new Plans([...BUILTIN_PLANS, {
-    id: "tiny",
-    credits: 2,
-    rate_limit_per_sec: 1_000,
-    max_keys: 1,
-    groups: ["products"],
-  }]);
+  const plans = withTinyPlan(1_000);
   await using rig = await startRig({ watches: FAST_WATCHES, plans, plan: "tiny" });
   await using hook = receiver();
   rig.fake.page(DP, PAGE);

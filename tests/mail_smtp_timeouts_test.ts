@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { NOT_MAILABLE, parseSmtpUrl, sendMail, SmtpError } from "../mail/smtp.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { startServer } from "./test_server.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { withTinyPlan } from "./tiny_plan.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 
@@ -125,13 +125,7 @@ Deno.test("sendMail gives up within its deadline on a server that greets, then a
 
 Deno.test("an alert raised while the mail server stalls stays in the outbox with its error, and is delivered later", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const plans = new Plans([...BUILTIN_PLANS, {
-    id: "tiny",
-    credits: 2,
-    rate_limit_per_sec: 100,
-    max_keys: 1,
-    groups: ["products"],
-  }]);
+  const plans = withTinyPlan(100);
   const stalled = badServer("greet-then-silent");
   let accountId = "";
   try {

@@ -29,17 +29,22 @@ class MovingPrice extends ControlledSource {
   }
 }
 
-Deno.test("watch event: wakes the webhook delivery at once instead of waiting for its poll", async () => {
-  await using s = await startServer({
+/** A server refreshing due watches every 50 ms whose webhook delivery polls every `pollMs`. */
+function watching(pollMs: number) {
+  return startServer({
     source: new MovingPrice(),
     watches: {
       minSeconds: 1,
       allowPrivate: true,
       run: true,
       scheduler: { pollMs: 50 },
-      webhooks: { pollMs: LONG_POLL_MS, retryMs: 50, maxDelayMs: 100 },
+      webhooks: { pollMs, retryMs: 50, maxDelayMs: 100 },
     },
   });
+}
+
+Deno.test("watch event: wakes the webhook delivery at once instead of waiting for its poll", async () => {
+  await using s = await watching(LONG_POLL_MS);
   await using hook = receiver();
   const a = await s.account("scale");
   const w = await createdWatch(s.url, a.key, hook.url, 1);
@@ -58,16 +63,7 @@ Deno.test("watch event: wakes the webhook delivery at once instead of waiting fo
 });
 
 Deno.test("schedule entries holding no id are dropped, and every account's refreshes and events go on (probe HF)", async () => {
-  await using s = await startServer({
-    source: new MovingPrice(),
-    watches: {
-      minSeconds: 1,
-      allowPrivate: true,
-      run: true,
-      scheduler: { pollMs: 50 },
-      webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
-    },
-  });
+  await using s = await watching(50);
   await using hook = receiver();
   const other = await s.account("scale");
   const a = await s.account("scale");
