@@ -27,6 +27,7 @@ import denoJson from "./deno.json" with { type: "json" };
 import { flushOpsLog, opsLog, setLoggedSecrets } from "./core/ops_log.ts";
 import { consoleLog, flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
+import { keepServingPast } from "./core/stray_errors.ts";
 import { parseV4, parseV6 } from "./core/ip_address.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
 
@@ -165,6 +166,7 @@ async function main(): Promise<void> {
   });
   const { deps } = created;
   app = created.app;
+  keepServingPast(consoleLog, () => deps.metrics.strayErrors.inc());
   console.log(startupLine(config, addr.hostname, addr.port));
 
   onCronTick(() => {

@@ -42,16 +42,23 @@ export function flushErrorLog(ms = 1_000): Promise<void> {
  * saying how many were left out: a mail refused past its hourly limit wrote a line a request,
  * 64,000 lines from one burst of forms (probe Z).
  */
-export function throttledError(log: Log, message: string, ms = 60_000): () => void {
+export function throttledError(
+  log: Log,
+  message: string,
+  ms = 60_000,
+): (detail?: unknown) => void {
   let last = -Infinity;
   let skipped = 0;
-  return () => {
+  return (detail) => {
     const now = Date.now();
     if (now - last < ms) {
       skipped++;
       return;
     }
-    log.error(skipped ? `${message} (and ${skipped} more since the last such line)` : message);
+    log.error(
+      skipped ? `${message} (and ${skipped} more since the last such line)` : message,
+      detail,
+    );
     last = now;
     skipped = 0;
   };

@@ -48,6 +48,12 @@ export class Metrics {
       "Calls answered 503 because the store refused their write after every retry (a full disk, or a process frozen inside a commit on a shared KV file).",
     registers: [this.registry],
   });
+  readonly strayErrors = new client.Counter({
+    name: "shelf_stray_errors_total",
+    help:
+      "Errors that escaped every handler (a promise rejected unhandled, a callback that threw): each is a bug; the process logged it and went on.",
+    registers: [this.registry],
+  });
   readonly parseFields = new client.Counter({
     name: "shelf_parse_fields_total",
     help:

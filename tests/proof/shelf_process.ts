@@ -48,6 +48,8 @@ export function freePort(): number {
 export interface SpawnOptions {
   /** The process's limit on open file descriptors (`ulimit -n`), as a unit file would set it. */
   fileLimit?: number;
+  /** A module run before main.ts in the same process (`--preload`): tests' fault triggers. */
+  preload?: string;
 }
 
 export async function spawnShelf(env: {
@@ -87,7 +89,8 @@ async function spawnOnce(
 ): Promise<ShelfProcess> {
   const vars: Record<string, string> = { PORT: String(port), HOST: "127.0.0.1", NO_COLOR: "1" };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) vars[k] = v;
-  const deno = [Deno.execPath(), "run", "--allow-all", ...startFlags(), MAIN];
+  const preload = opts.preload ? ["--preload", opts.preload] : [];
+  const deno = [Deno.execPath(), "run", "--allow-all", ...startFlags(), ...preload, MAIN];
   // The shell sets the limit and is replaced by Deno (exec): the pid is Shelf's.
   const [command, ...args] = opts.fileLimit === undefined
     ? deno
