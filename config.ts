@@ -13,6 +13,7 @@ import { commitLockFile } from "./core/kv_files.ts";
 import { consoleLog } from "./core/log.ts";
 import { within } from "./core/within.ts";
 import { readAtMostSync } from "./core/read_at_most.ts";
+import { unfinishedRestore } from "./metering/unfinished_restore.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -486,6 +487,11 @@ export async function openStore(
     throw new StoreError(`Cannot write to the store at ${where}: ${reason(e)}`);
   } finally {
     clearTimeout(waiting);
+  }
+  const unfinished = await unfinishedRestore(kv);
+  if (unfinished) {
+    kv.close();
+    throw new StoreError(`Cannot use the store at ${where}: ${unfinished}`);
   }
   return kv;
 }

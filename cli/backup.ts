@@ -37,6 +37,7 @@ import { ACCOUNT, entryProblem, KeyIndexCheck } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
+import { markRestoreFinished, markRestoreStarted } from "../metering/unfinished_restore.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -746,9 +747,9 @@ async function stamp(file: Deno.FsFile): Promise<string> {
  * Then it is read again and written ten entries a commit.
  */
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
-  for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) {
-    throw new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
-  }
+  const notEmpty = () =>
+    new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
+  for await (const _ of kv.list({ prefix: [] }, { limit: 1 })) throw notEmpty();
   // One moment for both passes: an entry whose life is over when checked is not written later.
   const now = Date.now();
   const refused = (e: unknown) =>
@@ -788,6 +789,9 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
       }`,
     );
   if (await stamp(opened) !== before) throw changed(0);
+  // Until the last entry is written, the store is marked: one left partly written (a SIGKILL, a
+  // power cut) is then refused by the server and every admin command rather than served.
+  if (!(await markRestoreStarted(kv, file, total, now))) throw notEmpty();
   // Pass 2: the same lines, decoded again and written.
   let restored = 0;
   let count = 0;
@@ -806,7 +810,7 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   const stopAt = () => {
     if (signal) {
       throw new Error(
-        `Cannot restore: stopped by ${signal} after ${restored} of ${total} entries were written; the store holds them: delete it (with its -wal and -shm files) and restore again`,
+        `Cannot restore: stopped by ${signal} after ${restored} of ${total} entries were written; the store holds them and is marked unfinished (neither the server nor the admin commands will use it): delete it (with its -wal and -shm files) and restore again`,
       );
     }
   };
@@ -839,5 +843,6 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
     for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
   }
   if (count !== total || await stamp(opened) !== before) throw changed(restored);
+  await markRestoreFinished(kv);
   return restored;
 }

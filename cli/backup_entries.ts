@@ -51,6 +51,7 @@ export const KEY_PARTS: Record<string, string[]> = Object.fromEntries([
   KV.webhook(""),
   KV.webhookDue(0, ""),
   KV.webhookDueOf("", 0, ""),
+  KV.restoreUnfinished,
 ].map((key) => [prefixOf(key), key.slice(1).map((part) => typeof part)]));
 
 // The prefixes whose entries are checked beyond their keys, named once (each `case` below would
@@ -64,6 +65,7 @@ const WATCH_DUE = prefixOf(KV.watchDue(0, ""));
 const WEBHOOK_DUE = prefixOf(KV.webhookDue(0, ""));
 const WEBHOOK_DUE_OF = prefixOf(KV.webhookDueOf("", 0, ""));
 const WATCH_COUNT = prefixOf(KV.watchCount(""));
+const RESTORE_UNFINISHED = prefixOf(KV.restoreUnfinished);
 
 const id = z.string().min(1);
 /** KV.keyById: the key's account and digest, or (written before the digest) the bare account id. */
@@ -118,6 +120,8 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
       return schemaProblem("schedule entry", id.safeParse(value).error);
     case WATCH_COUNT:
       return schemaProblem("watch count", z.int().nonnegative().safeParse(value).error);
+    case RESTORE_UNFINISHED:
+      return "the mark of a restore that did not finish: the store backed up was partly written";
   }
   return null;
 }

@@ -178,4 +178,10 @@ export const KV = {
   ],
   webhookDueOfAccount: (accountId: string): Deno.KvKey => ["webhook_due_of", accountId],
   webhookAccountSchedule: ["webhook_due_of"] as Deno.KvKey,
+  /**
+   * Written by `deno task admin restore` before its first entry and deleted after its last: a
+   * store that still holds it was left partly written (a SIGKILL, a power cut), and neither the
+   * server nor the admin CLI will use it (metering/unfinished_restore.ts).
+   */
+  restoreUnfinished: ["restore_unfinished"] as Deno.KvKey,
 };

@@ -78,6 +78,13 @@ Deno.test("restore refuses, naming the line, an index entry or an account filed 
         key: [{ s: "webhook_due_of" }, { s: real.accountId }, { n: 0 }, { s: "evt_junk" }],
         value: { t: "json", v: 5 },
       }), /schedule entry: /],
+      ["the mark of a restore that did not finish", (ls) => (ls[at("account_email")] = {
+        key: [{ s: "restore_unfinished" }],
+        value: {
+          t: "json",
+          v: { file: "x.jsonl", entries: 9, started_at: "2026-11-27T00:00:00Z" },
+        },
+      }), /restore that did not finish/],
       ["a watch count below zero", (ls) => (ls[at("account_email")] = {
         key: [{ s: "watch_count" }, { s: real.accountId }],
         value: { t: "json", v: -1000 },

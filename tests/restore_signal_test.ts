@@ -1,73 +1,145 @@
 /**
  * A restore told to stop (Ctrl-C) while it writes ends between two commits and says how far it
  * got and what to do: killed by the signal, it left a partly written store without a word, some
- * of whose keys worked and could not be revoked (probe HE). The real CLI on a real KV file.
+ * of whose keys worked and could not be revoked (probe HE). A restore stopped any way at all (a
+ * SIGKILL too) leaves its store marked unfinished, which the server will not start on and no
+ * admin command will use. The real CLI and server on a real KV file.
  */
 import assert from "node:assert/strict";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { freePort } from "./proof/shelf_process.ts";
 
 const ENTRIES = 60_000;
+const ROOT = new URL("..", import.meta.url).pathname;
+/** The admin task's own command line (deno.json), run directly so a signal reaches it. */
+const ADMIN = [
+  "run",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "cli/admin.ts",
+];
+
+function admin(kvPath: string, ...args: string[]) {
+  return new Deno.Command(Deno.execPath(), {
+    args: [...ADMIN, ...args],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** Starts a restore of ENTRIES junk entries and sends `signal` once it has begun writing. */
+async function restoreStoppedBy(dir: string, kvPath: string, signal: Deno.Signal) {
+  const file = `${dir}/many.jsonl`;
+  const junk = (i: number) =>
+    JSON.stringify({ key: [{ s: "junk" }, { n: i }], value: { t: "json", v: i } });
+  await Deno.writeTextFile(
+    file,
+    [
+      JSON.stringify({ format: "shelf-backup/2", entries: ENTRIES }),
+      ...Array.from({ length: ENTRIES }, (_, i) => junk(i)),
+    ].join("\n") + "\n",
+  );
+  const child = admin(kvPath, "restore", file).spawn();
+  // Once the writing has begun (the check of the whole file comes first).
+  const kv = await Deno.openKv(kvPath);
+  try {
+    for (let i = 0; i < 600; i++) {
+      let any = false;
+      for await (const _ of kv.list({ prefix: ["junk"] }, { limit: 1 })) any = true;
+      if (any) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    kv.close();
+  }
+  child.kill(signal);
+  const out = await child.output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr), file };
+}
+
+async function junkHeld(kvPath: string): Promise<number> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    return (await Array.fromAsync(kv.list({ prefix: ["junk"] }))).length;
+  } finally {
+    kv.close();
+  }
+}
+
+/** The server and two admin commands on the store: each refuses it with one line, exit code 1. */
+async function refusedEverywhere(kvPath: string, file: string) {
+  const unfinished = /holds a restore of .* started \S+ that did not finish.*restore again/;
+  for (const args of [["account", "list"], ["restore", file], ["backup", `${kvPath}.backup`]]) {
+    const out = await admin(kvPath, ...args).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, `${args[0]}: ${stderr}`);
+    assert.match(stderr, unfinished, args[0]);
+  }
+  const server = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "main.ts"],
+    cwd: ROOT,
+    env: {
+      KV_PATH: kvPath,
+      PORT: String(freePort()),
+      HOST: "127.0.0.1",
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  const stderr = new TextDecoder().decode(server.stderr);
+  assert.equal(server.code, 1, stderr);
+  assert.match(
+    stderr.trim(),
+    new RegExp(`^shelf: Cannot use the store at ${kvPath}: it ${unfinished.source}$`),
+  );
+  assert.doesNotMatch(new TextDecoder().decode(server.stdout), /listening/);
+}
 
 Deno.test("restore: a SIGINT while it writes stops it between commits, naming how many entries the store holds", async () => {
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/target.kv`;
   try {
-    const file = `${dir}/many.jsonl`;
-    const junk = (i: number) =>
-      JSON.stringify({ key: [{ s: "junk" }, { n: i }], value: { t: "json", v: i } });
-    await Deno.writeTextFile(
-      file,
-      [
-        JSON.stringify({ format: "shelf-backup/2", entries: ENTRIES }),
-        ...Array.from({ length: ENTRIES }, (_, i) => junk(i)),
-      ].join("\n") + "\n",
-    );
-    const child = new Deno.Command(Deno.execPath(), {
-      // The admin task's own command line (deno.json), run directly so the signal reaches it.
-      args: [
-        "run",
-        "--allow-env",
-        "--allow-read",
-        "--allow-write",
-        "--allow-net",
-        "cli/admin.ts",
-        "restore",
-        file,
-      ],
-      cwd: new URL("..", import.meta.url).pathname,
-      env: { KV_PATH: kvPath, NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    // Once the writing has begun (the check of the whole file comes first).
-    const kv = await Deno.openKv(kvPath);
-    try {
-      for (let i = 0; i < 600; i++) {
-        let any = false;
-        for await (const _ of kv.list({ prefix: ["junk"] }, { limit: 1 })) any = true;
-        if (any) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    } finally {
-      kv.close();
-    }
-    child.kill("SIGINT");
-    const out = await child.output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.notEqual(out.code, 0, stderr);
+    const { code, stderr, file } = await restoreStoppedBy(dir, kvPath, "SIGINT");
+    assert.notEqual(code, 0, stderr);
     const said =
-      /stopped by SIGINT after (\d+) of 60000 entries were written; the store holds them: delete it/
+      /stopped by SIGINT after (\d+) of 60000 entries were written; the store holds them and is marked unfinished .*: delete it/
         .exec(stderr);
     assert.ok(said, stderr);
     const written = Number(said[1]);
     assert.ok(written > 0 && written < ENTRIES, `${written} written`);
     // What it says is what the store holds.
-    const after = await Deno.openKv(kvPath);
-    try {
-      assert.equal((await Array.fromAsync(after.list({ prefix: ["junk"] }))).length, written);
-    } finally {
-      after.close();
-    }
+    assert.equal(await junkHeld(kvPath), written);
+    await refusedEverywhere(kvPath, file);
+  } finally {
+    await removeKvFiles(kvPath);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("restore: a SIGKILL while it writes leaves the store marked unfinished; a whole restore leaves no mark", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/target.kv`;
+  try {
+    const { code, file } = await restoreStoppedBy(dir, kvPath, "SIGKILL");
+    assert.notEqual(code, 0);
+    const written = await junkHeld(kvPath);
+    assert.ok(written > 0 && written < ENTRIES, `${written} written`);
+    await refusedEverywhere(kvPath, file);
+    // The same file restored whole into a new store: nothing marks it, and it is used.
+    const fresh = `${dir}/fresh.kv`;
+    const restored = await admin(fresh, "restore", file).output();
+    assert.equal(restored.code, 0, new TextDecoder().decode(restored.stderr));
+    assert.equal(await junkHeld(fresh), ENTRIES);
+    const list = await admin(fresh, "account", "list").output();
+    assert.equal(list.code, 0, new TextDecoder().decode(list.stderr));
+    await removeKvFiles(fresh);
   } finally {
     await removeKvFiles(kvPath);
     await Deno.remove(dir, { recursive: true });

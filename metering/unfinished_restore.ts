@@ -1,0 +1,41 @@
+/**
+ * A restore writes its entries in many commits. Stopped between two (a SIGKILL, a power cut, a
+ * full disk), it leaves a store holding some keys and not others, some of which work and cannot
+ * be revoked (probe HE). The restore marks the store before its first commit and clears the mark
+ * after its last, so that such a store is refused, by the server at start-up and by every admin
+ * command, with what to do, instead of being served.
+ */
+import { KV } from "./kv_layout.ts";
+
+interface Mark {
+  file: string;
+  entries: number;
+  started_at: string;
+}
+
+/** Marks an empty store as being restored; false if it was not empty of a mark. */
+export async function markRestoreStarted(
+  kv: Deno.Kv,
+  file: string,
+  entries: number,
+  now: number,
+): Promise<boolean> {
+  const mark: Mark = { file, entries, started_at: new Date(now).toISOString() };
+  const done = await kv.atomic().check({ key: KV.restoreUnfinished, versionstamp: null })
+    .set(KV.restoreUnfinished, mark).commit();
+  return done.ok;
+}
+
+export async function markRestoreFinished(kv: Deno.Kv): Promise<void> {
+  await kv.delete(KV.restoreUnfinished);
+}
+
+/** Why the store must not be used, or null when no restore into it was left unfinished. */
+export async function unfinishedRestore(kv: Deno.Kv): Promise<string | null> {
+  const { value } = await kv.get<Partial<Mark>>(KV.restoreUnfinished);
+  if (value === null) return null;
+  const from = typeof value?.file === "string" ? ` of ${JSON.stringify(value.file)}` : "";
+  const at = typeof value?.started_at === "string" ? ` started ${value.started_at}` : "";
+  return `it holds a restore${from}${at} that did not finish: some entries ` +
+    "are missing; delete it (a local file with its -wal and -shm files) and restore again";
+}
