@@ -24,7 +24,7 @@ import { pageReaderFor } from "./upstream/page_pool.ts";
 import { CachingSource } from "./upstream/result_cache.ts";
 import { HistorySource } from "./upstream/price_history.ts";
 import denoJson from "./deno.json" with { type: "json" };
-import { flushOpsLog, opsLog, setLoggedSecrets } from "./core/ops_log.ts";
+import { flushOpsLog, opsLog, plainLine, setLoggedSecrets } from "./core/ops_log.ts";
 import { consoleLog, flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
 import { keepServingPast } from "./core/stray_errors.ts";
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   const { deps } = created;
   app = created.app;
   keepServingPast(consoleLog, () => deps.metrics.strayErrors.inc());
-  console.log(startupLine(config, addr.hostname, addr.port));
+  plainLine(startupLine(config, addr.hostname, addr.port));
 
   onCronTick(() => {
     deps.watches.scheduler.wake();

@@ -30,6 +30,15 @@ export function maskedText(text: string): string {
   return maskSecrets(text, secrets);
 }
 
+/**
+ * A line of plain text among the log's lines (the start-up line), written the same way: a stdout
+ * that refuses writes (a log file on a full disk) costs the line, never the service (probe HH:
+ * written with console.log, ENOSPC ended a server that was already listening).
+ */
+export function plainLine(text: string): void {
+  stdout.line(text);
+}
+
 export function opsLog(line: LogLine): void {
   // Access lines (no `event`) are masked where they are made (routes/access_log.ts).
   const shown = line.event === undefined ? line : Object.fromEntries(

@@ -536,3 +536,49 @@ Deno.test("the start-up line names the store without the credentials a KV_PATH h
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a stdout that refuses every write (a log file on a full disk) costs its lines, not the service (probe HH)", async () => {
+  const dir = await Deno.makeTempDir();
+  const port = freePort();
+  const child = new Deno.Command("sh", {
+    args: ["-c", 'exec "$@" > /dev/full', "sh", Deno.execPath(), "run", "--allow-all", MAIN],
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      KV_PATH: `${dir}/shelf.kv`,
+      UPSTREAM: "origin:http://127.0.0.1:9",
+      NO_COLOR: "1",
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let ended = false;
+  child.status.then(() => (ended = true));
+  try {
+    let health = 0;
+    for (let i = 0; i < 300 && health !== 200 && !ended; i++) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        async (r) => (await r.body?.cancel(), r.status),
+        () => 0,
+      );
+      if (health !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(health, 200, "serving, with its start-up line refused");
+    // The access lines of further requests are refused too; the service goes on.
+    const again = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+    child.kill("SIGTERM");
+    const { code } = await child.status;
+    const stderr = new TextDecoder().decode(
+      new Uint8Array(await new Response(child.stderr).arrayBuffer()),
+    );
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /^shelf: /m);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* ended */ }
+    await Deno.remove(dir, { recursive: true });
+  }
+});
