@@ -12,3 +12,15 @@ export function afterLocked(n: number): Promise<void> {
   const ms = Math.min(250, 2 ** n);
   return new Promise((r) => setTimeout(r, ms / 2 + Math.random() * ms / 2));
 }
+
+/** `op` (one write), tried again after each throw as above, up to LOCKED_TRIES times. */
+export async function whileLocked<T>(op: () => Promise<T>): Promise<T> {
+  for (let tries = 1;; tries++) {
+    try {
+      return await op();
+    } catch (e) {
+      if (tries >= LOCKED_TRIES) throw e;
+      await afterLocked(tries);
+    }
+  }
+}

@@ -6,6 +6,7 @@
  * command, with what to do, instead of being served.
  */
 import { KV } from "./kv_layout.ts";
+import { whileLocked } from "../core/lock_backoff.ts";
 
 interface Mark {
   file: string;
@@ -21,13 +22,19 @@ export async function markRestoreStarted(
   now: number,
 ): Promise<boolean> {
   const mark: Mark = { file, entries, started_at: new Date(now).toISOString() };
-  const done = await kv.atomic().check({ key: KV.restoreUnfinished, versionstamp: null })
-    .set(KV.restoreUnfinished, mark).commit();
-  return done.ok;
+  // Processes sharing the file take turns with its write lock (core/lock_backoff.ts).
+  const done = await whileLocked(() =>
+    kv.atomic().check({ key: KV.restoreUnfinished, versionstamp: null })
+      .set(KV.restoreUnfinished, mark).commit()
+  );
+  if (done.ok) return true;
+  // A commit that threw may have landed all the same (a remote store's lost reply).
+  const held = await kv.get(KV.restoreUnfinished);
+  return JSON.stringify(held.value) === JSON.stringify(mark);
 }
 
 export async function markRestoreFinished(kv: Deno.Kv): Promise<void> {
-  await kv.delete(KV.restoreUnfinished);
+  await whileLocked(() => kv.delete(KV.restoreUnfinished));
 }
 
 /** Why the store must not be used, or null when no restore into it was left unfinished. */
