@@ -30,6 +30,7 @@ import { supervisedServe } from "./core/supervised_serve.ts";
 import { keepServingPast } from "./core/stray_errors.ts";
 import { parseV4, parseV6 } from "./core/ip_address.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
+import { InstanceRoll } from "./metering/instance_roll.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -169,6 +170,10 @@ async function main(): Promise<void> {
   keepServingPast(consoleLog, () => deps.metrics.strayErrors.inc());
   plainLine(startupLine(config, addr.hostname, addr.port));
 
+  // Instances on one store compare their plan catalogs (a mismatch is said on stderr).
+  const roll = new InstanceRoll(kv, config.plans, consoleLog);
+  void roll.start();
+
   onCronTick(() => {
     deps.watches.scheduler.wake();
     deps.watches.delivery.wake();
@@ -227,6 +232,8 @@ async function main(): Promise<void> {
           "the stop: not given back",
       );
     }
+    // Bounded: a store held by another process must not keep the stop waiting.
+    await Promise.race([roll.stop(), new Promise((r) => setTimeout(r, LAST_LINES_MS))]);
     if (done) {
       pages.close();
       kv.close();

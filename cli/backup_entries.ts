@@ -52,6 +52,7 @@ export const KEY_PARTS: Record<string, string[]> = Object.fromEntries([
   KV.webhookDue(0, ""),
   KV.webhookDueOf("", 0, ""),
   KV.restoreUnfinished,
+  KV.instance(""),
 ].map((key) => [prefixOf(key), key.slice(1).map((part) => typeof part)]));
 
 // The prefixes whose entries are checked beyond their keys, named once (each `case` below would

@@ -179,6 +179,13 @@ export const KV = {
   webhookDueOfAccount: (accountId: string): Deno.KvKey => ["webhook_due_of", accountId],
   webhookAccountSchedule: ["webhook_due_of"] as Deno.KvKey,
   /**
+   * Instance id → { catalog, started_at, expires_at } of a server running on this store, written
+   * with expireIn and renewed while it runs: instances compare their plan catalogs by digest and
+   * say when they differ (metering/instance_roll.ts). Not state: a backup leaves it out.
+   */
+  instance: (instanceId: string): Deno.KvKey => ["instance", instanceId],
+  instances: ["instance"] as Deno.KvKey,
+  /**
    * Written by `deno task admin restore` before its first entry and deleted after its last: a
    * store that still holds it was left partly written (a SIGKILL, a power cut), and neither the
    * server nor the admin CLI will use it (metering/unfinished_restore.ts).
