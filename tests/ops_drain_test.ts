@@ -239,3 +239,22 @@ Deno.test("SIGTERM while a request body is still arriving: the client is answere
     await shelf.stop().catch(() => {});
   }
 });
+
+Deno.test("a stop names the credits of every call still open after the drain, by account (probe CH)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const shelf = await spawnShelf({
+    KV_PATH: kvPath,
+    UPSTREAM: "origin:http://127.0.0.1:9",
+    DRAIN_SECONDS: "1",
+  }, { preload: new URL("./held_credits_trigger.ts", import.meta.url).pathname });
+  try {
+    assert.equal(await shelf.stop("SIGTERM"), 0);
+    assert.match(
+      shelf.logs(),
+      /3 credit\(s\) charged to acc_never_ends by calls or watch refreshes still open at the stop: not given back/,
+    );
+  } finally {
+    await shelf.stop("SIGKILL");
+    await Deno.remove(kvPath).catch(() => {});
+  }
+});
