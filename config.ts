@@ -14,6 +14,7 @@ import { consoleLog } from "./core/log.ts";
 import { within } from "./core/within.ts";
 import { readAtMostSync } from "./core/read_at_most.ts";
 import { unfinishedRestore } from "./metering/unfinished_restore.ts";
+import { adoptLayout } from "./metering/store_layout.ts";
 export type { SignupMode };
 
 export interface Config {
@@ -488,10 +489,10 @@ export async function openStore(
   } finally {
     clearTimeout(waiting);
   }
-  const unfinished = await unfinishedRestore(kv);
-  if (unfinished) {
+  const refused = await unfinishedRestore(kv) ?? await adoptLayout(kv);
+  if (refused) {
     kv.close();
-    throw new StoreError(`Cannot use the store at ${where}: ${unfinished}`);
+    throw new StoreError(`Cannot use the store at ${where}: ${refused}`);
   }
   return kv;
 }

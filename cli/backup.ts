@@ -52,6 +52,7 @@ const DISPOSABLE = [
   KV.sessionPasswordChecks("")[0],
   KV.deviceGrants("")[0],
   KV.instance("")[0],
+  KV.storeLayout[0],
 ];
 /**
  * Prefixes whose entries are written with expireIn and carry their `expires_at` in the value: one
@@ -750,10 +751,10 @@ async function stamp(file: Deno.FsFile): Promise<string> {
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   const notEmpty = () =>
     new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
-  // The entries of servers running on the store (KV.instance) are no state: a restore may run
-  // beside them.
+  // The store's layout mark, written when the CLI opened it, and the entries of servers running on
+  // it (KV.instance) are no state: a restore may run beside them.
   for await (const { key } of kv.list({ prefix: [] })) {
-    if (key[0] !== KV.instances[0]) throw notEmpty();
+    if (key[0] !== KV.instances[0] && key[0] !== KV.storeLayout[0]) throw notEmpty();
   }
   // One moment for both passes: an entry whose life is over when checked is not written later.
   const now = Date.now();

@@ -179,6 +179,12 @@ export const KV = {
   webhookDueOfAccount: (accountId: string): Deno.KvKey => ["webhook_due_of", accountId],
   webhookAccountSchedule: ["webhook_due_of"] as Deno.KvKey,
   /**
+   * The store's layout (metering/store_layout.ts STORE_LAYOUT): written by the first version that
+   * opens the store and raised by later ones; a version refuses a store of a later layout than
+   * its own. Not state: a backup leaves it out, and the restoring version writes its own.
+   */
+  storeLayout: ["store_layout"] as Deno.KvKey,
+  /**
    * Instance id → { catalog, started_at, expires_at } of a server running on this store, written
    * with expireIn and renewed while it runs: instances compare their plan catalogs by digest and
    * say when they differ (metering/instance_roll.ts). Not state: a backup leaves it out.

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { removeKvFiles } from "../core/kv_files.ts";
-import { freePort } from "./proof/shelf_process.ts";
+import { runToEnd } from "./proof/shelf_process.ts";
 
 const ENTRIES = 60_000;
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -79,27 +79,14 @@ async function refusedEverywhere(kvPath: string, file: string) {
     assert.equal(out.code, 1, `${args[0]}: ${stderr}`);
     assert.match(stderr, unfinished, args[0]);
   }
-  const server = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "main.ts"],
-    cwd: ROOT,
-    env: {
-      KV_PATH: kvPath,
-      PORT: String(freePort()),
-      HOST: "127.0.0.1",
-      UPSTREAM: "origin:http://127.0.0.1:9",
-      NO_COLOR: "1",
-    },
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).output();
-  const stderr = new TextDecoder().decode(server.stderr);
+  const server = await runToEnd("main.ts", kvPath);
+  const stderr = server.stderr;
   assert.equal(server.code, 1, stderr);
   assert.match(
     stderr.trim(),
     new RegExp(`^shelf: Cannot use the store at ${kvPath}: it ${unfinished.source}$`),
   );
-  assert.doesNotMatch(new TextDecoder().decode(server.stdout), /listening/);
+  assert.doesNotMatch(server.stdout, /listening/);
 }
 
 Deno.test("restore: a SIGINT while it writes stops it between commits, naming how many entries the store holds", async () => {
