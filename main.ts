@@ -28,6 +28,7 @@ import { flushOpsLog, opsLog, plainLine, setLoggedSecrets } from "./core/ops_log
 import { consoleLog, flushErrorLog } from "./core/log.ts";
 import { supervisedServe } from "./core/supervised_serve.ts";
 import { keepServingPast } from "./core/stray_errors.ts";
+import { escapeControls } from "./core/escape_controls.ts";
 import { parseV4, parseV6 } from "./core/ip_address.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
 import { InstanceRoll } from "./metering/instance_roll.ts";
@@ -259,6 +260,7 @@ try {
   await main();
 } catch (e) {
   const message = e instanceof Error ? e.message : String(e);
-  console.error(`shelf: ${message.split("\n")[0]}`);
+  // A message may quote what the store holds (a restore's mark): one line, escaped, bounded.
+  console.error(`shelf: ${escapeControls(message.split("\n")[0].slice(0, 2_048))}`);
   Deno.exit(1);
 }

@@ -3,6 +3,7 @@
  * Every command prints JSON on stdout; `--help` prints a command's usage; a refused command
  * prints one line on stderr and exits 1.
  */
+import { escapeControls } from "../core/escape_controls.ts";
 import { parseArgs } from "node:util";
 import { loadConfig, localKvFile, openStore } from "../config.ts";
 import { AccountError, Accounts, keyOptions } from "../metering/accounts.ts";
@@ -165,17 +166,6 @@ export async function runAdmin(
       );
   }
 }
-
-/**
- * Control characters shown as escapes: a message may quote an argument (an id, a command), and
- * raw, an ESC sequence in one reached the operator's terminal, which retitled or cleared it
- * (probe AS).
- */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
 
 /**
  * A created key whose value could not be printed (stdout full or closed) is revoked: nobody has

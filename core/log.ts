@@ -1,5 +1,6 @@
 import { LineWriter } from "./line_writer.ts";
 import { maskedText } from "./ops_log.ts";
+import { escapeControls } from "./escape_controls.ts";
 
 /** Where unexpected failures are reported; tests pass a collecting one. */
 export interface Log {
@@ -20,17 +21,27 @@ export const consoleLog: Log = {
     const what = detail instanceof Error ? detail.message : detail ?? "";
     let text: string;
     try {
-      text = typeof what === "string" ? what : JSON.stringify(what);
+      // JSON.stringify gives undefined for a symbol or a function: what a callback may throw.
+      text = typeof what === "string" ? what : JSON.stringify(what) ?? shown(what);
     } catch {
-      text = String(what);
+      text = shown(what);
     }
     // A detail may quote what a client sent: it is masked as the ops log's lines are, before a
     // line is cut (as the ops log cuts a path), so that no cut secret escapes its pattern.
     text = maskedText(text.slice(0, 4 * MAX_DETAIL));
     if (text.length > MAX_DETAIL) text = `${text.slice(0, MAX_DETAIL)}… (cut)`;
-    stderr.line(`[shelf] ${maskedText(message)} ${text}`.trimEnd());
+    stderr.line(escapeControls(`[shelf] ${maskedText(message)} ${text}`.trimEnd()));
   },
 };
+
+/** String(value), or a placeholder for a value whose conversion throws (a hostile toString). */
+function shown(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return "(a value that cannot be shown)";
+  }
+}
 
 /** Waits up to `ms` for the error lines so far to reach stderr (before exit). */
 export function flushErrorLog(ms = 1_000): Promise<void> {

@@ -27,8 +27,11 @@ export function setLoggedSecrets(values: string[]): void {
  * was logged in clear by every retry line, where the access line masked it).
  */
 export function maskedText(text: string): string {
-  return maskSecrets(text, secrets);
+  // A URL's user info (a proxy's or a store's password), as Deno's fetch errors quote URLs whole.
+  const masked = maskSecrets(text, secrets);
+  return masked.includes("@") ? masked.replace(USER_INFO, "$1***@") : masked;
 }
+const USER_INFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#@]*@/g;
 
 /**
  * A line of plain text among the log's lines (the start-up line), written the same way: a stdout

@@ -20,15 +20,20 @@ export function keepServingPast(
     "an error escaped every handler (a bug; the process went on)",
     intervalMs,
   );
+  // Nothing here may throw: an error thrown by an "error" listener ends the process after all.
+  const guarded = (what: unknown) => {
+    try {
+      counted();
+      report(what);
+    } catch { /* the count or the line is lost, not the process */ }
+  };
   const rejected = (e: PromiseRejectionEvent) => {
     e.preventDefault();
-    counted();
-    report(e.reason);
+    guarded(e.reason);
   };
   const thrown = (e: ErrorEvent) => {
     e.preventDefault();
-    counted();
-    report(e.error ?? e.message);
+    guarded(e.error ?? e.message);
   };
   globalThis.addEventListener("unhandledrejection", rejected);
   globalThis.addEventListener("error", thrown);

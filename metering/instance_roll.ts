@@ -15,6 +15,8 @@ import { sha256Hex } from "./sha256.ts";
 /** Renewal interval and the life of an entry not renewed (a process killed). */
 export const ROLL_TIMING = { everyMs: 20_000, lifeMs: 60_000 };
 
+const DIGEST = /^[0-9a-f]{64}$/;
+
 interface Entry {
   catalog: string;
   started_at: string;
@@ -64,14 +66,21 @@ export class InstanceRoll {
       };
       await this.kv.set(KV.instance(this.id), entry, { expireIn: this.timing.lifeMs });
       for await (const { key, value } of this.kv.list<Partial<Entry>>({ prefix: KV.instances })) {
-        const other = typeof value?.catalog === "string" ? value.catalog : null;
+        // Only what a Shelf writes is read: whoever can write the store wrote these.
+        const other = typeof value?.catalog === "string" && DIGEST.test(value.catalog)
+          ? value.catalog
+          : null;
         if (key[1] === this.id || other === null || other === this.#catalog) continue;
         if (this.#told.has(other)) continue;
         this.#told.add(other);
+        const started = typeof value?.started_at === "string" ? Date.parse(value.started_at) : NaN;
+        const since = Number.isFinite(started)
+          ? ` (started ${new Date(started).toISOString()})`
+          : "";
         this.log.error(
-          `another instance on this store (started ${
-            String(value.started_at).slice(0, 24)
-          }) runs a different plan catalog (${other.slice(0, 12)} against this one's ${
+          `another instance on this store${since} runs a different plan catalog (${
+            other.slice(0, 12)
+          } against this one's ${
             this.#catalog.slice(0, 12)
           }): give every instance the same PLANS_FILE, or each meters calls by its own plans`,
         );

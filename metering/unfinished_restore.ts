@@ -41,8 +41,12 @@ export async function markRestoreFinished(kv: Deno.Kv): Promise<void> {
 export async function unfinishedRestore(kv: Deno.Kv): Promise<string | null> {
   const { value } = await kv.get<Partial<Mark>>(KV.restoreUnfinished);
   if (value === null) return null;
-  const from = typeof value?.file === "string" ? ` of ${JSON.stringify(value.file)}` : "";
-  const at = typeof value?.started_at === "string" ? ` started ${value.started_at}` : "";
-  return `it holds a restore${from}${at} that did not finish: some entries ` +
-    "are missing; delete it (a local file with its -wal and -shm files) and restore again";
+  // Whoever can write the store wrote these: shown only as the restore writes them, and bounded.
+  const file = typeof value?.file === "string" && value.file.length <= 1_024 ? value.file : null;
+  const from = file === null ? "" : ` of ${JSON.stringify(file)}`;
+  const started = typeof value?.started_at === "string" ? Date.parse(value.started_at) : NaN;
+  const at = Number.isFinite(started) ? ` started ${new Date(started).toISOString()}` : "";
+  return `it holds a restore${from}${at} that did not finish: some entries are missing; ` +
+    "delete it (a local file with its -wal and -shm files; a denokv server's database; on Deno " +
+    "Deploy, use a new KV database) and restore again";
 }

@@ -145,3 +145,30 @@ Deno.test("instance roll: a backup leaves its entries out, and a restore runs be
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("instance roll: entries no Shelf wrote are passed over, and what is shown of one is checked first (probe HI)", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  const kv = await Deno.openKv(kvPath);
+  const said: string[] = [];
+  const roll = new InstanceRoll(kv, builtinPlans(), { error: (m) => void said.push(m) }, {
+    everyMs: 60_000,
+    lifeMs: 60_000,
+  });
+  try {
+    const forged = "x\n[shelf] forged\r\x1b[2J";
+    await kv.set(KV.instance("ins_a"), { catalog: forged, started_at: "2026-11-27T00:00:00Z" });
+    await kv.set(KV.instance("ins_b"), "not an entry");
+    await kv.set(KV.instance("ins_c"), { catalog: "a".repeat(64), started_at: forged });
+    await roll.start();
+    assert.equal(said.length, 1, said.join("\n"));
+    assert.match(
+      said[0],
+      /^another instance on this store runs a different plan catalog \(aaaaaaaaaaaa /,
+    );
+    assert.doesNotMatch(said[0], /forged|started/);
+  } finally {
+    await roll.stop();
+    kv.close();
+    await removeKvFiles(kvPath);
+  }
+});

@@ -29,6 +29,19 @@ Deno.test("mailed tokens in /dashboard/verify and /dashboard/reset links are mas
   assert.ok(!JSON.stringify(lines).includes(token), "the token appears nowhere in the log");
 });
 
+/** The lines `code` (run by `deno eval`, exit code 0) wrote to stderr. */
+async function stderrLines(code: string): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  return stderr.split("\n").filter((l) => l);
+}
+
 Deno.test("consoleLog: an error's detail is cut to MAX_DETAIL characters on stderr, and said so", async () => {
   const log = new URL("../core/log.ts", import.meta.url).href;
   const code = `
@@ -36,14 +49,7 @@ Deno.test("consoleLog: an error's detail is cut to MAX_DETAIL characters on stde
     consoleLog.error("long detail", "x".repeat(3 * ${MAX_DETAIL}) + "TAIL");
     await flushErrorLog();
   `;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--quiet", code],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const lines = new TextDecoder().decode(out.stderr).split("\n").filter((l) => l);
+  const lines = await stderrLines(code);
   assert.equal(lines.length, 1, lines.join("\n").slice(0, 200));
   assert.equal(lines[0], `[shelf] long detail ${"x".repeat(MAX_DETAIL)}… (cut)`);
 });
@@ -72,5 +78,25 @@ Deno.test("throttledError: the count of lines left out starts again after each l
     "mail refused (and 3 more since the last such line)",
     "mail refused (and 1 more since the last such line)",
     "mail refused",
+  ]);
+});
+
+Deno.test("consoleLog: any thrown value is written as one line, its controls escaped and a URL's password masked (probe HI)", async () => {
+  const log = new URL("../core/log.ts", import.meta.url).href;
+  const code = `
+    import { consoleLog, flushErrorLog } from ${JSON.stringify(log)};
+    consoleLog.error("a symbol", Symbol("sym"));
+    consoleLog.error("a function", () => 1);
+    consoleLog.error("no toString", { toString() { throw new Error("no"); }, toJSON() { throw new Error("no"); } });
+    consoleLog.error("forged", "x\\n[shelf] forged\\r\\x1b[2J\\u2028y");
+    consoleLog.error("fetch failed", new Error("error sending request for url (http://user:hunter2secret@proxy.example:8080/)"));
+    await flushErrorLog();
+  `;
+  assert.deepEqual(await stderrLines(code), [
+    "[shelf] a symbol Symbol(sym)",
+    "[shelf] a function ()=>1", // the function's source, as deno eval compiled it
+    "[shelf] no toString (a value that cannot be shown)",
+    "[shelf] forged x\\x0a[shelf] forged\\x0d\\x1b[2J\\u2028y",
+    "[shelf] fetch failed error sending request for url (http://***@proxy.example:8080/)",
   ]);
 });

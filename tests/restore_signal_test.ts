@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { runToEnd } from "./proof/shelf_process.ts";
+import { KV } from "../metering/kv_layout.ts";
 
 const ENTRIES = 60_000;
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -127,6 +128,30 @@ Deno.test("restore: a SIGKILL while it writes leaves the store marked unfinished
     const list = await admin(fresh, "account", "list").output();
     assert.equal(list.code, 0, new TextDecoder().decode(list.stderr));
     await removeKvFiles(fresh);
+  } finally {
+    await removeKvFiles(kvPath);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("restore: a mark whose values no restore wrote is refused all the same, and quoted only as a restore writes them (probe HI)", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/target.kv`;
+  try {
+    const kv = await Deno.openKv(kvPath);
+    await kv.set(KV.restoreUnfinished, {
+      file: "a\n".repeat(20_000),
+      started_at: "2026-11-27T00:00:00Z\r\x1b[2J\u2028[shelf] forged",
+    });
+    kv.close();
+    const server = await runToEnd("main.ts", kvPath);
+    assert.equal(server.code, 1, server.stderr);
+    assert.equal(
+      server.stderr,
+      `shelf: Cannot use the store at ${kvPath}: it holds a restore that did not finish: some ` +
+        "entries are missing; delete it (a local file with its -wal and -shm files; a denokv " +
+        "server's database; on Deno Deploy, use a new KV database) and restore again\n",
+    );
   } finally {
     await removeKvFiles(kvPath);
     await Deno.remove(dir, { recursive: true });
