@@ -72,6 +72,24 @@ Deno.test("demo: the printed key and curl commands return real product, search, 
   }
 });
 
+Deno.test("demo: it prints exactly the four calls the README lists, not the calls kept for the OpenAPI examples", async () => {
+  const demo = await startDemo();
+  try {
+    const printed = demo.lines.map((l) =>
+      /^curl .* "http:\/\/127\.0\.0\.1:\d+(\/v1\/[^"]+)"$/.exec(l)?.[1]
+    ).filter((u): u is string => !!u);
+    assert.deepStrictEqual(printed, [
+      "/v1/products/details?asin=B07H57DNVV&marketplace=US",
+      "/v1/products/search?query=portable%20charger&marketplace=US",
+      "/v1/products/reviews?asin=B0BBPNPZTC&marketplace=US",
+      "/v1/bestsellers?category=hi&marketplace=US",
+    ]);
+    assert.ok(!demo.lines.some((l) => /\/v1\/products\/offers|\/v1\/sellers\/products/.test(l)));
+  } finally {
+    await demo.stop();
+  }
+});
+
 Deno.test("demo: a PORT in use or not a port number is one line on stderr and exit code 1", async () => {
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {

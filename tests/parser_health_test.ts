@@ -134,3 +134,52 @@ Deno.test("ParserHealth flags a fall at exactly MIN_SAMPLES (20) parses in each 
   assert(at.falling, "20 parses a day decide");
   assert(!report(19).falling, "19 parses a day decide nothing");
 });
+
+Deno.test("ParserHealth puts a bucket exactly 24 h old in the previous day only, and one 48 h old in neither day", () => {
+  const h = new ParserHealth();
+  const at = 200 * 24 * HOUR + 10 * 60_000;
+  h.add("product", "US", fieldCounts({ title: "t" }), at);
+  const field = (now: number) => h.report(now)[0].fields.find((f) => f.field === "title")!;
+  const day = field(at + 24 * HOUR);
+  assert.equal(day.last_day, null);
+  assert.deepEqual(day.previous_day, { filled: 1, total: 1, rate: 1 });
+  const twoDays = field(at + 48 * HOUR);
+  assert.equal(twoDays.last_day, null);
+  assert.equal(twoDays.previous_day, null);
+});
+
+Deno.test("fieldCounts() walks only the list fields' items, and only items that are objects", () => {
+  const c = fieldCounts({
+    images: [{ url: "a" }, { url: "" }],
+    results: [[1, 2], { price: 3 }, null, "x"],
+  });
+  assert.deepEqual([...c.keys()].sort(), ["images", "results", "results[].price"]);
+  assert.deepEqual(c.get("images"), [1, 0]);
+  assert.deepEqual(c.get("results[].price"), [1, 0]);
+});
+
+Deno.test("ParserHealth rates keep three decimals", () => {
+  const h = new ParserHealth();
+  const now = 300 * 24 * HOUR;
+  for (let i = 0; i < 3; i++) {
+    h.add("search", "DE", fieldCounts({ price: i === 0 ? 1 : null }), now);
+  }
+  const price = h.report(now)[0].fields.find((f) => f.field === "price")!;
+  assert.deepEqual(price.last_hour, { filled: 1, total: 3, rate: 0.333 });
+  assert.deepEqual(price.last_day, { filled: 1, total: 3, rate: 0.333 });
+});
+
+Deno.test("ParserHealth does not flag a fall against a day before of fewer than 20 parses", () => {
+  const h = new ParserHealth();
+  const now = 400 * 24 * HOUR;
+  for (let i = 0; i < 19; i++) {
+    h.add("product", "US", fieldCounts({ price: 9.99 }), now - 30 * HOUR);
+  }
+  for (let i = 0; i < 40; i++) {
+    h.add("product", "US", fieldCounts({ price: null }), now - 2 * HOUR);
+  }
+  const few = h.report(now)[0].fields.find((f) => f.field === "price")!;
+  assert.equal(few.previous_day?.total, 19);
+  assert.equal(few.last_day?.total, 40);
+  assert.equal(few.falling, false);
+});
