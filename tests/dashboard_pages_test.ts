@@ -28,7 +28,7 @@ function cell(tr: string, label: string): string {
   return (m?.[1] ?? "").replace(/<[^>]*>/g, "").trim();
 }
 
-Deno.test("dashboard keys page: prefix…last4, last use, mode, revoke time and counts as they are now; a revoke is saved before its redirect", async () => {
+Deno.test("dashboard keys page: prefix…last4, last use, mode, revoke time and counts as they are now; a call with a key revoked on the page is refused", async () => {
   const clock = new ManualClock(T0);
   await using s = await startServer({ signup: "open", clock });
   const b = browser(s.url);
