@@ -261,6 +261,6 @@ try {
 } catch (e) {
   const message = e instanceof Error ? e.message : String(e);
   // A message may quote what the store holds (a restore's mark): one line, escaped, bounded.
-  console.error(`shelf: ${escapeControls(message.split("\n")[0].slice(0, 2_048))}`);
+  console.error(`shelf: ${escapeControls(message.split("\n")[0].slice(0, 2_048)).slice(0, 2_048)}`);
   Deno.exit(1);
 }

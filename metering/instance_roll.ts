@@ -65,9 +65,13 @@ export class InstanceRoll {
         expires_at: Date.now() + this.timing.lifeMs,
       };
       await this.kv.set(KV.instance(this.id), entry, { expireIn: this.timing.lifeMs });
+      const now = Date.now();
       for await (const { key, value } of this.kv.list<Partial<Entry>>({ prefix: KV.instances })) {
-        // Only what a Shelf writes is read: whoever can write the store wrote these.
-        const other = typeof value?.catalog === "string" && DIGEST.test(value.catalog)
+        // Only what a Shelf writes is read: whoever can write the store wrote these. An entry past
+        // its life is passed over: the store removes expired entries only when it next sweeps
+        // (about a minute later here), and a killed instance's catalog was reported meanwhile.
+        const live = typeof value?.expires_at === "number" && value.expires_at > now;
+        const other = live && typeof value?.catalog === "string" && DIGEST.test(value.catalog)
           ? value.catalog
           : null;
         if (key[1] === this.id || other === null || other === this.#catalog) continue;

@@ -146,7 +146,7 @@ Deno.test("instance roll: a backup leaves its entries out, and a restore runs be
   }
 });
 
-Deno.test("instance roll: entries no Shelf wrote are passed over, and what is shown of one is checked first (probe HI)", async () => {
+Deno.test("instance roll: entries no Shelf wrote, or past their life, are passed over, and what is shown of one is checked first (probes HI, HJ)", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   const kv = await Deno.openKv(kvPath);
   const said: string[] = [];
@@ -156,9 +156,21 @@ Deno.test("instance roll: entries no Shelf wrote are passed over, and what is sh
   });
   try {
     const forged = "x\n[shelf] forged\r\x1b[2J";
-    await kv.set(KV.instance("ins_a"), { catalog: forged, started_at: "2026-11-27T00:00:00Z" });
+    const alive = Date.now() + 60_000;
+    await kv.set(KV.instance("ins_a"), {
+      catalog: forged,
+      started_at: "2026-11-27T00:00:00Z",
+      expires_at: alive,
+    });
     await kv.set(KV.instance("ins_b"), "not an entry");
-    await kv.set(KV.instance("ins_c"), { catalog: "a".repeat(64), started_at: forged });
+    await kv.set(KV.instance("ins_c"), {
+      catalog: "a".repeat(64),
+      started_at: forged,
+      expires_at: alive,
+    });
+    // Past its life, not yet swept by the store (a killed instance's), or with no life at all.
+    await kv.set(KV.instance("ins_d"), { catalog: "b".repeat(64), expires_at: Date.now() - 1 });
+    await kv.set(KV.instance("ins_e"), { catalog: "c".repeat(64) });
     await roll.start();
     assert.equal(said.length, 1, said.join("\n"));
     assert.match(

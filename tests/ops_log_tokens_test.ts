@@ -90,6 +90,8 @@ Deno.test("consoleLog: any thrown value is written as one line, its controls esc
     consoleLog.error("no toString", { toString() { throw new Error("no"); }, toJSON() { throw new Error("no"); } });
     consoleLog.error("forged", "x\\n[shelf] forged\\r\\x1b[2J\\u2028y");
     consoleLog.error("fetch failed", new Error("error sending request for url (http://user:hunter2secret@proxy.example:8080/)"));
+    consoleLog.error("proxies", "socks5://a:pw1@p1.example:1080 then socks5h://b:pw2@p2.example:1080");
+    consoleLog.error("nul and del", "a\\x00b\\x7fc");
     await flushErrorLog();
   `;
   assert.deepEqual(await stderrLines(code), [
@@ -98,5 +100,7 @@ Deno.test("consoleLog: any thrown value is written as one line, its controls esc
     "[shelf] no toString (a value that cannot be shown)",
     "[shelf] forged x\\x0a[shelf] forged\\x0d\\x1b[2J\\u2028y",
     "[shelf] fetch failed error sending request for url (http://***@proxy.example:8080/)",
+    "[shelf] proxies socks5://***@p1.example:1080 then socks5h://***@p2.example:1080",
+    "[shelf] nul and del a\\x00b\\x7fc",
   ]);
 });

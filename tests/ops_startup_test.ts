@@ -582,3 +582,15 @@ Deno.test("a stdout that refuses every write (a log file on a full disk) costs i
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a start-up error quoting a setting is one line of at most 2 KiB, its control characters escaped (probe HJ)", async () => {
+  const r = await startFails({ PORT: `8\x1b]0;owned\x07\x9b2J${"9".repeat(5_000)}` });
+  assert.equal(r.code, 1, r.stderr);
+  const line = r.stderr.trimEnd();
+  assert.ok(!line.includes("\n"), "one line");
+  assert.match(line, /^shelf: .*PORT/);
+  assert.ok(line.length <= "shelf: ".length + 2_048, `${line.length} characters`);
+  // deno-lint-ignore no-control-regex -- the control characters are what is looked for
+  assert.doesNotMatch(line, /[\x00-\x1f\x7f-\x9f]/);
+  assert.match(line, /8\\u001b\]0;owned\\u0007\\x9b2J9/);
+});

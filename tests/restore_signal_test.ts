@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { runToEnd } from "./proof/shelf_process.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { restore } from "../cli/backup.ts";
+import { unfinishedRestore } from "../metering/unfinished_restore.ts";
 
 const ENTRIES = 60_000;
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -157,3 +159,73 @@ Deno.test("restore: a mark whose values no restore wrote is refused all the same
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** Runs `test` on a new KV file in a folder of its own, both removed after. */
+async function inStore(test: (dir: string, kv: Deno.Kv) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/target.kv`);
+  try {
+    await test(dir, kv);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A backup file of `n` junk entries (restore's checks pass them: an unknown prefix). */
+async function junkBackup(file: string, n: number, tag = "junk"): Promise<void> {
+  const line = (i: number) =>
+    JSON.stringify({ key: [{ s: tag }, { n: i }], value: { t: "json", v: i } });
+  await Deno.writeTextFile(
+    file,
+    [
+      JSON.stringify({ format: "shelf-backup/2", entries: n }),
+      ...Array.from({ length: n }, (_, i) => line(i)),
+    ].join("\n") + "\n",
+  );
+}
+
+Deno.test("restore: a backup file changed while it is written fails the restore and leaves the store marked (probe HJ)", () =>
+  inStore(async (dir, kv) => {
+    const file = `${dir}/many.jsonl`;
+    await junkBackup(file, 20_000);
+    const restoring = restore(kv, file);
+    restoring.catch(() => {});
+    for (let i = 0; i < 600; i++) {
+      const any = await Array.fromAsync(kv.list({ prefix: ["junk"] }, { limit: 1 }));
+      if (any.length) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await Deno.utime(file, new Date(), new Date(Date.now() + 60_000));
+    await assert.rejects(
+      restoring,
+      /changed while it was being restored; \d+ entries were written/,
+    );
+    assert.match((await unfinishedRestore(kv)) ?? "", /holds a restore of .* that did not finish/);
+  }));
+
+Deno.test("restore: of two restores started together into one store, one is refused and the store holds the other's entries alone (probe HJ)", () =>
+  inStore(async (dir, kv) => {
+    await junkBackup(`${dir}/a.jsonl`, 300, "from_a");
+    await junkBackup(`${dir}/b.jsonl`, 300, "from_b");
+    const results = await Promise.allSettled([
+      restore(kv, `${dir}/a.jsonl`),
+      restore(kv, `${dir}/b.jsonl`),
+    ]);
+    const done = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+    assert.equal(done.length, 1, JSON.stringify(results));
+    assert.match(String(refused[0]?.reason), /not empty/);
+    const a = (await Array.fromAsync(kv.list({ prefix: ["from_a"] }))).length;
+    const b = (await Array.fromAsync(kv.list({ prefix: ["from_b"] }))).length;
+    assert.deepEqual([a, b].sort(), [0, 300]);
+    assert.equal(await unfinishedRestore(kv), null, "the whole restore cleared its mark");
+  }));
+
+Deno.test("restore: a mark of any value, an object or not, is refused (probe HJ)", () =>
+  inStore(async (dir, kv) => {
+    for (const mark of ["x", 0, [], { entries: 1 }]) {
+      await kv.set(KV.restoreUnfinished, mark);
+      assert.match((await unfinishedRestore(kv)) ?? "", /holds a restore that did not finish/);
+    }
+  }));
