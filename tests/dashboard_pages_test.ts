@@ -11,6 +11,7 @@ import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { receiver, until } from "./webhook_receiver.ts";
 import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const T0 = Date.parse("2026-03-02T08:00:00Z");
 const HOUR = 3_600_000;
@@ -257,4 +258,40 @@ Deno.test("dashboard watches page: zip, pause reason, last refresh error and del
       headers: { "x-api-key": key },
     })).body?.cancel();
   }
+});
+
+Deno.test("dashboard: a key's revoke answers only once the store holds it (another program holding the store's write lock keeps the page waiting)", async () => {
+  await using s = await startServer({ signup: "open" });
+  const b = browser(s.url);
+  const email = `revoke-wait${crypto.randomUUID()}@example.com`;
+  const signup = await b.send("/dashboard/signup");
+  await b.send("/dashboard/signup", {
+    form: { _csrf: signup.csrf, email, password: "correct horse battery" },
+  });
+  const me = (await s.accounts.idByEmail(email))!;
+  const { key } = await s.accounts.createKey(me);
+  const confirm = await b.send(`/dashboard/keys/${key.id}/revoke`);
+  assert.equal(confirm.status, 200);
+  // Another program takes the store's write lock: the revoke's commit waits for it (and is tried
+  // again while it is held, about 3 s in all), so its page cannot answer before it is let go.
+  const other = new DatabaseSync(s.kvPath);
+  other.exec("PRAGMA busy_timeout = 0");
+  other.exec("BEGIN IMMEDIATE");
+  let answered = false;
+  const revoking = b.send(`/dashboard/keys/${key.id}/revoke`, { form: { _csrf: confirm.csrf } })
+    .finally(() => (answered = true));
+  try {
+    // Long enough for a page that does not wait for its revoke to have answered.
+    for (let i = 0; i < 25 && !answered; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(answered, false, "the page answered while the revoke could not be written");
+  } finally {
+    other.exec("COMMIT");
+    other.close();
+  }
+  const revoked = await revoking;
+  assert.equal(revoked.status, 303);
+  assert.equal(
+    (await s.accounts.listKeys(me)).find((k) => k.id === key.id)?.status,
+    "revoked",
+  );
 });
