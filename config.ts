@@ -420,6 +420,8 @@ export async function openStore(
   kvPath: string | undefined,
   turnsWaitMs?: number,
   waitMs = STORE_WAIT_MS,
+  /** Whether a store that holds nothing yet is marked with this version's layout (the server). */
+  markEmpty = true,
 ): Promise<Deno.Kv> {
   // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
   const where = kvPath === undefined ? "the platform's KV" : redactUrl(kvPath);
@@ -489,7 +491,7 @@ export async function openStore(
   } finally {
     clearTimeout(waiting);
   }
-  const refused = await unfinishedRestore(kv) ?? await adoptLayout(kv);
+  const refused = await unfinishedRestore(kv) ?? await adoptLayout(kv, { markEmpty });
   if (refused) {
     kv.close();
     throw new StoreError(`Cannot use the store at ${where}: ${refused}`);

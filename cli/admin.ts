@@ -232,7 +232,15 @@ if (import.meta.main) {
   let held: HeldSignals | undefined;
   try {
     const config = loadConfig();
-    const kv = await openStore(config.kvPath);
+    // Every command would act on a store that ends with it (probe HK: a restore "restored" 57
+    // entries into nothing, a backup of it was empty).
+    if (config.kvPath === ":memory:") {
+      throw new Error(
+        "KV_PATH=:memory: is a store of this command alone: give the admin CLI the service's KV_PATH",
+      );
+    }
+    // A store that holds nothing yet stays unmarked (metering/store_layout.ts).
+    const kv = await openStore(config.kvPath, undefined, undefined, false);
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     // From here a signal ends only a wait for stdout's reader (cli/output.ts).

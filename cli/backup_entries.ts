@@ -68,7 +68,6 @@ const WEBHOOK_DUE = prefixOf(KV.webhookDue(0, ""));
 const WEBHOOK_DUE_OF = prefixOf(KV.webhookDueOf("", 0, ""));
 const WATCH_COUNT = prefixOf(KV.watchCount(""));
 const RESTORE_UNFINISHED = prefixOf(KV.restoreUnfinished);
-const STORE_LAYOUT = prefixOf(KV.storeLayout);
 
 const id = z.string().min(1);
 /** KV.keyById: the key's account and digest, or (written before the digest) the bare account id. */
@@ -125,8 +124,6 @@ export function entryProblem(key: Deno.KvKey, value: unknown): string | null {
       return schemaProblem("watch count", z.int().nonnegative().safeParse(value).error);
     case RESTORE_UNFINISHED:
       return "the mark of a restore that did not finish: the store backed up was partly written";
-    case STORE_LAYOUT:
-      return "a store's layout mark: the restoring version writes its own";
   }
   return null;
 }

@@ -14,8 +14,17 @@ import { whileLocked } from "../core/lock_backoff.ts";
  */
 export const STORE_LAYOUT = 1;
 
-/** Marks the store with this version's layout; why it must not be used, or null. */
-export async function adoptLayout(kv: Deno.Kv, own = STORE_LAYOUT): Promise<string | null> {
+/**
+ * Marks the store with this version's layout; why it must not be used, or null. With `markEmpty`
+ * false (the admin CLI), a store that holds nothing yet is left unmarked: marked, it was "not
+ * empty" to an older version's restore, the roll-back README "Upgrading" describes (probe HK);
+ * the next server or command to open it once it holds something marks it.
+ */
+export async function adoptLayout(
+  kv: Deno.Kv,
+  opts: { markEmpty?: boolean; own?: number } = {},
+): Promise<string | null> {
+  const own = opts.own ?? STORE_LAYOUT;
   for (let tries = 0; tries < 3; tries++) {
     const held = await kv.get(KV.storeLayout);
     const layout = held.value;
@@ -26,9 +35,18 @@ export async function adoptLayout(kv: Deno.Kv, own = STORE_LAYOUT): Promise<stri
       return `it was written by a newer version of Shelf (store layout ${layout}; this version reads layout ${own} and earlier): run that version or a later one, or restore a backup taken before the upgrade into a new store`;
     }
     if (layout === own) return null;
+    if (layout === null && opts.markEmpty === false && await holdsNothing(kv)) return null;
     const done = await whileLocked(() => kv.atomic().check(held).set(KV.storeLayout, own).commit());
     if (done.ok) return null;
     // Another process marked it meanwhile: read again.
   }
   return null;
+}
+
+/** Whether the store holds no state: only the entries of servers running on it, if any. */
+async function holdsNothing(kv: Deno.Kv): Promise<boolean> {
+  for await (const { key } of kv.list({ prefix: [] })) {
+    if (key[0] !== KV.instances[0]) return false;
+  }
+  return true;
 }

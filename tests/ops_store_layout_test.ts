@@ -69,3 +69,60 @@ Deno.test("store layout: a server marks the store it opens; a later layout, or a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("store layout: the admin CLI leaves a store that holds nothing unmarked and marks it once it holds something, and a backup's marks and instance entries (an older CLI wrote them) are passed over (probe HK)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // An empty store stays empty: an older version's restore into it would call it not empty.
+    const empty = `${dir}/empty.kv`;
+    const listed = await runToEnd("cli/admin.ts", empty, "account", "list");
+    assert.equal(listed.code, 0, listed.stderr);
+    const kv = await Deno.openKv(empty);
+    try {
+      assert.deepEqual(await Array.fromAsync(kv.list({ prefix: [] })), []);
+    } finally {
+      kv.close();
+    }
+    // A backup as an older CLI writes one of a store this version opened: its layout mark and a
+    // server's instance entry among the entries.
+    const file = `${dir}/old.jsonl`;
+    const lines = [
+      { key: [{ s: "account_email" }, { s: "old@example.com" }], value: { t: "json", v: "acc_x" } },
+      {
+        key: [{ s: "instance" }, { s: "ins_0011223344556677" }],
+        value: {
+          t: "json",
+          v: {
+            catalog: "a".repeat(64),
+            started_at: new Date().toISOString(),
+            expires_at: Date.now() + 60_000,
+          },
+        },
+      },
+      { key: [{ s: "store_layout" }], value: { t: "json", v: STORE_LAYOUT } },
+    ];
+    await Deno.writeTextFile(
+      file,
+      [{ format: "shelf-backup/2", entries: lines.length }, ...lines].map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const restored = await runToEnd("cli/admin.ts", empty, "restore", file);
+    assert.equal(restored.code, 0, restored.stderr);
+    const after = await Deno.openKv(empty);
+    try {
+      const keys = (await Array.fromAsync(after.list({ prefix: [] }))).map((e) => e.key[0]);
+      assert.deepEqual(keys, ["account_email"], "restored entry for entry");
+    } finally {
+      after.close();
+    }
+    // Holding something now, the store is marked by the next command that opens it.
+    assert.equal((await runToEnd("cli/admin.ts", empty, "account", "list")).code, 0);
+    assert.equal(await layoutOf(empty), STORE_LAYOUT);
+    // The admin CLI on a store of this command alone is refused.
+    const memory = await runToEnd("cli/admin.ts", ":memory:", "account", "list");
+    assert.equal(memory.code, 1);
+    assert.match(memory.stderr, /KV_PATH=:memory: is a store of this command alone/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
