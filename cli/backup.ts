@@ -39,6 +39,8 @@ import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 import { markRestoreFinished, markRestoreStarted } from "../metering/unfinished_restore.ts";
 
+const KEY_HASH = KV.keyByHash("")[0];
+
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
   KV.resultCache("", "")[0],
@@ -746,7 +748,7 @@ async function stamp(file: Deno.FsFile): Promise<string> {
 /**
  * Loads a snapshot into an empty store; refuses a store that holds anything. The whole file is
  * checked first (see checkedFile): a refused file leaves the store empty, ready for a fixed one.
- * Then it is read again and written ten entries a commit.
+ * Then it is read again and written ten entries a commit, the key digest entries in a last pass.
  */
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   const notEmpty = () =>
@@ -802,8 +804,7 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   let restored = 0;
   let count = 0;
   let batch: Decoded[] = [];
-  const lines = linesOf(opened);
-  let line = 1;
+  const firstLines = linesOf(opened);
   // A signal ends the writing between two commits and says what the store then holds: killed by
   // it, the restore left a partly written store without a word, some of whose keys worked and
   // could not be revoked (probe HE). A second signal ends the process at once.
@@ -822,20 +823,35 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   };
   for (const [s, l] of listeners) Deno.addSignalListener(s, l);
   try {
-    await lines.next();
-    for await (const text of lines) {
-      line++;
-      if (!text.trim()) continue;
-      batch.push(decoded(text, line, now));
-      count++;
-      if (batch.length === BATCH) {
-        stopAt();
-        restored += await committed(kv, batch, restored, total);
-        batch = [];
+    // The key digest entries, by which a presented key is found, go last, in a pass of their own:
+    // a restore cut short then leaves no key that works without its key id entry, by which it is
+    // revoked. This version refuses such a store anyway (the mark above); a release from before the
+    // mark served it, and a key restored without its key id entry answered 200 and its revoke 404
+    // (probe HK).
+    for (const digests of [false, true]) {
+      const lines = digests ? linesOf(opened) : firstLines;
+      let line = 1;
+      await lines.next();
+      for await (const text of lines) {
+        line++;
+        if (!text.trim()) continue;
+        const entry = decoded(text, line, now);
+        if ((entry.key[0] === KEY_HASH) !== digests) {
+          if (!digests) count++;
+          continue;
+        }
+        batch.push(entry);
+        if (!digests) count++;
+        if (batch.length === BATCH) {
+          stopAt();
+          restored += await committed(kv, batch, restored, total);
+          batch = [];
+        }
       }
+      stopAt();
+      if (batch.length) restored += await committed(kv, batch, restored, total);
+      batch = [];
     }
-    stopAt();
-    if (batch.length) restored += await committed(kv, batch, restored, total);
   } catch (e) {
     // A line that passed the first pass and fails this one was changed in between.
     if (e instanceof LineError) throw changed(restored, ` (${e.message})`);

@@ -9,7 +9,10 @@ import assert from "node:assert/strict";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { runToEnd } from "./proof/shelf_process.ts";
 import { KV } from "../metering/kv_layout.ts";
-import { restore } from "../cli/backup.ts";
+import { backup, restore } from "../cli/backup.ts";
+import { Accounts } from "../metering/accounts.ts";
+import { builtinPlans } from "../metering/plans.ts";
+import { systemClock } from "../metering/clock.ts";
 import { unfinishedRestore } from "../metering/unfinished_restore.ts";
 
 const ENTRIES = 60_000;
@@ -229,3 +232,57 @@ Deno.test("restore: a mark of any value, an object or not, is refused (probe HJ)
       assert.match((await unfinishedRestore(kv)) ?? "", /holds a restore that did not finish/);
     }
   }));
+
+Deno.test("restore: stopped at any point, it leaves no key that works without the entry its revoke needs (probe HK)", async () => {
+  const dir = await Deno.makeTempDir();
+  const source = `${dir}/source.kv`;
+  const target = `${dir}/target.kv`;
+  try {
+    const kv = await Deno.openKv(source);
+    try {
+      const accounts = new Accounts(kv, builtinPlans(), systemClock);
+      for (let i = 0; i < 400; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, async (_, j) => {
+          const a = await accounts.create(`k${i + j}@example.com`, "starter");
+          await accounts.createKey(a.id);
+        }));
+      }
+      await backup(kv, `${dir}/keys.jsonl`);
+    } finally {
+      kv.close();
+    }
+    const child = admin(target, "restore", `${dir}/keys.jsonl`).spawn();
+    // Stopped as soon as a key can be found by its value: a key digest entry is in the store.
+    const watch = await Deno.openKv(target);
+    try {
+      for (let i = 0; i < 1_000; i++) {
+        const any = await Array.fromAsync(watch.list({ prefix: KV.keyByHash("").slice(0, 1) }, {
+          limit: 1,
+        }));
+        if (any.length) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      watch.close();
+    }
+    child.kill("SIGINT");
+    await child.output();
+    const after = await Deno.openKv(target);
+    try {
+      const digests = await Array.fromAsync(
+        after.list<{ key_id: string }>({ prefix: KV.keyByHash("").slice(0, 1) }),
+      );
+      assert.ok(digests.length > 0, "the restore had begun writing key digests");
+      for (const d of digests) {
+        const byId = await after.get(KV.keyById(d.value.key_id));
+        assert.ok(byId.versionstamp, `key ${d.value.key_id} works and has no key id entry`);
+      }
+    } finally {
+      after.close();
+    }
+  } finally {
+    await removeKvFiles(source);
+    await removeKvFiles(target);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
