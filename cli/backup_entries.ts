@@ -145,29 +145,44 @@ function schemaProblem(what: string, error: z.ZodError | undefined): string | nu
  * key by that entry, answered 404 for (probe HF).
  */
 export class KeyIndexCheck {
-  /** Key id → the account whose record holds it, and the record's line. */
-  readonly #held = new Map<string, { account: string; line: number }>();
-  /** Key id → the account its index entry names. */
-  readonly #indexed = new Map<string, string>();
+  /** Key id → the account whose record holds it, the record's line, and whether it is active. */
+  readonly #held = new Map<string, { account: string; line: number; active: boolean }>();
+  /** Key id → the account its index entry names, and the digest it holds (layout 2). */
+  readonly #indexed = new Map<string, { account: string; hash?: string }>();
+  /** Key digest → the account and key its entry names (KV.keyByHash), and its line. */
+  readonly #digests = new Map<string, { account: string; key: string; line: number }>();
 
   /** Notes an entry that passed entryProblem. */
   see(key: Deno.KvKey, value: unknown, line: number): void {
     if (key.length !== 2) return;
     if (key[0] === ACCOUNT) {
       const account = key[1] as string;
-      for (const id of Object.keys((value as { keys: object }).keys)) {
-        this.#held.set(id, { account, line });
+      const keys = (value as { keys: Record<string, { status?: string }> }).keys;
+      for (const [id, k] of Object.entries(keys)) {
+        this.#held.set(id, { account, line, active: k.status === "active" });
       }
     } else if (key[0] === KEY_ID) {
-      const v = value as string | { account_id: string };
-      this.#indexed.set(key[1] as string, typeof v === "string" ? v : v.account_id);
+      const v = value as string | { account_id: string; hash: string };
+      this.#indexed.set(
+        key[1] as string,
+        typeof v === "string" ? { account: v } : { account: v.account_id, hash: v.hash },
+      );
+    } else if (key[0] === KEY_HASH) {
+      const v = value as { account_id: string; key_id: string };
+      this.#digests.set(key[1] as string, { account: v.account_id, key: v.key_id, line });
     }
   }
 
-  /** The first key whose index entry is missing or names another account, once all are seen. */
+  /**
+   * The first key whose entries disagree, once all are seen: a key an account record holds needs
+   * its key index entry naming that account, and an active one its key digest entry; a digest
+   * entry must name the account and key whose index entry holds that digest. A digest entry
+   * naming another account's key restored without a word, and a key then charged its calls to
+   * that other account (probe HL).
+   */
   problem(): { line: number; why: string } | null {
     for (const [id, { account, line }] of this.#held) {
-      const named = this.#indexed.get(id);
+      const named = this.#indexed.get(id)?.account;
       if (named === account) continue;
       return {
         line,
@@ -175,6 +190,25 @@ export class KeyIndexCheck {
           ? `account record: keys.${id} has no key index entry`
           : `account record: keys.${id}: its key index entry names account ${named}`,
       };
+    }
+    const digestOf = new Map<string, string>();
+    for (const [digest, { account, key, line }] of this.#digests) {
+      const why = (what: string) => ({ line, why: `key digest entry: ${what}` });
+      if (digestOf.has(key)) return why(`a second digest of key ${key}`);
+      digestOf.set(key, digest);
+      const holder = this.#held.get(key)?.account ?? this.#indexed.get(key)?.account;
+      if (holder !== undefined && holder !== account) {
+        return why(`names account ${account}, but key ${key} is account ${holder}'s`);
+      }
+      const hash = this.#indexed.get(key)?.hash;
+      if (hash !== undefined && hash !== digest) {
+        return why(`key ${key}'s index entry holds another digest`);
+      }
+    }
+    for (const [id, { line, active }] of this.#held) {
+      if (active && !digestOf.has(id)) {
+        return { line, why: `account record: keys.${id} has no key digest entry` };
+      }
     }
     return null;
   }

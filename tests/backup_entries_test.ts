@@ -102,6 +102,23 @@ Deno.test("restore refuses, naming the line, an index entry or an account filed 
         (ls) => (ls[at("key_id")] = { key: [{ s: "junk" }, { n: 1 }], value: { t: "json", v: 1 } }),
         /account record: keys\.key_\w+ has no key index entry/,
       ],
+      // A key's digest entry must lead to that key and its account (probe HL: two swapped, each
+      // key charged the other's account).
+      [
+        "a key digest entry naming another account",
+        (ls) => ((ls[at("key_hash")].value.v as { account_id: string }).account_id = "acc_other"),
+        /key digest entry: names account acc_other, but key key_\w+ is account acc_\w+'s/,
+      ],
+      [
+        "a key digest entry naming another key",
+        (ls) => ((ls[at("key_hash")].value.v as { key_id: string }).key_id = "key_other"),
+        /account record: keys\.key_\w+ has no key digest entry/,
+      ],
+      [
+        "a key digest entry filed under another digest",
+        (ls) => (ls[at("key_hash")].key[1] = { s: "0".repeat(64) }),
+        /key digest entry: key key_\w+'s index entry holds another digest/,
+      ],
       ["a key of the record filed under another id", (ls) => {
         const keys = (ls[at("account")].value.v as { keys: Record<string, unknown> }).keys;
         keys.key_other = keys[real.keyId];

@@ -496,14 +496,19 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       t: "json",
       v: { account_id: "acc_3", hash: "0".repeat(64) },
     });
+    // And, as the service writes one, the digest entry by which its value is found.
+    const digest = entry([{ s: "key_hash" }, { s: "0".repeat(64) }], {
+      t: "json",
+      v: { account_id: "acc_3", key_id: "key_1" },
+    });
     await Deno.writeTextFile(
       good,
-      [header(6), junk(1), junk(2), junk(3), point, skewed, index].join("\n") + "\n",
+      [header(7), junk(1), junk(2), junk(3), point, skewed, index, digest].join("\n") + "\n",
     );
     const restoredAt = Date.now();
     const ok = await cli(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(JSON.parse(ok.stdout).entries, 6);
+    assert.equal(JSON.parse(ok.stdout).entries, 7);
     // Brought to the restore's time (probe GU: the key's window ahead held it at 429, and the
     // period ahead did not roll, until the clock caught up): the key is admitted at once.
     const kv = await Deno.openKv(kvPath);
