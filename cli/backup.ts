@@ -504,6 +504,23 @@ function headerCount(text: string, file: string): number {
  * The lines of `file` from its start, as `split("\n")` gives them (the last one also without a
  * "\n" after it), read a chunk at a time: a line may begin in one chunk and end in another.
  */
+/**
+ * The lines of `lines`, each also fed to `hash`: the passes over one file compare what they read.
+ * Its size and times alone missed a rewrite of the same size in the same second, whose times were
+ * put back (the runtime gives the change time in whole seconds; probe HL: two swapped key digest
+ * lines were written).
+ */
+async function* hashed(
+  lines: AsyncGenerator<string>,
+  hash: ReturnType<typeof sha256.create>,
+): AsyncGenerator<string> {
+  for await (const text of lines) {
+    hash.update(ENCODER.encode(text + "\n"));
+    yield text;
+  }
+}
+const ENCODER = new TextEncoder();
+
 async function* linesOf(file: Deno.FsFile): AsyncGenerator<string> {
   await file.seek(0, Deno.SeekMode.Start);
   const buf = new Uint8Array(CHUNK);
@@ -650,8 +667,13 @@ async function tried(scratch: Deno.Kv, batch: Decoded[], seen: DigestSet): Promi
  * tried in a throw-away in-memory store (see tried). So a file that cannot be restored whole
  * writes nothing. Returns the header's count.
  */
-async function checkedFile(file: Deno.FsFile, name: string, now: number): Promise<number> {
-  const lines = linesOf(file);
+async function checkedFile(
+  file: Deno.FsFile,
+  name: string,
+  now: number,
+): Promise<{ total: number; read: string }> {
+  const hash = sha256.create();
+  const lines = hashed(linesOf(file), hash);
   const first = await lines.next();
   const total = headerCount(first.done ? "" : first.value, name);
   // Neither the keys nor the scratch store's rows are kept: a digest of each key (DigestSet).
@@ -687,7 +709,7 @@ async function checkedFile(file: Deno.FsFile, name: string, now: number): Promis
     if (count !== total) {
       throw new Error(`${name} holds ${count} entries, its header says ${total}`);
     }
-    return total;
+    return { total, read: bytesHex(hash.digest()) };
   } finally {
     scratch.close();
   }
@@ -783,8 +805,9 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   if (!(await opened.stat()).isFile) throw notRegular; // replaced between the stat and the open
   const before = await stamp(opened);
   let total: number;
+  let read: string;
   try {
-    total = await checkedFile(opened, file, now);
+    ({ total, read } = await checkedFile(opened, file, now));
   } catch (e) {
     throw refused(e);
   }
@@ -804,7 +827,9 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   let restored = 0;
   let count = 0;
   let batch: Decoded[] = [];
-  const firstLines = linesOf(opened);
+  // What each writing pass read, to compare with what the check read.
+  const reads = [sha256.create(), sha256.create()];
+  const firstLines = hashed(linesOf(opened), reads[0]);
   // A signal ends the writing between two commits and says what the store then holds: killed by
   // it, the restore left a partly written store without a word, some of whose keys worked and
   // could not be revoked (probe HE). A second signal ends the process at once.
@@ -829,7 +854,7 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
     // mark served it, and a key restored without its key id entry answered 200 and its revoke 404
     // (probe HK).
     for (const digests of [false, true]) {
-      const lines = digests ? linesOf(opened) : firstLines;
+      const lines = digests ? hashed(linesOf(opened), reads[1]) : firstLines;
       let line = 1;
       await lines.next();
       for await (const text of lines) {
@@ -864,7 +889,8 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   } finally {
     for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
   }
-  if (count !== total || await stamp(opened) !== before) throw changed(restored);
+  const same = reads.every((h) => bytesHex(h.digest()) === read);
+  if (count !== total || !same || await stamp(opened) !== before) throw changed(restored);
   await markRestoreFinished(kv);
   return restored;
 }
