@@ -39,8 +39,8 @@ export async function markRestoreFinished(kv: Deno.Kv): Promise<void> {
 
 /** Why the store must not be used, or null when no restore into it was left unfinished. */
 export async function unfinishedRestore(kv: Deno.Kv): Promise<string | null> {
-  const { value } = await kv.get<Partial<Mark>>(KV.restoreUnfinished);
-  if (value === null) return null;
+  const { value, versionstamp } = await kv.get<Partial<Mark>>(KV.restoreUnfinished);
+  if (versionstamp === null) return null; // a mark holding null is a mark all the same
   // Whoever can write the store wrote these: shown only as the restore writes them, and bounded.
   const file = typeof value?.file === "string" && value.file.length <= 1_024 ? value.file : null;
   const from = file === null ? "" : ` of ${JSON.stringify(file)}`;

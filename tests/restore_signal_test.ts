@@ -236,7 +236,7 @@ Deno.test("restore: of two restores started together into one store, one is refu
 
 Deno.test("restore: a mark of any value, an object or not, is refused (probe HJ)", () =>
   inStore(async (_dir, kv) => {
-    for (const mark of ["x", 0, [], { entries: 1 }]) {
+    for (const mark of ["x", 0, [], { entries: 1 }, null]) {
       await kv.set(KV.restoreUnfinished, mark);
       assert.match((await unfinishedRestore(kv)) ?? "", /holds a restore that did not finish/);
     }
