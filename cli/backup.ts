@@ -880,6 +880,10 @@ export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   } catch (e) {
     // A line that passed the first pass and fails this one was changed in between.
     if (e instanceof LineError) throw changed(restored, ` (${e.message})`);
+    // A commit refused as "the store changed" because a line added to the file meanwhile repeats a
+    // key: the file is what changed (probe HL).
+    const stopped = (e as Error).message.startsWith("Cannot restore: stopped by");
+    if (!stopped && (count > total || await stamp(opened) !== before)) throw changed(restored);
     if ((e as Error).message.startsWith("Cannot restore")) throw e;
     throw new Error(
       `Cannot restore: ${

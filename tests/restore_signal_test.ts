@@ -189,6 +189,15 @@ function restoreUnderWay(kv: Deno.Kv, file: string) {
   return { done, writing };
 }
 
+/** A restore of 20,000 junk entries into `kv`, once it has written the first. */
+async function writingJunk(kv: Deno.Kv, dir: string) {
+  const file = `${dir}/many.jsonl`;
+  await junkBackup(file, 20_000);
+  const restoring = restoreUnderWay(kv, file);
+  await restoring.writing;
+  return { file, done: restoring.done };
+}
+
 /** A backup file of `n` junk entries (restore's checks pass them: an unknown prefix). */
 async function junkBackup(file: string, n: number, tag = "junk"): Promise<void> {
   const line = (i: number) =>
@@ -204,13 +213,10 @@ async function junkBackup(file: string, n: number, tag = "junk"): Promise<void> 
 
 Deno.test("restore: a backup file changed while it is written fails the restore and leaves the store marked (probe HJ)", () =>
   inStore(async (dir, kv) => {
-    const file = `${dir}/many.jsonl`;
-    await junkBackup(file, 20_000);
-    const restoring = restoreUnderWay(kv, file);
-    await restoring.writing;
+    const { file, done } = await writingJunk(kv, dir);
     await Deno.utime(file, new Date(), new Date(Date.now() + 60_000));
     await assert.rejects(
-      restoring.done,
+      done,
       /changed while it was being restored; \d+ entries were written/,
     );
     assert.match((await unfinishedRestore(kv)) ?? "", /holds a restore of .* that did not finish/);
@@ -315,6 +321,23 @@ Deno.test("restore: a file rewritten between its passes at the same size and tim
     await assert.rejects(
       restoring.done,
       /changed while it was being restored; \d+ entries were written/,
+    );
+    assert.match((await unfinishedRestore(kv)) ?? "", /that did not finish/);
+  }));
+
+Deno.test("restore: a line added to the file while it is written is named as the file's change, not the store's (probe HL)", () =>
+  inStore(async (dir, kv) => {
+    const { file, done } = await writingJunk(kv, dir);
+    // The first entry again, at the end: its write meets the entry already written.
+    const first = (await Deno.readTextFile(file)).split("\n")[1];
+    await Deno.writeTextFile(file, first + "\n", { append: true });
+    await assert.rejects(
+      done,
+      (e: Error) => {
+        assert.match(e.message, new RegExp(`${file} changed while it was being restored`));
+        assert.doesNotMatch(e.message, /the store changed/);
+        return true;
+      },
     );
     assert.match((await unfinishedRestore(kv)) ?? "", /that did not finish/);
   }));
