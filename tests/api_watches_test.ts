@@ -448,6 +448,43 @@ Deno.test("a webhook may not target this server's own addresses, public ones inc
   }
 });
 
+Deno.test("webhook URLs: only http and https, not schemes that merely begin so (probe HM)", async () => {
+  const resolve = () => Promise.resolve(["93.184.216.34"]);
+  for (
+    const url of ["httpx://hooks.example/x", "http+unix://hooks.example/x", "ftp://h.example/"]
+  ) {
+    assert.equal(
+      await webhookRefusal(url, false, resolve, () => new Set()),
+      "only http and https URLs",
+      url,
+    );
+  }
+  assert.equal(
+    await webhookRefusal("http://hooks.example/x", false, resolve, () => new Set()),
+    null,
+  );
+});
+
+Deno.test("webhook connection lookup: answers node's request for every address with all it checked, and for one with the first (probe HM)", async () => {
+  const resolve = () => Promise.resolve(["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]);
+  const self = () => new Set<string>();
+  const all = await new Promise<unknown>((done) =>
+    checkedLookup(resolve, self)("two.example", { all: true }, (e, found) => done(e ?? found))
+  );
+  assert.deepEqual(all, [
+    { address: "93.184.216.34", family: 4 },
+    { address: "2606:2800:220:1:248:1893:25c8:1946", family: 6 },
+  ]);
+  const one = await new Promise<unknown>((done) =>
+    checkedLookup(resolve, self)(
+      "two.example",
+      {},
+      (e, address, family) => done(e ?? [address, family]),
+    )
+  );
+  assert.deepEqual(one, ["93.184.216.34", 4]);
+});
+
 Deno.test("watches API: each path takes its own methods; the data endpoints stay GET only", async () => {
   await using s = await startServer({ watches: watchesOpts, plans });
   const { key } = await s.account("bulk");

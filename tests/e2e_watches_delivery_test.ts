@@ -190,19 +190,31 @@ Deno.test("webhook delivery: the events of a deleted watch are dropped", async (
   assert.equal(hook.got.length, attempts);
 });
 
-Deno.test("webhook delivery: a host that turns private after creation is refused at delivery", async () => {
-  const dns: Record<string, string[]> = { "flip.example.com": ["93.184.216.34"] };
+/** A watch on `host` made while it resolves to a public address; what its first attempt noted once it resolves to `later`. */
+async function attemptAfterResolving(host: string, later: string[]) {
+  const dns: Record<string, string[]> = { [host]: ["93.184.216.34"] };
   const watches = {
     ...FAST,
     allowPrivate: false,
-    resolve: (host: string) => Promise.resolve(dns[host] ?? []),
+    resolve: (h: string) => Promise.resolve(dns[h] ?? []),
   };
   await using rig = await startRig({ watches, plan: "scale" });
-  const w = await changedWatch(rig, "http://flip.example.com/hook");
-  dns["flip.example.com"] = ["127.0.0.1"];
-  const note = await firstAttempt(rig, w.id);
+  const w = await changedWatch(rig, `http://${host}/hook`);
+  dns[host] = later;
+  return await firstAttempt(rig, w.id);
+}
+
+Deno.test("webhook delivery: a host that turns private after creation is refused at delivery", async () => {
+  const note = await attemptAfterResolving("flip.example.com", ["127.0.0.1"]);
   assert.equal(note.delivered, false);
   assert.equal(note.result, "refused: the host resolves to a private address (127.0.0.1)");
+});
+
+Deno.test("webhook delivery: a host that adds a private address to a public one after creation is refused at delivery (probe HM)", async () => {
+  // The public address first: a check of the first answer alone would let the connection try both.
+  const note = await attemptAfterResolving("mixed.example.com", ["93.184.216.34", "10.0.0.1"]);
+  assert.equal(note.delivered, false);
+  assert.equal(note.result, "refused: the host resolves to a private address (10.0.0.1)");
 });
 
 // A name the machine itself resolves to loopback (its own host name, through /etc/hosts), while
