@@ -60,3 +60,9 @@ Deno.test("resolveHost waits out its whole bound for a slow answer (probe GU: th
   assert.ok(performance.now() - began < 1_200, "given up at the bound, not at the answer");
   await new Promise((r) => setTimeout(r, 1_200)); // the unread lookup ends before the test does
 });
+
+Deno.test("resolveHost with a signal already aborted gives nothing, not the answer that comes later (probe HM)", async () => {
+  using dns = await slowDns(300);
+  assert.deepEqual(await resolveHost("slow.example", AbortSignal.abort(), dns.nameServer), []);
+  await new Promise((r) => setTimeout(r, 500)); // the unread lookup ends before the test does
+});
