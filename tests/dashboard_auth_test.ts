@@ -8,7 +8,15 @@ import { Plans } from "../metering/plans.ts";
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { type Browser, browser } from "./dashboard_client.ts";
+import {
+  type Browser,
+  browser,
+  linkIn,
+  PASSWORD,
+  signedUpAndIn,
+  signIn,
+  signUpOpen,
+} from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 import { NEW_DEVICES_PER_DAY } from "../metering/sign_in_devices.ts";
@@ -36,21 +44,6 @@ const CLIENT_SIGNIN_LIMIT = 100;
 /** Sign-up "at most 20 an hour per client". */
 const CLIENT_SIGNUP_LIMIT = 20;
 
-const PASSWORD = "correct horse battery";
-
-async function signUpOpen(b: Browser, email: string) {
-  const page = await b.send("/dashboard/signup");
-  const r = await b.send("/dashboard/signup", {
-    form: { _csrf: page.csrf, email, password: PASSWORD },
-  });
-  assert.equal(r.status, 303);
-}
-
-async function signIn(b: Browser, email: string, password = PASSWORD) {
-  const page = await b.send("/dashboard/signin");
-  return await b.send("/dashboard/signin", { form: { _csrf: page.csrf, email, password } });
-}
-
 /** Signs a browser out; its device cookie stays. */
 async function signOut(b: Browser) {
   const page = await b.send("/dashboard/keys");
@@ -65,26 +58,11 @@ async function wrongSignIns(url: string, email: string, from: () => Browser = ()
   }
 }
 
-/** An open sign-up for `email`, and its owner's browser, signed in. */
-async function signedUpAndIn(url: string, email: string): Promise<Browser> {
-  await signUpOpen(browser(url), email);
-  const owner = browser(url);
-  assert.equal((await signIn(owner, email)).status, 303);
-  return owner;
-}
-
 /** An open sign-up for `email`, and its owner's browser that signed in once (a known device). */
 async function knownBrowser(url: string, email: string): Promise<Browser> {
   const owner = await signedUpAndIn(url, email);
   await signOut(owner);
   return owner;
-}
-
-function linkIn(raw: string, path: string): string {
-  const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
-  const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
-  assert.ok(m, `a ${path} link in the mail`);
-  return m[1];
 }
 
 /** Asks for a reset link for `email`; the `n`th mail the sink gets holds it. */

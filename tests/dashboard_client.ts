@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 /** A minimal browser for dashboard tests over real HTTP. */
 /** A cookie jar client for the dashboard: follows no redirects, keeps cookies, reads form tokens. */
 export function browser(base: string) {
@@ -37,3 +38,36 @@ export function browser(base: string) {
 }
 
 export type Browser = ReturnType<typeof browser>;
+
+/** The password the dashboard tests sign up with. */
+export const PASSWORD = "correct horse battery";
+
+/** An open sign-up for `email` in `b`, which it leaves signed in. */
+export async function signUpOpen(b: Browser, email: string) {
+  const page = await b.send("/dashboard/signup");
+  const r = await b.send("/dashboard/signup", {
+    form: { _csrf: page.csrf, email, password: PASSWORD },
+  });
+  assert.equal(r.status, 303);
+}
+
+export async function signIn(b: Browser, email: string, password = PASSWORD) {
+  const page = await b.send("/dashboard/signin");
+  return await b.send("/dashboard/signin", { form: { _csrf: page.csrf, email, password } });
+}
+
+/** An open sign-up for `email`, and its owner's browser, signed in (a new device). */
+export async function signedUpAndIn(url: string, email: string): Promise<Browser> {
+  await signUpOpen(browser(url), email);
+  const owner = browser(url);
+  assert.equal((await signIn(owner, email)).status, 303);
+  return owner;
+}
+
+/** The token of the `path` link in a raw mail (quoted-printable unfolded). */
+export function linkIn(raw: string, path: string): string {
+  const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
+  assert.ok(m, `a ${path} link in the mail`);
+  return m[1];
+}

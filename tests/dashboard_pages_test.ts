@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
-import { browser } from "./dashboard_client.ts";
+import { browser, signUpOpen } from "./dashboard_client.ts";
 import { startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { receiver, until } from "./webhook_receiver.ts";
@@ -34,11 +34,7 @@ Deno.test("dashboard keys page: prefix…last4, last use, mode, revoke time and 
   await using s = await startServer({ signup: "open", clock });
   const b = browser(s.url);
   const email = `pages${crypto.randomUUID()}@example.com`;
-  const signup = await b.send("/dashboard/signup");
-  const done = await b.send("/dashboard/signup", {
-    form: { _csrf: signup.csrf, email, password: "correct horse battery" },
-  });
-  assert.equal(done.status, 303);
+  await signUpOpen(b, email);
   const me = (await s.accounts.idByEmail(email))!;
   await s.accounts.update(me, { plan: "starter" }); // 3 active keys at most
   for (const k of await s.accounts.listKeys(me)) await s.accounts.revokeKey(k.id);
@@ -173,11 +169,8 @@ Deno.test("dashboard watches page: zip, pause reason, last refresh error and del
   });
   const base = rig.server.url;
   const b = browser(base);
-  const signup = await b.send("/dashboard/signup");
   const email = `watches${crypto.randomUUID()}@example.com`;
-  await b.send("/dashboard/signup", {
-    form: { _csrf: signup.csrf, email, password: "correct horse battery" },
-  });
+  await signUpOpen(b, email);
   const owner = (await rig.server.accounts.idByEmail(email))!;
   await rig.server.accounts.update(owner, { plan: "scale" });
   const key = (await rig.server.accounts.createKey(owner)).value;
@@ -264,10 +257,7 @@ Deno.test("dashboard: a key's revoke answers only once the store holds it (anoth
   await using s = await startServer({ signup: "open" });
   const b = browser(s.url);
   const email = `revoke-wait${crypto.randomUUID()}@example.com`;
-  const signup = await b.send("/dashboard/signup");
-  await b.send("/dashboard/signup", {
-    form: { _csrf: signup.csrf, email, password: "correct horse battery" },
-  });
+  await signUpOpen(b, email);
   const me = (await s.accounts.idByEmail(email))!;
   const { key } = await s.accounts.createKey(me);
   const confirm = await b.send(`/dashboard/keys/${key.id}/revoke`);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { type Browser, browser } from "./dashboard_client.ts";
+import { type Browser, browser, linkIn, PASSWORD, signedUpAndIn } from "./dashboard_client.ts";
 import { all, attr, one, parseHtml, text } from "../parsers/dom.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { hashKey } from "../metering/api_key.ts";
@@ -17,28 +17,8 @@ import type { AccountState } from "../metering/account_state.ts";
 import { SESSION_COOKIE } from "../routes/dashboard/guard.ts";
 import { Plans } from "../metering/plans.ts";
 
-const PASSWORD = "correct horse battery";
-
 type Server = Awaited<ReturnType<typeof startServer>>;
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
-
-/** An open sign-up for `email`, and its owner's browser, signed in. */
-async function signedUpAndIn(url: string, email: string): Promise<Browser> {
-  const b = browser(url);
-  const up = await b.send("/dashboard/signup");
-  assert.equal(
-    (await b.send("/dashboard/signup", { form: { _csrf: up.csrf, email, password: PASSWORD } }))
-      .status,
-    303,
-  );
-  const owner = browser(url);
-  const page = await owner.send("/dashboard/signin");
-  const r = await owner.send("/dashboard/signin", {
-    form: { _csrf: page.csrf, email, password: PASSWORD },
-  });
-  assert.equal(r.status, 303);
-  return owner;
-}
 
 /** The session the browser's cookie names, as the store holds it. */
 async function sessionOf(s: Server, b: Browser): Promise<{ token: string; session: Session }> {
@@ -55,13 +35,6 @@ function formCsrf(html: string, action: string): string | null {
   assert.ok(form, `a form posting to ${action}`);
   const field = one(form, 'input[type="hidden"][name="_csrf"]');
   return field ? attr(field, "value") : null;
-}
-
-function linkIn(raw: string, path: string): string {
-  const unfolded = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
-  const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
-  assert.ok(m, `a ${path} link in the mail`);
-  return m[1];
 }
 
 /** A mail sink, a server with open sign-up mailing through it, and `email`'s signed-in owner. */
