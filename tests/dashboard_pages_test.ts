@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { browser, signUpOpen } from "./dashboard_client.ts";
-import { startRig } from "./upstream_harness.ts";
+import { FAST_WATCHES, startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { receiver, until } from "./webhook_receiver.ts";
 import { WatchCreated, WatchList, type WatchView } from "../schemas/watches.ts";
@@ -147,14 +147,6 @@ Deno.test("dashboard keys page: prefix…last4, last use, mode, revoke time and 
   assert.doesNotMatch(legacy.text, /Revoke this key\?/);
 });
 
-/** Watch loops fast enough for a test: refreshes every second, polls every 50 ms. */
-const FAST_WATCHES = {
-  minSeconds: 1,
-  allowPrivate: true,
-  run: true,
-  scheduler: { pollMs: 50, rateRetryMs: 100 },
-  webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
-};
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
 

@@ -6,7 +6,7 @@
  * retried, and two instances over one KV file refresh each due watch once.
  */
 import assert from "node:assert/strict";
-import { startRig } from "./upstream_harness.ts";
+import { FAST_WATCHES, startRig } from "./upstream_harness.ts";
 import { ControlledSource, startServer } from "./test_server.ts";
 import { fixture } from "./fixture.ts";
 import { parseProduct } from "../parsers/product.ts";
@@ -19,14 +19,6 @@ import { removeKvFiles } from "../core/kv_files.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
-/** Loops fast enough for a test: refreshes every second, polls every 50 ms. */
-const FAST_WATCHES = {
-  minSeconds: 1,
-  allowPrivate: true,
-  run: true,
-  scheduler: { pollMs: 50, rateRetryMs: 100 },
-  webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
-};
 
 function send(url: string, key: string, method: string, body?: unknown) {
   return fetch(url, {

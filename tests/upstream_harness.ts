@@ -27,6 +27,15 @@ export class PassThroughSource extends ControlledSource {
 
 export const FAST: BrowserOptions = { timeoutMs: 1_500, retries: 2, backoffMs: 5 };
 
+/** Watch loops fast enough for a test: refreshes every second, polls every 50 ms. */
+export const FAST_WATCHES = {
+  minSeconds: 1,
+  allowPrivate: true,
+  run: true,
+  scheduler: { pollMs: 50, rateRetryMs: 100 },
+  webhooks: { pollMs: 50, retryMs: 100, maxDelayMs: 400 },
+};
+
 export interface Rig extends AsyncDisposable {
   fake: FakeMarketplace;
   server: TestServer;

@@ -232,6 +232,11 @@ interface ClaimOptions<T> {
   order?: (entries: Deno.KvEntry<string>[]) => Deno.KvEntry<string>[];
 }
 
+/** Deletes a schedule entry that no record stands behind, unless it changed meanwhile. */
+async function dropUnchanged(kv: Deno.Kv, entry: Deno.KvEntry<unknown>): Promise<void> {
+  await kv.atomic().check(entry).delete(entry.key).commit();
+}
+
 /**
  * Claims records due at `now` from the entries `selector` lists (due time second to last in the
  * key, record id as value): each claimed record's `next_at` becomes the end of its lease (and
@@ -239,11 +244,6 @@ interface ClaimOptions<T> {
  * `next_at` is how the claimant later recognises the record is still its own. A due entry whose
  * record is gone or has moved on is dropped.
  */
-/** Deletes a schedule entry that no record stands behind, unless it changed meanwhile. */
-async function dropUnchanged(kv: Deno.Kv, entry: Deno.KvEntry<unknown>): Promise<void> {
-  await kv.atomic().check(entry).delete(entry.key).commit();
-}
-
 async function claimDue<T extends { next_at: number }>(
   kv: Deno.Kv,
   schedule: Schedule<T>,
