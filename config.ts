@@ -7,7 +7,7 @@ import { builtinPlans, parsePlans, type Plans, SIGNUP_PLAN } from "./metering/pl
 import { type CorsOrigins, parseCorsOrigins } from "./routes/methods.ts";
 import type { SignupMode } from "./routes/deps.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
-import { redactUrl } from "./core/redact_url.ts";
+import { redactUrl, withoutUserInfo } from "./core/redact_url.ts";
 import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
 import { commitLockFile } from "./core/kv_files.ts";
 import { consoleLog } from "./core/log.ts";
@@ -426,8 +426,7 @@ export async function openStore(
   // A KV Connect URL may carry credentials: never printed, nor left inside Deno's own message.
   const where = kvPath === undefined ? "the platform's KV" : redactUrl(kvPath);
   const reason = (e: unknown) =>
-    (kvPath ? whyNot(e).replaceAll(kvPath, where) : whyNot(e))
-      .replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#'"()]*@/g, "$1");
+    withoutUserInfo(kvPath ? whyNot(e).replaceAll(kvPath, where) : whyNot(e));
   let kv: Deno.Kv;
   const file = localKvFile(kvPath);
   let created = false;

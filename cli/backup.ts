@@ -33,13 +33,12 @@ import { backup as sqliteBackup, DatabaseSync } from "node:sqlite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { KV } from "../metering/kv_layout.ts";
 import { AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
-import { ACCOUNT, entryProblem, KeyIndexCheck } from "./backup_entries.ts";
+import { ACCOUNT, entryProblem, KEY_HASH, KeyIndexCheck } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 import { markRestoreFinished, markRestoreStarted } from "../metering/unfinished_restore.ts";
-
-const KEY_HASH = KV.keyByHash("")[0];
+import { holdsNothing } from "../metering/store_layout.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
 const DISPOSABLE = [
@@ -775,11 +774,7 @@ async function stamp(file: Deno.FsFile): Promise<string> {
 export async function restore(kv: Deno.Kv, file: string): Promise<number> {
   const notEmpty = () =>
     new Error("Cannot restore into a store that is not empty: point KV_PATH at a new store");
-  // The store's layout mark, written when the CLI opened it, and the entries of servers running on
-  // it (KV.instance) are no state: a restore may run beside them.
-  for await (const { key } of kv.list({ prefix: [] })) {
-    if (key[0] !== KV.instances[0] && key[0] !== KV.storeLayout[0]) throw notEmpty();
-  }
+  if (!(await holdsNothing(kv))) throw notEmpty();
   // One moment for both passes: an entry whose life is over when checked is not written later.
   const now = Date.now();
   const refused = (e: unknown) =>

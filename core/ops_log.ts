@@ -5,6 +5,7 @@
  * sink to read the lines.
  */
 import { LineWriter } from "./line_writer.ts";
+import { withoutUserInfo } from "./redact_url.ts";
 
 export type LogLine = Record<string, unknown>;
 
@@ -28,10 +29,8 @@ export function setLoggedSecrets(values: string[]): void {
  */
 export function maskedText(text: string): string {
   // A URL's user info (a proxy's or a store's password), as Deno's fetch errors quote URLs whole.
-  const masked = maskSecrets(text, secrets);
-  return masked.includes("@") ? masked.replace(USER_INFO, "$1***@") : masked;
+  return withoutUserInfo(maskSecrets(text, secrets), "***@");
 }
-const USER_INFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#@]*@/g;
 
 /**
  * A line of plain text among the log's lines (the start-up line), written the same way: a stdout

@@ -22,3 +22,12 @@ export function redactUrl(value: string): string {
   }
   return value.includes("@") ? value.replace(/^(.*?:\/\/)?.*@/s, "$1") : value;
 }
+
+/**
+ * Free text (an error's message) with the user info of every URL in it cut, or replaced by
+ * `shown`: through the last "@" of the word, as a URL parser ends user info at its last "@".
+ */
+export function withoutUserInfo(text: string, shown = ""): string {
+  return text.includes("@") ? text.replace(USER_INFO, `$1${shown}`) : text;
+}
+const USER_INFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/?#]*@/g;

@@ -43,10 +43,13 @@ export async function adoptLayout(
   return null;
 }
 
-/** Whether the store holds no state: only the entries of servers running on it, if any. */
-async function holdsNothing(kv: Deno.Kv): Promise<boolean> {
+/**
+ * Whether the store holds no state: at most its layout mark and the entries of servers running
+ * on it, neither of which a backup keeps. Restore asks it too: it may run beside such servers.
+ */
+export async function holdsNothing(kv: Deno.Kv): Promise<boolean> {
   for await (const { key } of kv.list({ prefix: [] })) {
-    if (key[0] !== KV.instances[0]) return false;
+    if (key[0] !== KV.instances[0] && key[0] !== KV.storeLayout[0]) return false;
   }
   return true;
 }
