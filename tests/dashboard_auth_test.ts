@@ -16,6 +16,7 @@ import {
   signedUpAndIn,
   signIn,
   signUpOpen,
+  withAlertsOwner,
 } from "./dashboard_client.ts";
 import { loadConfig } from "../config.ts";
 import { SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
@@ -1073,25 +1074,6 @@ Deno.test("a signed-in browser can use a reset link: its form carries the browse
   // The new password ended the browser's session, as every other.
   assert.equal((await owner.send("/dashboard/keys")).status, 303, "signed out");
 });
-
-/** A mail sink, a server with open sign-up mailing through it, and `email`'s signed-in owner. */
-async function withAlertsOwner(
-  email: string,
-  f: (t: {
-    smtp: Awaited<ReturnType<typeof startSmtpSink>>;
-    s: Awaited<ReturnType<typeof startServer>>;
-    email: string;
-    owner: Browser;
-    alertsTo: () => Promise<string | null>;
-  }) => Promise<void>,
-): Promise<void> {
-  await using smtp = await startSmtpSink();
-  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
-  const owner = await signedUpAndIn(s.url, email);
-  const id = (await s.accounts.idByEmail(email))!;
-  const alertsTo = async () => (await s.accounts.get(id)).alerts?.email ?? null;
-  await f({ smtp, s, email, owner, alertsTo });
-}
 
 /** The settings form sent with both alerts on and `address` for them. */
 async function saveAlertAddress(owner: Browser, address: string) {

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { startServer } from "./test_server.ts";
+import { startSmtpSink } from "./smtp_sink.ts";
+import type { AccountState } from "../metering/account_state.ts";
 /** A minimal browser for dashboard tests over real HTTP. */
 /** A cookie jar client for the dashboard: follows no redirects, keeps cookies, reads form tokens. */
 export function browser(base: string) {
@@ -70,4 +73,26 @@ export function linkIn(raw: string, path: string): string {
   const m = new RegExp(`https?://[^\\s]+${path}\\?token=([0-9a-f]{64})`).exec(unfolded);
   assert.ok(m, `a ${path} link in the mail`);
   return m[1];
+}
+
+/** A mail sink, a server with open sign-up mailing through it, and `email`'s signed-in owner. */
+export async function withAlertsOwner(
+  email: string,
+  f: (t: {
+    smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+    s: Awaited<ReturnType<typeof startServer>>;
+    email: string;
+    owner: Browser;
+    account: () => Promise<AccountState>;
+    /** Where the account's alerts go now (its confirmed address), or null. */
+    alertsTo: () => Promise<string | null>;
+  }) => Promise<void>,
+): Promise<void> {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const owner = await signedUpAndIn(s.url, email);
+  const id = (await s.accounts.idByEmail(email))!;
+  const account = () => s.accounts.get(id);
+  const alertsTo = async () => (await account()).alerts?.email ?? null;
+  await f({ smtp, s, email, owner, account, alertsTo });
 }

@@ -8,7 +8,14 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { type Browser, browser, linkIn, PASSWORD, signedUpAndIn } from "./dashboard_client.ts";
+import {
+  type Browser,
+  browser,
+  linkIn,
+  PASSWORD,
+  signedUpAndIn,
+  withAlertsOwner,
+} from "./dashboard_client.ts";
 import { all, attr, one, parseHtml, text } from "../parsers/dom.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { hashKey } from "../metering/api_key.ts";
@@ -35,23 +42,6 @@ function formCsrf(html: string, action: string): string | null {
   assert.ok(form, `a form posting to ${action}`);
   const field = one(form, 'input[type="hidden"][name="_csrf"]');
   return field ? attr(field, "value") : null;
-}
-
-/** A mail sink, a server with open sign-up mailing through it, and `email`'s signed-in owner. */
-async function withAlertsOwner(
-  email: string,
-  f: (t: {
-    smtp: Sink;
-    s: Server;
-    owner: Browser;
-    account: () => Promise<AccountState>;
-  }) => Promise<void>,
-): Promise<void> {
-  await using smtp = await startSmtpSink();
-  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
-  const owner = await signedUpAndIn(s.url, email);
-  const id = (await s.accounts.idByEmail(email))!;
-  await f({ smtp, s, owner, account: () => s.accounts.get(id) });
 }
 
 /** The settings form sent as a browser sends it: unchecked boxes are left out. */
