@@ -38,7 +38,12 @@ export function newAlert(
   if (threshold === 80 && !settings.at80) return null;
   if (threshold === 100 && !settings.at100) return null;
   return {
-    id: `alr_${String(state.period_start).padStart(15, "0")}_${String(threshold).padStart(3, "0")}`,
+    // The account is part of the id: the outbox holds one entry per alert id, and accounts whose
+    // periods began in the same millisecond (created together) shared one, so one account's
+    // alerts were never sent (probe HN). Ids sort by period, then threshold.
+    id: `alr_${String(state.period_start).padStart(15, "0")}_${
+      String(threshold).padStart(3, "0")
+    }_${state.id}`,
     account_id: state.id,
     threshold,
     plan: state.plan,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { burst, count, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
+import { ManualClock } from "../metering/clock.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { ApiError } from "../core/api_error.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
@@ -58,6 +59,37 @@ Deno.test("alerts: one 80% and one 100% mail by SMTP when a burst of calls cross
     0,
     "the outbox is empty",
   );
+});
+
+Deno.test("alerts: two accounts whose periods began in the same millisecond each get their own 80% and 100% mails (probe HN)", async () => {
+  await using smtp = await startSmtpSink();
+  // Accounts an operator creates together begin their periods together.
+  const clock = new ManualClock(Date.UTC(2026, 10, 2, 9, 0, 0, 0));
+  await using s = await startServer({
+    plans: bulk(10),
+    clock,
+    smtp: { url: smtp.url, from: FROM, timing: FAST },
+  });
+  const a = await s.account("bulk");
+  const b = await s.account("bulk");
+  const [ra, rb] = [await s.accounts.get(a.id), await s.accounts.get(b.id)];
+  assert.equal(ra.plan_started_at, rb.plan_started_at);
+  for (const { key } of [a, b]) {
+    assert.equal(count(await burst(10, () => s.get(OFFERS, key)), 200), 10);
+  }
+  await eventually("four alert mails", () => smtp.received.length >= 4);
+  await settle();
+  for (const r of [ra, rb]) {
+    const to = smtp.received.filter((m) => m.to.includes(r.email)).map((m) => m.subject).sort();
+    assert.deepEqual(to, [
+      "Shelf: 80% of your monthly credits used",
+      "Shelf: your monthly credits are used up (100%)",
+    ], r.email);
+    const alerts = await listAlerts(s.kv, r.id);
+    assert.deepEqual(alerts.map((x) => x.status), ["delivered", "delivered"]);
+  }
+  assert.equal(smtp.received.length, 4);
+  assert.equal((await Array.fromAsync(s.kv.list({ prefix: ["alert_outbox"] }))).length, 0);
 });
 
 Deno.test("alerts: refunds around the threshold and later calls do not send the 80% mail again", async () => {
