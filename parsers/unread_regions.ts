@@ -162,8 +162,10 @@ function bound(
       foreign = Math.max(0, foreign + (t[4] ? -1 : 1));
     } else if (text === "<!--" || text === "<![CDATA[" || text === "<!" || text === "<?") {
       // A comment ends at "-->", a CDATA section at "]]>", a declaration or bogus comment at ">".
+      // A comment's "-->" may begin inside its "<!--": htmlparser2 ends "<!-->" and "<!--->" at
+      // once, and read on to a later "-->", a cut took a title that followed (probe HO).
       const end = text === "<!--" ? "-->" : text === "<![CDATA[" ? "]]>" : ">";
-      const close = html.indexOf(end, t.index + text.length);
+      const close = html.indexOf(end, t.index + (text === "<!--" ? 2 : text.length));
       if (close < 0) return html.length;
       tags.lastIndex = close + end.length;
     } else if (t[3] !== undefined) {

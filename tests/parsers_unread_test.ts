@@ -89,6 +89,39 @@ Deno.test("captureSections() finds what is needed in the rest of a tag it reads 
   });
 });
 
+Deno.test("captureSections() ends an abrupt comment (<!--> or <!--->) where htmlparser2 does", () => {
+  for (const comment of ["<!-->", "<!--->", "<!---->", "<!-- -- -->"]) {
+    // Read on to the later "-->", the bound would take the kept span into the widget and cut it.
+    const html = `<div id="a_feature_div">${comment}</div><span id="kept">T</span>--></div>` +
+      '<div id="b_feature_div"><img src="2"></div>';
+    const cut = captureSections(html, {
+      ids: new Set(["kept"]),
+      unread: { starts: /_feature_div/ },
+    });
+    const whole = captureSections(html, { ids: new Set(["kept"]) });
+    assert.deepEqual(captured(cut), captured(whole), comment);
+    assert.deepEqual(captured(cut), {
+      byId: [["kept", [["span", { id: "kept" }, ["T"]]]]],
+      seen: [],
+    });
+    assert.deepEqual(imagesRead(html), [], comment); // the widgets are still left out
+  }
+});
+
+Deno.test("product pages: a widget holding an abrupt comment before the title section leaves the title read (probe HO)", async () => {
+  const html = await fixture("product/amazon.ca__app-B01GAWQSFW.html");
+  const at = html.lastIndexOf("<", html.indexOf('id="titleSection"'));
+  assert.ok(at > 0);
+  for (const comment of ["<!-->", "<!--->"]) {
+    const page = html.slice(0, at) + `<div id="zz_feature_div">${comment}</div>` + html.slice(at);
+    const cut = readSections(page);
+    const whole = readSections(page, null);
+    assert.ok(cut.page.byId.has("productTitle"), comment);
+    assert.deepEqual(captured(cut.page), captured(whole.page), comment);
+    assert.deepEqual(cut.tags, whole.tags, comment);
+  }
+});
+
 Deno.test("captureSections() reads a kept section whose start tag comes just before a cut", () => {
   // The kept span's start tag is still pending when the pass reaches the cut: it must count.
   const html = '<span id="kept"><div id="x_feature_div"><i>in</i></div></span>';
