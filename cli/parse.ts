@@ -4,7 +4,8 @@
  * built by the same code as the HTTP answer (upstream/envelopes.ts), and checked against the
  * endpoint's response schema. Request fields the page does not state (a search's `query`, a
  * storefront's `seller_id`) come from its canonical URL where it has one. Exit 1 with a one-line
- * reason for a blocked, missing or unrecognised page; exit 2 for a usage error.
+ * reason for a blocked, missing or unrecognised page, or another marketplace's; exit 2 for a
+ * usage error.
  */
 import { pageMarketplace } from "../parsers/page_common.ts";
 import { decodeHtml } from "../parsers/decode.ts";
@@ -30,6 +31,7 @@ import { reviewUrl } from "../upstream/urls.ts";
 import { MAX_UPSTREAM_BYTES } from "../upstream/read_capped.ts";
 import { readAtMostSync } from "../core/read_at_most.ts";
 import { decodeBody } from "../upstream/record_body.ts";
+import { otherSite } from "../upstream/page_read.ts";
 
 interface Args {
   type?: PageType;
@@ -191,6 +193,10 @@ async function main() {
   if (!type) fail(1, `unrecognised page, no --type given: ${args.file}`);
   const canonical = canonicalOf(html);
   const marketplace = args.marketplace ?? marketplaceOf(html, canonical);
+  // Refused as the endpoint refuses it: another site's page, labelled with the asked one and its
+  // prices read without their currency, was printed as an answer (probe HP).
+  const elsewhere = otherSite(html, marketplace);
+  if (elsewhere) fail(1, `${elsewhere}: ${args.file}`);
   try {
     const result = withoutControlChars(PARSERS[type](html, { marketplace, url: canonical }));
     const answer = enveloped(type, marketplace, canonical, result, html);

@@ -91,6 +91,25 @@ Deno.test("deno task parse honours --type and --marketplace", async () => {
   assert.equal(page.marketplace, "IN");
 });
 
+Deno.test("deno task parse refuses, as the endpoint does, a page that names another marketplace than --marketplace (probe HP)", async () => {
+  for (
+    const [name, asked, line] of [
+      ["product/amazon.com__app-B07H57DNVV.html", "UK", "www.amazon.com's, not www.amazon.co.uk's"],
+      ["product/amazon.de__sapila-B008TLGFW4.html", "us", "www.amazon.de's, not www.amazon.com's"],
+    ]
+  ) {
+    const { code, stdout, stderr } = await runParse(name, "--marketplace", asked);
+    assert.equal(code, 1, stdout);
+    assert.equal(stdout, "");
+    assert.equal(stderr.trim().split("\n").length, 1, stderr);
+    assert.ok(stderr.includes(`the page is ${line}`), stderr);
+  }
+  // Its own marketplace, given or not, reads as before.
+  const own = await runParse("product/amazon.de__sapila-B008TLGFW4.html", "--marketplace", "DE");
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(JSON.parse(own.stdout).url, "https://www.amazon.de/dp/B008TLGFW4");
+});
+
 Deno.test("deno task parse exits 1 with one line on a blocked page", async () => {
   const { code, stdout, stderr } = await runParse("blocked/amazon.com__app-robot-check.html");
   assert.equal(code, 1);

@@ -120,7 +120,7 @@ function readHtml(job: PageJob, html: string, lossy: boolean): PageOutcome {
  * amazon.de, "En stock." (probe FP); only a page that names a known other marketplace is refused,
  * none for naming nothing.
  */
-function otherSite(html: string, code: string): string | null {
+export function otherSite(html: string, code: string): string | null {
   const asked = MARKETPLACES.get(code);
   const shown = asked && pageMarketplace(html);
   return shown && asked && shown !== asked
