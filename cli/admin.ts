@@ -14,6 +14,8 @@ import { createdKeyView } from "../routes/admin.ts";
 import { backup, restore } from "./backup.ts";
 import { operatorResetLink } from "../metering/password_reset.ts";
 import { HeldSignals, printErr, printOut } from "./output.ts";
+import { holdsNothing } from "../metering/store_layout.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const COMMANDS: Record<string, { usage: string; about: string }> = {
   "account create": {
@@ -230,6 +232,8 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   let held: HeldSignals | undefined;
+  /** A store file this command created and nothing was written to, and its folder if new. */
+  let created: { file: string; dir: string | null; kv: Deno.Kv } | null = null;
   try {
     const config = loadConfig();
     // Every command would act on a store that ends with it (probe HK: a restore "restored" 57
@@ -239,8 +243,14 @@ if (import.meta.main) {
         "KV_PATH=:memory: is a store of this command alone: give the admin CLI the service's KV_PATH",
       );
     }
+    const file = localKvFile(config.kvPath);
+    const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
+    const dir = file?.replace(/[^/]*$/, "") || null;
+    const newDir = dir !== null && !(await exists(dir));
+    const newFile = file !== undefined && !(await exists(file));
     // A store that holds nothing yet stays unmarked (metering/store_layout.ts).
     const kv = await openStore(config.kvPath, undefined, undefined, false);
+    if (file && newFile) created = { file, dir: newDir ? dir : null, kv };
     const accounts = new Accounts(kv, config.plans, systemClock);
     const out = await runAdmin(args, kv, accounts, config.plans, config.kvPath, config.publicUrl);
     // From here a signal ends only a wait for stdout's reader (cli/output.ts).
@@ -261,6 +271,13 @@ if (import.meta.main) {
     const message = (e instanceof Error ? e.message : String(e)).split("\n")[0];
     await printErr(`admin: ${code}${escapeControls(message)}`, held);
     Deno.exitCode = 1;
+    // A command refused before it wrote anything (a mistyped backup's name, a garbage file) leaves
+    // no store where there was none: a restore left an empty one, as root with mode 0600 in a
+    // new 0700 folder, at ./data/shelf.kv when KV_PATH was not set (probe HP).
+    if (created && await holdsNothing(created.kv).catch(() => false)) {
+      await removeKvFiles(created.file);
+      if (created.dir) await Deno.remove(created.dir).catch(() => {}); // only if left empty
+    }
   }
   // The exit ends what the store still retries, and the store is not closed first: a store another
   // program held locked left the start-up write queued behind the lock, which kept the CLI alive

@@ -668,6 +668,38 @@ Deno.test("a new store, its directory and a backup are readable by their owner o
   }
 });
 
+Deno.test("a restore refused before it writes leaves no store where there was none, nor its new folder; an existing store stays (probe HP)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const garbage = `${dir}/garbage.jsonl`;
+    await Deno.writeTextFile(garbage, "not a backup\n");
+    for (const file of [`${dir}/missing.jsonl`, garbage]) {
+      const kvPath = `${dir}/new/shelf.kv`;
+      const r = await cli(kvPath, "restore", file);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^admin: Cannot restore/);
+      assert.deepEqual(
+        await Array.fromAsync(Deno.readDir(dir), (e) => e.name).then((n) => n.sort()),
+        ["garbage.jsonl"],
+      );
+    }
+    // A folder that was there stays, and so does a store that was there, empty or not.
+    const kvPath = `${dir}/shelf.kv`;
+    assert.equal((await cli(kvPath, "account", "list")).code, 0);
+    assert.equal((await cli(kvPath, "restore", garbage)).code, 1);
+    assert.ok(
+      await Deno.stat(kvPath).then(() => true, () => false),
+      "the existing empty store stays",
+    );
+    assert.equal((await cli(kvPath, "account", "create", "--email", "kept@example.com")).code, 0);
+    assert.equal((await cli(kvPath, "restore", garbage)).code, 1);
+    const list = await cli(kvPath, "account", "list");
+    assert.match(list.stdout, /kept@example\.com/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("admin CLI: control characters an argument carries into an error line are shown escaped, never sent to the terminal", async () => {
   const dir = await Deno.makeTempDir();
   try {
