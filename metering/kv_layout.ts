@@ -59,7 +59,8 @@ export const KV = {
   alerts: (accountId: string): Deno.KvKey => ["alert", accountId],
   /**
    * Alert id → account id while the alert is undelivered: the outbox the delivery loop scans
-   * (kv.enqueue is not on every backend). Written with the alert, deleted on delivery.
+   * (kv.enqueue is not on every backend). Written with the alert, deleted on delivery. An alert
+   * id names its account (metering/alerts.ts newAlert): ids are unique across accounts.
    */
   outboxEntry: (alertId: string): Deno.KvKey => ["alert_outbox", alertId],
   /** Prefix of the outbox, for the delivery loop. */
