@@ -43,3 +43,14 @@ Deno.test("DigestMap holds at most its bound, starting afresh past it (issue 15.
   assert.equal(m.get(words(4, 0, 0, 0, 0, 0, 0, 0)), 4);
   assert.equal(m.get(words(2, 0, 0, 0, 0, 0, 0, 0)), undefined);
 });
+
+Deno.test("DigestMap finds a stored digest by a copy even after sha256Words' shared array moved on", () => {
+  const m = new DigestMap<string>();
+  const shared = sha256Words("shelf_live_one");
+  const one = shared.slice(); // the caller's own copy of the digest
+  m.set(shared, "one");
+  sha256Words("shelf_live_two"); // the shared array now holds another digest
+  assert.equal(m.get(one), "one");
+  const two = sha256Words("shelf_live_two").slice();
+  assert.equal(m.get(two), undefined);
+});
