@@ -8,23 +8,11 @@
 import assert from "node:assert/strict";
 import { burst, count, ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { listAlerts, markFailed } from "../metering/alerts.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { ALERTS_FROM, bulk, FAST_ALERTS, OFFERS } from "./bulk_plan.ts";
 
-const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
-const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
-const bulk = (credits: number) =>
-  new Plans([...BUILTIN_PLANS, {
-    id: "bulk",
-    credits,
-    rate_limit_per_sec: 1000,
-    max_keys: 5,
-    groups: ALL,
-  }]);
-const FAST = { pollMs: 50, retryMs: 50, maxDelayMs: 400 };
-const FROM = "Shelf alerts <alerts@shelf.test>";
 const DAY = 24 * 3600 * 1000;
 const PERIOD = 30 * DAY;
 
@@ -45,7 +33,7 @@ async function tenDaysIntoPeriod(smtpUrl: string) {
   const s = await startServer({
     plans: bulk(10),
     clock,
-    smtp: { url: smtpUrl, from: FROM, timing: FAST },
+    smtp: { url: smtpUrl, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const account = await s.account("bulk");
   const periodStart = (await s.accounts.get(account.id)).plan_started_at;
@@ -114,7 +102,7 @@ Deno.test("alerts: when one pass finds both the 80% and the 100% alert, the 80% 
     await using b = await startServer({
       kvPath,
       plans: bulk(10),
-      smtp: { url: smtp.url, from: FROM, timing: FAST },
+      smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
     });
     await eventually("two alert mails", () => smtp.received.length >= 2, 5_000);
     await settle();
@@ -135,7 +123,7 @@ Deno.test("alerts: an outbox entry whose alert record is gone is dropped by the 
   await using smtp = await startSmtpSink();
   await using s = await startServer({
     plans: bulk(10),
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const { id, key } = await s.account("bulk");
   // As a restore holding only the outbox entry would leave it; of an earlier period, so that the

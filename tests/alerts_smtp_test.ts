@@ -1,26 +1,13 @@
 import assert from "node:assert/strict";
 import { burst, count, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { ManualClock } from "../metering/clock.ts";
 import { listAlerts } from "../metering/alerts.ts";
 import { ApiError } from "../core/api_error.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { NOT_MAILABLE } from "../mail/smtp.ts";
-
-const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
-const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
-const bulk = (credits: number) =>
-  new Plans([...BUILTIN_PLANS, {
-    id: "bulk",
-    credits,
-    rate_limit_per_sec: 1000,
-    max_keys: 5,
-    groups: ALL,
-  }]);
-const FAST = { pollMs: 50, retryMs: 50, maxDelayMs: 400 };
-const FROM = "Shelf alerts <alerts@shelf.test>";
+import { ALERTS_FROM, bulk, FAST_ALERTS, OFFERS } from "./bulk_plan.ts";
 
 /** Lets the loop run a few more rounds, so that a second (wrong) mail would have arrived. */
 const settle = () => new Promise((r) => setTimeout(r, 400));
@@ -29,7 +16,7 @@ Deno.test("alerts: one 80% and one 100% mail by SMTP when a burst of calls cross
   await using smtp = await startSmtpSink();
   await using s = await startServer({
     plans: bulk(20),
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const { id, key } = await s.account("bulk");
   const email = (await s.accounts.get(id)).email;
@@ -68,7 +55,7 @@ Deno.test("alerts: two accounts whose periods began in the same millisecond each
   await using s = await startServer({
     plans: bulk(10),
     clock,
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const a = await s.account("bulk");
   const b = await s.account("bulk");
@@ -96,7 +83,7 @@ Deno.test("alerts: refunds around the threshold and later calls do not send the 
   await using smtp = await startSmtpSink();
   await using s = await startServer({
     plans: bulk(10),
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const { key } = await s.account("bulk");
   for (let i = 0; i < 7; i++) assert.equal((await burst(1, () => s.get(OFFERS, key)))[0], 200);
@@ -120,7 +107,7 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
       await using a = await startServer({
         kvPath,
         plans: bulk(10),
-        smtp: { url: smtp.url, from: FROM, timing: FAST },
+        smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
       });
       account = await a.account("bulk");
       assert.deepEqual(await burst(8, () => a.get(OFFERS, account.key)), Array(8).fill(200));
@@ -134,7 +121,7 @@ Deno.test("alerts: an undelivered alert survives a restart and is delivered once
     await using b = await startServer({
       kvPath,
       plans: bulk(10),
-      smtp: { url: smtp.url, from: FROM, timing: FAST },
+      smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
     });
     await eventually("the 80% mail after the restart", () => smtp.received.length >= 1);
     assert.deepEqual(await burst(2, () => b.get(OFFERS, account.key)), [200, 200]);
@@ -160,12 +147,12 @@ Deno.test("alerts: two processes on one store send each alert once", async () =>
     await using a = await startServer({
       kvPath,
       plans: bulk(10),
-      smtp: { url: smtp.url, from: FROM, timing: FAST },
+      smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
     });
     await using b = await startServer({
       kvPath,
       plans: bulk(10),
-      smtp: { url: smtp.url, from: FROM, timing: FAST },
+      smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
     });
     const { key } = await a.account("bulk");
     await Promise.all([burst(10, () => a.get(OFFERS, key)), burst(10, () => b.get(OFFERS, key))]);
@@ -227,7 +214,7 @@ Deno.test("alerts: one whose credit period ended long before a mail server took 
   await using s = await startServer({
     plans: bulk(2),
     clock,
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const { id, key } = await s.account("bulk");
   assert.equal(count(await burst(2, () => s.get(OFFERS, key)), 200), 2);
@@ -243,7 +230,7 @@ Deno.test("alerts: an address stored before addresses had to be public is not ha
   await using smtp = await startSmtpSink();
   await using s = await startServer({
     plans: bulk(20),
-    smtp: { url: smtp.url, from: FROM, timing: FAST },
+    smtp: { url: smtp.url, from: ALERTS_FROM, timing: FAST_ALERTS },
   });
   const { id, key } = await s.account("bulk");
   // As an earlier version stored it: root@localhost, which sign-up now refuses.

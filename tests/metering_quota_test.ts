@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
 import { burst, count, startServer } from "./test_server.ts";
-import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
 import { ApiError } from "../core/api_error.ts";
-
-const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
-const ALL = ["products", "reviews", "sellers", "merchandising", "utility", "scrape"];
-const bulk = (credits: number) =>
-  new Plans([...BUILTIN_PLANS, {
-    id: "bulk",
-    credits,
-    rate_limit_per_sec: 1000,
-    max_keys: 5,
-    groups: ALL,
-  }]);
+import { bulk, OFFERS } from "./bulk_plan.ts";
 
 async function usage(s: { get: (p: string, k: string) => Promise<Response> }, key: string) {
   const r = await s.get("/v1/usage", key);

@@ -6,39 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
+import { statusWithin, unfinished } from "./unfinished_body.ts";
 import { checkTime, PageTooCostly, spendText, withinBudget } from "../parsers/page_budget.ts";
-
-/** Sends a request whose chunked body starts and never ends; resolves to the answer's status. */
-async function unfinished(url: string, path: string, headers: string[]) {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
-  const head = [`POST ${path} HTTP/1.1`, "Host: a", ...headers, "Transfer-Encoding: chunked"];
-  await conn.write(new TextEncoder().encode(`${head.join("\r\n")}\r\n\r\n5\r\n{"a":\r\n`));
-  const buf = new Uint8Array(4096);
-  const answer = conn.read(buf).then((n) => {
-    if (n === null) return 0;
-    const m = /^HTTP\/1\.1 (\d{3})/.exec(new TextDecoder().decode(buf.subarray(0, n)));
-    return m ? Number(m[1]) : -1;
-  }, () => 0);
-  return {
-    answer,
-    close() {
-      try {
-        conn.close();
-      } catch { /* closed */ }
-    },
-  };
-}
-
-/** `p`'s value, or null when it has not settled within `ms`. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Blocks this thread for `ms`, as a page read that takes long does. */
 function busyFor(ms: number): void {
@@ -57,8 +26,8 @@ Deno.test("a request body still arriving after 10 s is answered 408, as the Open
     "Content-Type: application/json",
   ]);
   try {
-    assert.equal(await within(u.answer, 7_000), null, "still being read well inside 10 s");
-    assert.equal(await within(u.answer, 5_500), 408, "a 408 by 12.5 s");
+    assert.equal(await statusWithin(u, 7_000), null, "still being read well inside 10 s");
+    assert.equal(await statusWithin(u, 5_500), 408, "a 408 by 12.5 s");
   } finally {
     u.close();
   }
