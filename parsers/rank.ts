@@ -14,10 +14,14 @@ export interface Rank {
 }
 
 const RANK_LABEL =
-  /best ?sellers? ?rank|bestseller-rang|meilleures ventes|más vendidos|mais vendidos|classifica bestseller|売れ筋ランキング|bestsellerlijst|bästsäljare|najlepiej sprzedawan/i;
-// "(See Top 100 in Books)" in each language: a link, not a rank.
+  /best ?sellers? ?rank|bestseller-rang|meilleures ventes|más vendidos|mais vendidos|classifica bestseller|売れ筋ランキング|bestsellerlijst|bästsäljar|najlepiej sprzedawan/i;
+// "(See Top 100 in Books)" in each language: a link, not a rank. Known by the number 100 standing
+// alone in the brackets, since the wording varies by site ("Top 100", "100 premiers", "Top-100",
+// "トップ100", and whatever amazon.se or amazon.sa write, which no saved page shows: a list of
+// phrases read a Swedish "(Se topp 100 i Böcker)" as ranks of "Böcker (Se topp" and "Böcker)"),
+// or by amazon.co.jp's "…の売れ筋ランキングを見る", which names none.
 const TOP_100 =
-  /\([^()]*(?:Top 100|100 premiers|Top-100|トップ100|売れ筋ランキングを見る)[^()]*\)/gi;
+  /\([^()]*(?:(?<!\d[.,\u00a0\u202f ]?)100(?![.,\u00a0\u202f ]?\d)|売れ筋ランキングを見る)[^()]*\)/g;
 // Japanese: the rank, 位, then the category up to the "-" that starts the next entry (a category
 // may hold a hyphen of its own: "Blu-ray 洋画").
 const JA_ENTRY = /(\d[\d,]*)位\s*(.+?)(?=\s*-\s*\d[\d,]*位|$)/g;

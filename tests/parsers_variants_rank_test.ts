@@ -149,3 +149,20 @@ Deno.test("bestsellers_rank: Italian and Dutch rank marks, and a Japanese catego
     [{ rank: 5210, category: "DVD" }, { rank: 31, category: "Blu-ray 洋画" }],
   );
 });
+
+Deno.test("bestsellers_rank: a bracketed top-100 link in any wording is no rank; a category naming 1 100 keeps it", () => {
+  // amazon.se's wording is not in the corpus: the link is known by its lone 100, not by a phrase.
+  assert.deepEqual(
+    ranksOf({
+      "Placering i bästsäljarlistan": "1 425 i Böcker (Se topp 100 i Böcker) 12 i Deckare",
+    }),
+    [
+      { rank: 1425, category: "Böcker" },
+      { rank: 12, category: "Deckare" },
+    ],
+  );
+  assert.deepEqual(ranksOf({ "Best Sellers Rank": "#3 in Cameras (1 100 Series) #9 in Lenses" }), [
+    { rank: 3, category: "Cameras (1 100 Series)" },
+    { rank: 9, category: "Lenses" },
+  ]);
+});
