@@ -98,3 +98,31 @@ Deno.test("a password reset starts the address's failed sign-ins afresh", async 
   }
   assert.equal((await signIn(browser(s.url), email, "the owner's new password")).status, 429);
 });
+
+Deno.test("a password reset lifts a full lock-out: the owner signs in with the new password at once", async () => {
+  await using smtp = await startSmtpSink();
+  await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
+  const email = "locked-out@example.com";
+  await signUpOpen(browser(s.url), email);
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(browser(s.url), email, "a guesser's guess")).status, 401);
+  }
+  // The server has now seen the window full, and refuses the owner's right password too.
+  assert.equal((await signIn(browser(s.url), email)).status, 429);
+  const b = browser(s.url);
+  const f = await b.send("/dashboard/forgot");
+  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+  await eventually("the reset mail", () => smtp.received.length === 1);
+  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
+  const form = await b.send(`/dashboard/reset?token=${token}`);
+  const set = await b.send("/dashboard/reset", {
+    form: { _csrf: form.csrf, token, password: "the owner's new password" },
+  });
+  assert.equal(set.status, 303);
+  assert.equal((await signIn(browser(s.url), email, "the owner's new password")).status, 303);
+  // The window starts afresh: guessers get its attempts again, not more.
+  for (let i = 0; i < SIGNIN_LIMIT; i++) {
+    assert.equal((await signIn(browser(s.url), email, "another guess")).status, 401, `guess ${i}`);
+  }
+  assert.equal((await signIn(browser(s.url), email, "another guess")).status, 429);
+});
