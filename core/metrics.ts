@@ -45,7 +45,7 @@ export class Metrics {
   readonly storeWriteRefusals = new client.Counter({
     name: "shelf_store_write_refusals_total",
     help:
-      "Calls answered 503 because the store refused their write after every retry (a full disk, or a process frozen inside a commit on a shared KV file).",
+      "Calls answered 503 because the store refused their write after every retry, or at once where a write is not retried (a full disk, or another process holding a shared KV file's lock).",
     registers: [this.registry],
   });
   readonly strayErrors = new client.Counter({
