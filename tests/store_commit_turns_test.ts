@@ -77,6 +77,19 @@ async function beside(paths: string[], seconds: number) {
 }
 
 /**
+ * beside(), measured again (up to three runs) while some process has not met the others: the
+ * bound below is about processes that all take turns, and on a busy machine one started late was
+ * seen never to be refused in the whole run (CI, once), which leaves nothing to measure.
+ */
+async function besideUntilMet(paths: string[], seconds: number) {
+  for (let run = 1;; run++) {
+    const results = await beside(paths, seconds);
+    if (run === 3 || results.turns.every((r) => r.threwAt.length > 0)) return results;
+    console.log(`run ${run}: a process never met the others; measured again`);
+  }
+}
+
+/**
  * Refusals once every process has met the others (its first refusal). From then on each process
  * commits one at a time under the lock; only commits that were in flight unlocked when their
  * process met may still be refused (IN_FLIGHT a process), and each of those that lands may refuse
@@ -101,7 +114,7 @@ function fewLateRefusals({ turns, plain }: { turns: Hammered[]; plain: Hammered[
 Deno.test("three processes committing checked writes to one KV file: refusals are rare once they have met", async () => {
   const kvPath = await tempKv();
   try {
-    const results = await beside([kvPath, kvPath, kvPath], 4);
+    const results = await besideUntilMet([kvPath, kvPath, kvPath], 4);
     for (const r of results.turns) {
       assert.ok(r.landed > 0, `each process lands commits: ${JSON.stringify(r)}`);
     }
@@ -144,7 +157,7 @@ Deno.test("processes that reach one KV file through a symlink take turns on the 
   try {
     (await Deno.openKv(real)).close();
     await Deno.symlink(real, link);
-    const results = await beside([real, link], 4);
+    const results = await besideUntilMet([real, link], 4);
     // Spelled as given, the two took turns on two files (link.kv-turns beside shelf.kv-turns),
     // and about one try in twelve was refused after the first second.
     assert.ok(await exists(commitLockFile(real)), "the real path's turns file");
