@@ -9,10 +9,12 @@ import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import {
+  askReset,
   type Browser,
   browser,
   linkIn,
   PASSWORD,
+  resetWith,
   signedUpAndIn,
   signIn,
   signUpOpen,
@@ -64,29 +66,6 @@ async function knownBrowser(url: string, email: string): Promise<Browser> {
   const owner = await signedUpAndIn(url, email);
   await signOut(owner);
   return owner;
-}
-
-/** Asks for a reset link for `email`; the `n`th mail the sink gets holds it. */
-async function askReset(
-  url: string,
-  smtp: Awaited<ReturnType<typeof startSmtpSink>>,
-  email: string,
-  n: number,
-) {
-  const b = browser(url);
-  const f = await b.send("/dashboard/forgot");
-  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-  await eventually(`reset mail ${n}`, () => smtp.received.length === n);
-  return linkIn(smtp.received[n - 1].raw, "/dashboard/reset");
-}
-
-/** Sets `password` through the reset link `token`: the status of the form's answer, or of the link. */
-async function resetWith(url: string, token: string, password: string) {
-  const b = browser(url);
-  const page = await b.send(`/dashboard/reset?token=${token}`);
-  if (page.status !== 200) return page.status;
-  return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
-    .status;
 }
 
 Deno.test("TRUST_PROXY: unset or 0 trusts no proxy, 1 one, a number up to 10 a chain; anything else stops start-up", () => {
@@ -409,11 +388,8 @@ Deno.test("a reset link sets a new password once, and ends every session of the 
   await signUpOpen(other, email);
   assert.equal((await other.send("/dashboard/keys")).status, 200, "signed in");
 
+  const token = await askReset(s.url, smtp, email, 1);
   const b = browser(s.url);
-  const f = await b.send("/dashboard/forgot");
-  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-  await eventually("the reset mail", () => smtp.received.length === 1);
-  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
   const form = await b.send(`/dashboard/reset?token=${token}`);
   assert.equal(form.status, 200);
   const short = await b.send("/dashboard/reset", {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { startSmtpSink } from "./smtp_sink.ts";
+import { eventually, startSmtpSink } from "./smtp_sink.ts";
 import type { AccountState } from "../metering/account_state.ts";
 /** A minimal browser for dashboard tests over real HTTP. */
 /** A cookie jar client for the dashboard: follows no redirects, keeps cookies, reads form tokens. */
@@ -95,4 +95,27 @@ export async function withAlertsOwner(
   const account = () => s.accounts.get(id);
   const alertsTo = async () => (await account()).alerts?.email ?? null;
   await f({ smtp, s, email, owner, account, alertsTo });
+}
+
+/** Asks for a reset link for `email`; the `n`th mail the sink gets holds it. */
+export async function askReset(
+  url: string,
+  smtp: Awaited<ReturnType<typeof startSmtpSink>>,
+  email: string,
+  n: number,
+) {
+  const b = browser(url);
+  const f = await b.send("/dashboard/forgot");
+  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
+  await eventually(`reset mail ${n}`, () => smtp.received.length === n);
+  return linkIn(smtp.received[n - 1].raw, "/dashboard/reset");
+}
+
+/** Sets `password` through the reset link `token`: the status of the form's answer, or of the link. */
+export async function resetWith(url: string, token: string, password: string) {
+  const b = browser(url);
+  const page = await b.send(`/dashboard/reset?token=${token}`);
+  if (page.status !== 200) return page.status;
+  return (await b.send("/dashboard/reset", { form: { _csrf: page.csrf, token, password } }))
+    .status;
 }

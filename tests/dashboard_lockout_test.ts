@@ -5,8 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
-import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { type Browser, browser, linkIn, PASSWORD, signIn, signUpOpen } from "./dashboard_client.ts";
+import { startSmtpSink } from "./smtp_sink.ts";
+import {
+  askReset,
+  type Browser,
+  browser,
+  PASSWORD,
+  resetWith,
+  signIn,
+  signUpOpen,
+} from "./dashboard_client.ts";
 import { SIGNIN_WINDOW_MS } from "../metering/signin_lockout.ts";
 
 /** README: "10 failed sign-ins for an email in 15 minutes lock that email". */
@@ -81,17 +89,8 @@ Deno.test("a password reset starts the address's failed sign-ins afresh", async 
   for (let i = 0; i < SIGNIN_LIMIT - 1; i++) {
     assert.equal((await signIn(browser(s.url), email, "a guesser's guess")).status, 401);
   }
-  const b = browser(s.url);
-  const f = await b.send("/dashboard/forgot");
-  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-  await eventually("the reset mail", () => smtp.received.length === 1);
-  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
-  const form = await b.send(`/dashboard/reset?token=${token}`);
-  assert.equal(form.status, 200);
-  const set = await b.send("/dashboard/reset", {
-    form: { _csrf: form.csrf, token, password: "the owner's new password" },
-  });
-  assert.equal(set.status, 303);
+  const token = await askReset(s.url, smtp, email, 1);
+  assert.equal(await resetWith(s.url, token, "the owner's new password"), 303);
   // The reset cleared the count: a whole window of attempts again before the lock-out.
   for (let i = 0; i < SIGNIN_LIMIT; i++) {
     assert.equal((await signIn(browser(s.url), email, "another guess")).status, 401, `guess ${i}`);
@@ -109,16 +108,8 @@ Deno.test("a password reset lifts a full lock-out: the owner signs in with the n
   }
   // The server has now seen the window full, and refuses the owner's right password too.
   assert.equal((await signIn(browser(s.url), email)).status, 429);
-  const b = browser(s.url);
-  const f = await b.send("/dashboard/forgot");
-  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-  await eventually("the reset mail", () => smtp.received.length === 1);
-  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
-  const form = await b.send(`/dashboard/reset?token=${token}`);
-  const set = await b.send("/dashboard/reset", {
-    form: { _csrf: form.csrf, token, password: "the owner's new password" },
-  });
-  assert.equal(set.status, 303);
+  const token = await askReset(s.url, smtp, email, 1);
+  assert.equal(await resetWith(s.url, token, "the owner's new password"), 303);
   assert.equal((await signIn(browser(s.url), email, "the owner's new password")).status, 303);
   // The window starts afresh: guessers get its attempts again, not more.
   for (let i = 0; i < SIGNIN_LIMIT; i++) {

@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { eventually, startSmtpSink } from "./smtp_sink.ts";
-import { browser, linkIn, PASSWORD, signIn, signUpOpen } from "./dashboard_client.ts";
+import {
+  askReset,
+  browser,
+  linkIn,
+  PASSWORD,
+  resetWith,
+  signIn,
+  signUpOpen,
+} from "./dashboard_client.ts";
 import { ACCOUNT_MAIL_LIMIT } from "../metering/account_mail_limit.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { hashKey } from "../metering/api_key.ts";
@@ -18,13 +26,7 @@ Deno.test("reset links used at the same time: one sets the password, the others 
   await signUpOpen(browser(s.url), email);
   // As many "forgot" mails as an account gets, each with a link of the same password.
   const tokens: string[] = [];
-  for (let n = 1; n <= ACCOUNT_MAIL_LIMIT; n++) {
-    const b = browser(s.url);
-    const f = await b.send("/dashboard/forgot");
-    await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-    await eventually(`reset mail ${n}`, () => smtp.received.length === n);
-    tokens.push(linkIn(smtp.received[n - 1].raw, "/dashboard/reset"));
-  }
+  for (let n = 1; n <= ACCOUNT_MAIL_LIMIT; n++) tokens.push(await askReset(s.url, smtp, email, n));
   const forms = await Promise.all(tokens.map(async (token) => {
     const b = browser(s.url);
     const page = await b.send(`/dashboard/reset?token=${token}`);
@@ -58,18 +60,10 @@ Deno.test("a used reset link's store entry is deleted with the reset", async () 
   await using s = await startServer({ signup: "open", smtp: { url: smtp.url } });
   const email = "spent@example.com";
   await signUpOpen(browser(s.url), email);
-  const b = browser(s.url);
-  const f = await b.send("/dashboard/forgot");
-  await b.send("/dashboard/forgot", { form: { _csrf: f.csrf, email } });
-  await eventually("the reset mail", () => smtp.received.length === 1);
-  const token = linkIn(smtp.received[0].raw, "/dashboard/reset");
+  const token = await askReset(s.url, smtp, email, 1);
   const key = KV.emailToken("reset", hashKey(token));
   assert.notEqual((await s.kv.get(key)).value, null, "stored while unused");
-  const page = await b.send(`/dashboard/reset?token=${token}`);
-  const set = await b.send("/dashboard/reset", {
-    form: { _csrf: page.csrf, token, password: "a brand new password" },
-  });
-  assert.equal(set.status, 303);
+  assert.equal(await resetWith(s.url, token, "a brand new password"), 303);
   assert.equal((await s.kv.get(key)).value, null);
 });
 
