@@ -9,6 +9,7 @@ import { startServer } from "./test_server.ts";
 import { Hono } from "hono";
 import { AdminGuard } from "../routes/admin_guard.ts";
 import { ApiError, errorResponse } from "../core/api_error.ts";
+import { ManualClock } from "../metering/clock.ts";
 
 /** README (ADMIN_TOKEN): "a client ... with 20 failed tries in a minute is refused 429". */
 const MAX_FAILURES = 20;
@@ -82,9 +83,11 @@ Deno.test("the admin token is not logged, whatever query parameter or path carri
   assert.ok(!text.includes(TOKEN.slice(12, -1)), text);
 });
 
-Deno.test("a client held for guessing is admitted again once its one-minute window has passed", async () => {
-  let now = 1_000_000;
-  const guard = new AdminGuard(1, () => {}, () => now);
+/**
+ * An admin route behind `guard` (one trusted proxy), as routes/admin.ts places it: a request from
+ * `from` with `token`, answered 401 for a wrong token and counted as a failure.
+ */
+function guardedAdmin(guard: AdminGuard) {
   const app = new Hono();
   app.onError((e) =>
     e instanceof ApiError ? errorResponse(e) : new Response("boom", { status: 500 })
@@ -97,13 +100,18 @@ Deno.test("a client held for guessing is admitted again once its one-minute wind
     }
     return c.text("ok");
   });
-  const admin = async (token: string) => {
+  return async (token: string, from = "198.51.100.7") => {
     const r = await app.request("/admin", {
-      headers: { authorization: `Bearer ${token}`, "x-forwarded-for": "198.51.100.7" },
+      headers: { authorization: `Bearer ${token}`, "x-forwarded-for": from },
     });
     await r.body?.cancel();
     return r;
   };
+}
+
+Deno.test("a client held for guessing is admitted again once its one-minute window has passed", async () => {
+  let now = 1_000_000;
+  const admin = guardedAdmin(new AdminGuard(1, () => {}, () => now));
   for (let i = 0; i < MAX_FAILURES; i++) assert.equal((await admin(`guess-${i}`)).status, 401);
   now += 30_000;
   const held = await admin(TOKEN);
@@ -118,4 +126,34 @@ Deno.test("a client held for guessing is admitted again once its one-minute wind
   assert.equal((await admin(TOKEN)).status, 429, "guessing again after the minute is held again");
   now += 10 * 60_000;
   assert.equal((await admin(TOKEN)).status, 200, "and admitted once that minute is over too");
+});
+
+Deno.test("a client guessing across a window boundary is reported once a minute, not once a window", async () => {
+  const clock = new ManualClock(1_000_000);
+  const told: Record<string, unknown>[] = [];
+  const call = guardedAdmin(new AdminGuard(1, (line) => told.push(line), () => clock.now()));
+  const admin = async (token: string, from?: string) => (await call(token, from)).status;
+  for (let i = 0; i < MAX_FAILURES - 1; i++) assert.equal(await admin(`guess-${i}`), 401);
+  assert.equal(told.length, 0);
+  clock.advance(59_000);
+  assert.equal(await admin("guess-19"), 401);
+  assert.equal(told.length, 1, "told at the 20th failure");
+  assert.equal(told[0].client, "198.51.100.7");
+  assert.equal(await admin(TOKEN), 429);
+  clock.advance(1_000); // a new window: admitted again, and guessing again at once
+  for (let i = 0; i < MAX_FAILURES; i++) {
+    if (i === 10) clock.advance(1_000);
+    assert.equal(await admin(`again-${i}`), 401);
+  }
+  assert.equal(await admin(TOKEN), 429, "held again");
+  assert.equal(told.length, 1, "not told again two seconds after the last report");
+  // Another client is reported on its own.
+  for (let i = 0; i < MAX_FAILURES; i++) assert.equal(await admin(`x-${i}`, "203.0.113.9"), 401);
+  assert.equal(told.length, 2);
+  assert.equal(told[1].client, "203.0.113.9");
+  // A minute after the first report, the first client's next full window is reported again.
+  clock.advance(60_000);
+  for (let i = 0; i < MAX_FAILURES; i++) assert.equal(await admin(`third-${i}`), 401);
+  assert.equal(told.length, 3);
+  assert.equal(told[2].client, "198.51.100.7");
 });
