@@ -47,69 +47,50 @@ async function reserveSlot(
 ): Promise<boolean> {
   const id = key.map(String).join("\u0000");
   const { full, turns } = storeState(kv);
-  if (await stillFull(kv, key, id, full, limit, windowMs, now)) return false;
-  return await turns.run(
-    id,
-    async () =>
-      await stillFull(kv, key, id, full, limit, windowMs, now)
-        ? false
-        : await takeSlot(kv, key, id, full, limit, windowMs, now),
-  );
-}
+  /** The window as stored while it runs, else null. */
+  const live = (w: Window | null) => (w && now - w.since < windowMs ? w : null);
 
-/** Whether the window this process saw full still is; a window emptied meanwhile is forgotten. */
-async function stillFull(
-  kv: Deno.Kv,
-  key: Deno.KvKey,
-  id: string,
-  full: Map<string, number>,
-  limit: number,
-  windowMs: number,
-  now: number,
-): Promise<boolean> {
-  if ((full.get(id) ?? 0) <= now) return false;
-  let cur: Window | null;
-  try {
-    cur = (await kv.get<Window>(key)).value;
-  } catch {
-    return true; // a store that cannot be read: refusing is the safe answer, as it was
-  }
-  if (cur && now - cur.since < windowMs && cur.count >= limit) return true;
-  full.delete(id);
-  return false;
-}
-
-async function takeSlot(
-  kv: Deno.Kv,
-  key: Deno.KvKey,
-  id: string,
-  full: Map<string, number>,
-  limit: number,
-  windowMs: number,
-  now: number,
-): Promise<boolean> {
-  for (let tries = 0; tries < 50; tries++) {
-    const cur = await kv.get<Window>(key);
-    const live = cur.value && now - cur.value.since < windowMs ? cur.value : null;
-    if (live && live.count >= limit) {
-      setBounded(full, id, live.since + windowMs, MAX_FULL);
-      return false;
-    }
-    const next: Window = live
-      ? { count: live.count + 1, since: live.since }
-      : { count: 1, since: now };
-    const left = next.since + windowMs - now;
+  /** Whether the window this process saw full still is; a window emptied meanwhile is forgotten. */
+  const stillFull = async () => {
+    if ((full.get(id) ?? 0) <= now) return false;
+    let cur: Window | null;
     try {
-      const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) })
-        .commit();
-      if (r.ok) return true;
+      cur = live((await kv.get<Window>(key)).value);
     } catch {
-      // "database is locked" under contention: if the write landed after all, the re-read counts
-      // it and this caller takes one more slot, which errs on the refusing side.
+      return true; // a store that cannot be read: refusing is the safe answer, as it was
     }
-    await new Promise((r) => setTimeout(r, Math.random() * 2 * Math.min(tries, 10)));
-  }
-  return false; // too contended: refusing is the safe answer
+    if (cur && cur.count >= limit) return true;
+    full.delete(id);
+    return false;
+  };
+
+  const takeSlot = async () => {
+    for (let tries = 0; tries < 50; tries++) {
+      const cur = await kv.get<Window>(key);
+      const running = live(cur.value);
+      if (running && running.count >= limit) {
+        setBounded(full, id, running.since + windowMs, MAX_FULL);
+        return false;
+      }
+      const next: Window = running
+        ? { count: running.count + 1, since: running.since }
+        : { count: 1, since: now };
+      const left = next.since + windowMs - now;
+      try {
+        const r = await kv.atomic().check(cur).set(key, next, { expireIn: Math.max(1, left) })
+          .commit();
+        if (r.ok) return true;
+      } catch {
+        // "database is locked" under contention: if the write landed after all, the re-read
+        // counts it and this caller takes one more slot, which errs on the refusing side.
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * 2 * Math.min(tries, 10)));
+    }
+    return false; // too contended: refusing is the safe answer
+  };
+
+  if (await stillFull()) return false;
+  return await turns.run(id, async () => (await stillFull()) ? false : await takeSlot());
 }
 
 /**
