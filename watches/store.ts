@@ -10,8 +10,8 @@ import { KV } from "../metering/kv_layout.ts";
 import type { DeliveryNote, WatchedValues, WatchField } from "../schemas/watches.ts";
 import { randomHex } from "../metering/api_key.ts";
 import { newWatchSecret } from "./signature.ts";
-import { StoreWriteFailed, TooMuchContention } from "../metering/transact.ts";
-import { afterLocked, LOCKED_TRIES } from "../core/lock_backoff.ts";
+import { TooMuchContention } from "../metering/transact.ts";
+import { whileLocked } from "../core/lock_backoff.ts";
 import { KeyTurns } from "../core/key_turns.ts";
 
 export interface Watch {
@@ -123,56 +123,27 @@ export function createWatch(kv: Deno.Kv, w: Watch, max: number): Promise<boolean
 }
 
 async function createInTurn(kv: Deno.Kv, w: Watch, max: number): Promise<boolean> {
-  const locked = new LockedCommits(w.account_id);
   for (let attempt = 0; attempt < 50; attempt++) {
-    // A commit that threw may have landed (a remote store's lost reply): the watch then exists.
-    if (locked.threw && (await kv.get(KV.watch(w.id))).versionstamp) return true;
+    // After a commit that did not land as far as was known: the watch's id is new and random, so
+    // a watch holding it is this one (a remote store's lost reply).
+    if (attempt > 0 && (await kv.get(KV.watch(w.id))).versionstamp) return true;
     const count = await kv.get<number>(KV.watchCount(w.account_id));
     const n = count.value ?? 0;
     if (n >= max) return false;
-    const r = await locked.commit(
-      kv.atomic()
-        .check(count)
-        .check({ key: KV.watch(w.id), versionstamp: null })
-        .set(KV.watchCount(w.account_id), n + 1)
-        .set(KV.watch(w.id), w)
-        .set(KV.watchOf(w.account_id, w.id), true)
-        .set(KV.watchDue(w.next_at, w.id), w.id),
-    );
-    if (r?.ok) return true;
-    if (!r) continue; // waited out by locked.commit
+    const op = kv.atomic()
+      .check(count)
+      .check({ key: KV.watch(w.id), versionstamp: null })
+      .set(KV.watchCount(w.account_id), n + 1)
+      .set(KV.watch(w.id), w)
+      .set(KV.watchOf(w.account_id, w.id), true)
+      .set(KV.watchDue(w.next_at, w.id), w.id);
+    // Beside other processes, a commit that meets another's write lock throws instead of failing
+    // a check: it is tried again after the back-off every commit uses (core/lock_backoff.ts);
+    // thrown straight out, it answered an unexplained 503 (test writer T24).
+    if ((await whileLocked(() => op.commit())).ok) return true;
     await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
   }
   throw new TooMuchContention(w.account_id);
-}
-
-/**
- * An account's watch commits while other processes share the store: a commit that meets another
- * process's write lock throws ("database is locked") instead of failing a check, and is tried
- * again after the back-off every commit uses (core/lock_backoff.ts). Thrown straight out, a
- * deletion beside another instance's writes answered an unexplained 503 (test writer T24).
- */
-class LockedCommits {
-  #accountId: string;
-  #inRow = 0;
-  /** Whether a commit of this operation has thrown (its outcome is then unknown). */
-  threw = false;
-  constructor(accountId: string) {
-    this.#accountId = accountId;
-  }
-  /** The commit's result, or null after a throw (waited out); StoreWriteFailed past the tries. */
-  async commit(op: Deno.AtomicOperation): Promise<Deno.KvCommitResult | Deno.KvCommitError | null> {
-    try {
-      const r = await op.commit();
-      this.#inRow = 0;
-      return r;
-    } catch (e) {
-      this.threw = true;
-      if (++this.#inRow >= LOCKED_TRIES) throw new StoreWriteFailed(this.#accountId, e);
-      await afterLocked(this.#inRow);
-      return null;
-    }
-  }
 }
 
 export async function listWatches(kv: Deno.Kv, accountId: string): Promise<Watch[]> {
@@ -192,15 +163,12 @@ export function deleteWatch(kv: Deno.Kv, accountId: string, id: string): Promise
 }
 
 async function deleteInTurn(kv: Deno.Kv, accountId: string, id: string): Promise<boolean> {
-  const locked = new LockedCommits(accountId);
-  let waited = false;
   for (let attempt = 0; attempt < 50; attempt++) {
-    if (attempt > 0 && !waited) {
-      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
-    }
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     const e = await kv.get<Watch>(KV.watch(id));
-    // Gone after a commit of this deletion threw: it landed all the same (a lost reply).
-    if (!e.value && locked.threw) return true;
+    // Gone on a later try: an earlier commit of this deletion landed after all (a remote store's
+    // lost reply), or another instance deleted it meanwhile; either way it is gone, as asked.
+    if (!e.value && attempt > 0) return true;
     if (!e.value || e.value.account_id !== accountId) return false;
     const count = await kv.get<number>(KV.watchCount(accountId));
     const r = kv.atomic().check(e).check(count)
@@ -210,9 +178,7 @@ async function deleteInTurn(kv: Deno.Kv, accountId: string, id: string): Promise
       .delete(KV.watchDue(e.value.next_at, id));
     // Its undelivered events go with it (their outbox entries are dropped when next scanned).
     for (const p of e.value.pending ?? []) r.delete(KV.webhook(p.id));
-    const done = await locked.commit(r);
-    if (done?.ok) return true;
-    waited = done === null;
+    if ((await whileLocked(() => r.commit())).ok) return true; // waits out a lock, as creation
   }
   throw new TooMuchContention(accountId); // a 503 `busy` with Retry-After, not an unhandled error
 }
