@@ -9,7 +9,7 @@ import type { SignupMode } from "./routes/deps.ts";
 import { parseSmtpUrl } from "./mail/smtp.ts";
 import { redactUrl, withoutUserInfo } from "./core/redact_url.ts";
 import { CommitTurns, takeTurns } from "./core/commit_turns.ts";
-import { commitLockFile } from "./core/kv_files.ts";
+import { commitLockFile, folderOf, pathExists } from "./core/kv_files.ts";
 import { consoleLog } from "./core/log.ts";
 import { within } from "./core/within.ts";
 import { readAtMostSync } from "./core/read_at_most.ts";
@@ -434,9 +434,9 @@ export async function openStore(
     if (file) {
       // A new store and its directory are the owner's alone: they hold webhook secrets and the
       // digests of keys and passwords. An existing one keeps the mode its operator gave it.
-      const dir = file.replace(/[^/]*$/, "");
+      const dir = folderOf(file);
       if (dir) await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-      created = !(await Deno.lstat(file).then(() => true, () => false));
+      created = !(await pathExists(file));
     }
     kv = await Deno.openKv(kvPath);
     // Named by the file's real path, so that processes reaching it through a symlink take turns

@@ -32,6 +32,7 @@ import { escapeControls } from "./core/escape_controls.ts";
 import { parseV4, parseV6 } from "./core/ip_address.ts";
 import { allHeld } from "./metering/credits_in_flight.ts";
 import { InstanceRoll } from "./metering/instance_roll.ts";
+import { pathExists } from "./core/kv_files.ts";
 
 /** What the operator reads first: version, address, store, upstream, sign-up, page workers. */
 function startupLine(config: Config, hostname: string, port: number): string {
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   }
   const file = localKvFile(config.kvPath);
   checkUpstream(config.upstream, Deno.env, file);
-  if (config.port !== 0 && file && !(await Deno.lstat(file).then(() => true, () => false))) {
+  if (config.port !== 0 && file && !(await pathExists(file))) {
     try {
       Deno.listen({ port: config.port, hostname: config.host }).close();
     } catch (e) {

@@ -15,7 +15,7 @@ import { backup, restore } from "./backup.ts";
 import { operatorResetLink } from "../metering/password_reset.ts";
 import { HeldSignals, printErr, printOut } from "./output.ts";
 import { holdsNothing } from "../metering/store_layout.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
+import { folderOf, pathExists, removeKvFiles } from "../core/kv_files.ts";
 
 const COMMANDS: Record<string, { usage: string; about: string }> = {
   "account create": {
@@ -244,10 +244,9 @@ if (import.meta.main) {
       );
     }
     const file = localKvFile(config.kvPath);
-    const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
-    const dir = file?.replace(/[^/]*$/, "") || null;
-    const newDir = dir !== null && !(await exists(dir));
-    const newFile = file !== undefined && !(await exists(file));
+    const dir = file ? folderOf(file) || null : null;
+    const newDir = dir !== null && !(await pathExists(dir));
+    const newFile = file !== undefined && !(await pathExists(file));
     // A store that holds nothing yet stays unmarked (metering/store_layout.ts).
     const kv = await openStore(config.kvPath, undefined, undefined, false);
     if (file && newFile) created = { file, dir: newDir ? dir : null, kv };

@@ -36,7 +36,7 @@ import { AHEAD_MS, broughtToNow } from "../metering/account_record.ts";
 import { ACCOUNT, entryProblem, KEY_HASH, KeyIndexCheck } from "./backup_entries.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
-import { isStoreFile, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
+import { isStoreFile, pathExists, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 import { markRestoreFinished, markRestoreStarted } from "../metering/unfinished_restore.ts";
 import { holdsNothing } from "../metering/store_layout.ts";
 
@@ -292,7 +292,7 @@ async function checkTarget(file: string, kvFile: string | undefined, force: bool
   if (kvFile && isStoreFile(file, kvFile)) {
     throw new Error(`Cannot back up into ${file}: it is the store itself (KV_PATH)`);
   }
-  const exists = await Deno.lstat(file).then(() => true, () => false);
+  const exists = await pathExists(file);
   if (exists && !force) {
     throw new Error(
       `Cannot back up: ${file} exists; name a new file, or add --force to replace it`,

@@ -67,3 +67,13 @@ export function removeKvFilesSync(path: string): void {
     }
   }
 }
+
+/** Whether anything is at `path`, a dangling symbolic link included (lstat, not stat). */
+export function pathExists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
+}
+
+/** The folder part of a store file's path, with its final "/"; "" for a bare file name. */
+export function folderOf(file: string): string {
+  return file.replace(/[^/]*$/, "");
+}
