@@ -4,16 +4,8 @@
  * reading must be the same (probe HO's U5-U22 cases).
  */
 import assert from "node:assert/strict";
-import { type Captured, captureSections } from "../parsers/sections.ts";
-import { shape } from "./dom_shape.ts";
-
-// A captured pass as plain data: every kept element with an id, its subtree, and the markers seen.
-function captured(c: Captured): unknown {
-  return {
-    byId: [...c.byId].map(([id, els]) => [id, shape(els)]),
-    seen: [...c.seen].sort(),
-  };
-}
+import { captureSections } from "../parsers/sections.ts";
+import { captured } from "./dom_shape.ts";
 
 /** The "kept" section read with the feature divs left out where they may be, and read whole. */
 function cutAndWhole(html: string): { cut: unknown; whole: unknown } {

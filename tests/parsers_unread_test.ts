@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { type Captured, captureSections } from "../parsers/sections.ts";
+import { captureSections } from "../parsers/sections.ts";
 import { PRODUCT_UNREAD, readSections } from "../parsers/product.ts";
 import { fixture, fixtureNames } from "./fixture.ts";
-import { shape } from "./dom_shape.ts";
+import { captured } from "./dom_shape.ts";
 
 /**
  * The src of every img a pass reads, leaving out elements whose start tag matches `starts` where it
@@ -17,14 +17,6 @@ function imagesRead(html: string, starts: RegExp | null = /_feature_div/): strin
     unread: starts ? { starts } : undefined,
   });
   return seen;
-}
-
-// A captured pass as plain data: every kept element with an id, its subtree, and the markers seen.
-function captured(c: Captured): unknown {
-  return {
-    byId: [...c.byId].map(([id, els]) => [id, shape(els)]),
-    seen: [...c.seen].sort(),
-  };
 }
 
 Deno.test("product pages: leaving the unread widgets out changes nothing the reader reads", async () => {
