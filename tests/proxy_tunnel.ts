@@ -1,7 +1,9 @@
 /**
  * One live-mode fetch of https://www.amazon.com/dp/B07H57DNVV through an http proxy that takes
- * credentials, run as a child process by tests/upstream_proxies_test.ts with DENO_CERT naming the
- * test CA (tests/fixtures/tls), so that the stand-in marketplace's certificate is trusted. The
+ * credentials (an https one with a second argument `https`), run as a child process by
+ * tests/upstream_proxies_test.ts and tests/upstream_proxy_tls_test.ts with DENO_CERT naming the
+ * test CAs (tests/fixtures/tls), so that the stand-in marketplace's certificate, and the stand-in
+ * proxy's, are trusted. The
  * stand-in proxy tunnels every CONNECT to the stand-in marketplace. Prints what each of them was
  * sent: the proxy's CONNECT head, and the marketplace's request headers inside the tunnel.
  */
@@ -23,7 +25,15 @@ const marketplace = Deno.serve({
 });
 
 const connects: string[] = [];
-const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+const https = Deno.args[1] === "https";
+const listener = https
+  ? Deno.listenTls({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: Deno.readTextFileSync(new URL("proxy-127.0.0.1.pem", dir)),
+    key: Deno.readTextFileSync(new URL("proxy-127.0.0.1.key", dir)),
+  })
+  : Deno.listen({ hostname: "127.0.0.1", port: 0 });
 (async () => {
   for await (const client of listener) {
     (async () => {
@@ -52,7 +62,9 @@ const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   }
 })();
 
-const proxy = `http://op%20user:${Deno.args[0]}@127.0.0.1:${listener.addr.port}`;
+const proxy = `${https ? "https" : "http"}://op%20user:${
+  Deno.args[0]
+}@127.0.0.1:${listener.addr.port}`;
 const transport = transportFor("live", {
   get: (k) => (k === "UPSTREAM_PROXIES" ? proxy : undefined),
 }, {

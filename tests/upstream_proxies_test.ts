@@ -38,31 +38,56 @@ function proxyPair() {
   return pair;
 }
 
+/**
+ * One live-mode fetch through a stand-in proxy of `scheme` that takes credentials (a child
+ * process, tests/proxy_tunnel.ts): they go on the CONNECT, and never inside the tunnel.
+ */
+async function credentialsOnTheConnectOnly(scheme: "http" | "https"): Promise<void> {
+  // One file naming both test CAs: the stand-in marketplace's and the stand-in proxy's.
+  const certs = await Deno.makeTempFile({ suffix: ".pem" });
+  try {
+    const tls = new URL("./fixtures/tls/", import.meta.url);
+    await Deno.writeTextFile(
+      certs,
+      (await Deno.readTextFile(new URL("ca.pem", tls))) +
+        (await Deno.readTextFile(new URL("proxy-ca.pem", tls))),
+    );
+    const secret = `pw-${crypto.randomUUID()}`;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("./proxy_tunnel.ts", import.meta.url).pathname, secret, scheme],
+      env: { DENO_CERT: certs },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const { status, connects, seen } = JSON.parse(text) as {
+      status: number;
+      connects: string[];
+      seen: Record<string, string>[];
+    };
+    assert.equal(status, 200);
+    assert.equal(connects.length, 1);
+    assert.match(connects[0], /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\n/);
+    assert.ok(
+      connects[0].includes(`Proxy-Authorization: Basic ${btoa(`op user:${secret}`)}\r\n`),
+      connects[0],
+    );
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]["proxy-authorization"], undefined, "sent to the marketplace");
+    assert.ok(!JSON.stringify(seen).includes(btoa(`op user:${secret}`)));
+  } finally {
+    await Deno.remove(certs);
+  }
+}
+
 Deno.test("an http proxy's credentials go on the CONNECT only, never to the marketplace inside the tunnel", async () => {
-  const secret = `pw-${crypto.randomUUID()}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("./proxy_tunnel.ts", import.meta.url).pathname, secret],
-    env: { DENO_CERT: new URL("./fixtures/tls/ca.pem", import.meta.url).pathname },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const { status, connects, seen } = JSON.parse(text) as {
-    status: number;
-    connects: string[];
-    seen: Record<string, string>[];
-  };
-  assert.equal(status, 200);
-  assert.equal(connects.length, 1);
-  assert.match(connects[0], /^CONNECT www\.amazon\.com:443 HTTP\/1\.1\r\n/);
-  assert.ok(
-    connects[0].includes(`Proxy-Authorization: Basic ${btoa(`op user:${secret}`)}\r\n`),
-    connects[0],
-  );
-  assert.equal(seen.length, 1);
-  assert.equal(seen[0]["proxy-authorization"], undefined, "sent to the marketplace");
-  assert.ok(!JSON.stringify(seen).includes(btoa(`op user:${secret}`)));
+  await credentialsOnTheConnectOnly("http");
+});
+
+// The relay reaches an https proxy through node:tls (upstream/proxy_dial.ts).
+Deno.test("an https proxy's credentials go on a CONNECT over TLS only, and the tunnel carries the call", async () => {
+  await credentialsOnTheConnectOnly("https");
 });
 
 Deno.test("a proxy that never answers is left: the next call goes through the next proxy, and new sessions start there", async () => {

@@ -9,7 +9,7 @@
  * listens on loopback, where any local program could otherwise use the operator's proxy account
  * to reach anywhere.
  */
-import { within } from "../core/within.ts";
+import { closeQuietly, dialProxy, type ProxyConn } from "./proxy_dial.ts";
 
 /** The longest CONNECT request head taken from the runtime. */
 const MAX_HEAD = 16 * 1024;
@@ -101,7 +101,7 @@ async function relay(
   allowed: (host: string, port: number) => boolean,
   tunnels: { count: number; max: number; connectMs: number },
 ): Promise<void> {
-  let upstream: Deno.Conn | null = null;
+  let upstream: ProxyConn | null = null;
   let counted = false;
   try {
     const head = await readHead(conn);
@@ -123,30 +123,18 @@ async function relay(
     counted = true;
     // Bounded: a proxy that takes the connection and never finishes its TLS handshake held the
     // tunnel's place for good, and 256 of them refused every tunnel after (probe DR).
-    // connectTls answers once TCP connects; the handshake is waited for too.
-    let raw: Deno.Conn | null = null;
-    const connecting = (async () => {
-      if (!tls) return raw = await Deno.connect({ hostname: proxy.hostname, port: proxy.port });
-      const c = await Deno.connectTls({ hostname: proxy.hostname, port: proxy.port });
-      raw = c;
-      await c.handshake();
-      return c;
-    })();
-    try {
-      upstream = await within(
-        connecting,
-        tunnels.connectMs,
-        () => new Error("the proxy did not connect"),
-      );
-    } catch (e) {
-      if (raw) closeQuietly(raw);
-      connecting.then(closeQuietly, () => {}); // one that connects late is let go
-      throw e;
-    }
-    await upstream.write(encoder.encode(
+    upstream = await dialProxy(
+      proxy,
+      tls,
+      tunnels.connectMs,
+      () => new Error("the proxy did not connect"),
+    );
+    const writer = upstream.writable.getWriter();
+    await writer.write(encoder.encode(
       `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`,
     ));
-    if (head.rest.length) await upstream.write(head.rest);
+    if (head.rest.length) await writer.write(head.rest);
+    writer.releaseLock();
     // The proxy's answer to the CONNECT, then the tunnel, go back as they come; a tunnel that
     // carries nothing for IDLE_MS is closed.
     const up = upstream;
@@ -218,10 +206,4 @@ function decoded(s: string): string {
 
 function base64(text: string): string {
   return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-}
-
-function closeQuietly(c: Deno.Conn): void {
-  try {
-    c.close();
-  } catch { /* closed already */ }
 }
