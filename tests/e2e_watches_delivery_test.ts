@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { lookup } from "node:dns/promises";
 import { type Rig, startRig } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
-import { createdWatch, receiver, until, watchList } from "./webhook_receiver.ts";
+import { createdWatch, FAST, receiver, until, watchList } from "./webhook_receiver.ts";
 import type { WatchView } from "../schemas/watches.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { ManualClock } from "../metering/clock.ts";
@@ -25,13 +25,6 @@ import {
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
-const FAST = {
-  minSeconds: 1,
-  allowPrivate: true,
-  run: true,
-  scheduler: { pollMs: 50 },
-  webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
-};
 
 const create = (rig: Rig, webhook: string) => createdWatch(rig.server.url, rig.key, webhook);
 

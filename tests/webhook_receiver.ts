@@ -103,3 +103,12 @@ export async function watchList(url: string, key: string): Promise<WatchView[]> 
   assert.equal(r.status, 200);
   return WatchList.parse(await r.json()).watches;
 }
+
+/** Watch timing for webhook tests: refreshes and deliveries polled every 50 ms, retries at once. */
+export const FAST = {
+  minSeconds: 1,
+  allowPrivate: true,
+  run: true,
+  scheduler: { pollMs: 50 },
+  webhooks: { pollMs: 50, retryMs: 50, maxDelayMs: 100 },
+};
