@@ -87,7 +87,7 @@ export function credentialRelay(
   return {
     url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
     close() {
-      listener.close();
+      closeQuietly(listener); // a second close is no error
       for (const c of open) closeQuietly(c);
     },
   };
