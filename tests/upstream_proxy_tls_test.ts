@@ -56,3 +56,40 @@ Deno.test("a tunnel refused because its https proxy never speaks TLS leaves no s
     }
   }
 });
+
+Deno.test("an https proxy whose certificate is not trusted is sent nothing: no CONNECT, no credentials", async () => {
+  // Signed by the test proxy CA, which this process does not trust (no DENO_CERT here).
+  const tls = new URL("./fixtures/tls/", import.meta.url);
+  const proxy = Deno.listenTls({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: await Deno.readTextFile(new URL("proxy-127.0.0.1.pem", tls)),
+    key: await Deno.readTextFile(new URL("proxy-127.0.0.1.key", tls)),
+  });
+  const heard: string[] = [];
+  const served = (async () => {
+    for await (const c of proxy) {
+      const buf = new Uint8Array(4096);
+      const n = await c.read(buf).catch(() => null);
+      if (n) heard.push(new TextDecoder().decode(buf.subarray(0, n)));
+      c.close();
+    }
+  })().catch(() => {});
+  const relay = credentialRelay(
+    `https://user:secret@127.0.0.1:${proxy.addr.port}`,
+    () => true,
+    { connectMs: 5_000 },
+  )!;
+  try {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(relay.url).port) });
+    await c.write(new TextEncoder().encode("CONNECT www.amazon.com:443 HTTP/1.1\r\n\r\n"));
+    const n = await c.read(new Uint8Array(256)).catch(() => null);
+    c.close();
+    assert.equal(n, null, "the tunnel was refused by closing");
+    assert.deepEqual(heard, [], "the proxy read a request");
+  } finally {
+    relay.close();
+    proxy.close();
+    await served;
+  }
+});
