@@ -11,7 +11,7 @@
  * shorten the relay's long timers by wrapping globalThis.setTimeout for their duration.
  */
 import assert from "node:assert/strict";
-import { credentialRelay } from "../upstream/proxy_relay.ts";
+import { credentialRelay, type ProxyRelay } from "../upstream/proxy_relay.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -118,6 +118,21 @@ function holdingProxy() {
 }
 
 /** A client of the relay that has sent `raw`, and the status line it was answered (or ""). */
+/** A relay with credentials in front of a holding proxy, for `use`; both closed after it. */
+async function withRelay(
+  limits: { tunnels?: number },
+  use: (relay: ProxyRelay, proxy: ReturnType<typeof holdingProxy>) => Promise<void>,
+): Promise<void> {
+  const proxy = holdingProxy();
+  const relay = credentialRelay(`http://u:p@127.0.0.1:${proxy.port}`, () => true, limits)!;
+  try {
+    await use(relay, proxy);
+  } finally {
+    relay.close();
+    await proxy.close();
+  }
+}
+
 async function ask(relayUrl: string, raw: string) {
   const c = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(relayUrl).port) });
   await c.write(enc.encode(raw));
@@ -177,9 +192,7 @@ Deno.test("credentials outside ASCII go on the CONNECT as Basic over their UTF-8
 });
 
 Deno.test("only a CONNECT request line naming a plain host:port opens a tunnel; anything else is 403 and reaches no proxy", async () => {
-  const proxy = holdingProxy();
-  const relay = credentialRelay(`http://u:p@127.0.0.1:${proxy.port}`, () => true)!;
-  try {
+  await withRelay({}, async (relay, proxy) => {
     for (
       const raw of [
         // A CONNECT line anywhere but first is a header of some other request.
@@ -194,33 +207,21 @@ Deno.test("only a CONNECT request line naming a plain host:port opens a tunnel; 
       assert.equal(t.line, "HTTP/1.1 403 Forbidden", raw);
     }
     assert.equal(proxy.sides.length, 0, "nothing reached the proxy");
-  } finally {
-    relay.close();
-    await proxy.close();
-  }
+  });
 });
 
 Deno.test("bytes sent in the same write as the CONNECT head reach the proxy after the CONNECT", async () => {
-  const proxy = holdingProxy();
-  const relay = credentialRelay(`http://u:p@127.0.0.1:${proxy.port}`, () => true)!;
-  try {
+  await withRelay({}, async (relay, proxy) => {
     const t = await ask(relay.url, `${CONNECT}HELLO`);
     assert.equal(t.line, OPENED);
     await until(() => proxy.sides[0]?.after === "HELLO");
     assert.equal(proxy.sides[0].after, "HELLO");
     t.c.close();
-  } finally {
-    relay.close();
-    await proxy.close();
-  }
+  });
 });
 
 Deno.test("with one tunnel allowed, a second asked while the first is open is refused 503", async () => {
-  const proxy = holdingProxy();
-  const relay = credentialRelay(`http://u:p@127.0.0.1:${proxy.port}`, () => true, {
-    tunnels: 1,
-  })!;
-  try {
+  await withRelay({ tunnels: 1 }, async (relay, proxy) => {
     const first = await ask(relay.url, CONNECT);
     assert.equal(first.line, OPENED);
     const second = await ask(relay.url, CONNECT);
@@ -228,18 +229,11 @@ Deno.test("with one tunnel allowed, a second asked while the first is open is re
     assert.equal(second.line, "HTTP/1.1 503 Service Unavailable");
     assert.equal(proxy.sides.length, 1, "the second reached the proxy");
     first.c.close();
-  } finally {
-    relay.close();
-    await proxy.close();
-  }
+  });
 });
 
 Deno.test("a client that closes its end of a tunnel closes the proxy's end too, and its place is free again", async () => {
-  const proxy = holdingProxy();
-  const relay = credentialRelay(`http://u:p@127.0.0.1:${proxy.port}`, () => true, {
-    tunnels: 1,
-  })!;
-  try {
+  await withRelay({ tunnels: 1 }, async (relay, proxy) => {
     const first = await ask(relay.url, CONNECT);
     assert.equal(first.line, OPENED);
     first.c.close();
@@ -247,10 +241,7 @@ Deno.test("a client that closes its end of a tunnel closes the proxy's end too, 
     const next = await ask(relay.url, CONNECT);
     next.c.close();
     assert.equal(next.line, OPENED, "the closed tunnel still holds the only place");
-  } finally {
-    relay.close();
-    await proxy.close();
-  }
+  });
 });
 
 Deno.test("closing the relay ends the tunnels it has open, on both sides", async () => {
