@@ -73,11 +73,16 @@ Deno.test("single flight: a caller without a signal keeps the fetch going; an ab
 });
 
 Deno.test("over HTTP: a call joined to another's fetch is not ended by the other's deadline (probes ED, EF)", async () => {
-  await using rig = await startRig({ times: { deadlineMs: 1_000, morePagesMs: 60_000 } });
+  await using rig = await startRig({
+    times: { deadlineMs: 2_000, morePagesMs: 60_000 },
+    browser: { timeoutMs: 5_000 }, // the marketplace's slowness is the deadline's to meet
+  });
   rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
-  rig.fake.delayMs = 1_300; // past the first call's deadline, within the second's
+  // Past the first call's deadline, and 1.1 s within the second's: with 0.2 s, a loaded CI
+  // machine once read the page too late for the second call as well.
+  rig.fake.delayMs = 2_400;
   const first = rig.call("/v1/products/details?asin=B07H57DNVV");
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 1_500));
   const second = rig.call("/v1/products/details?asin=B07H57DNVV");
   const [a, b] = await Promise.all([first, second]);
   assert.equal(a.status, 504, JSON.stringify(a.body).slice(0, 200));
