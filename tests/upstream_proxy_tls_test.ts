@@ -1,59 +1,51 @@
 /**
  * The credential relay's connection to an https proxy (upstream/proxy_dial.ts): a proxy that takes
- * the connection and never speaks TLS keeps no socket of ours open once the tunnel is refused
- * (probe HT: Deno's own TLS connection, closed before its handshake, kept its socket until the
- * proxy closed it, one descriptor per tunnel asked). The tunnel over TLS that works is in
+ * the connection and never speaks TLS gives the tunnel's place back (probe DR) and keeps no socket
+ * of ours open once the tunnel is refused (probe HT: Deno's own TLS connection, closed before its
+ * handshake, kept its socket until the proxy closed it, one descriptor per tunnel asked); one whose
+ * certificate is not trusted is sent nothing. The tunnel over TLS that works is in
  * tests/upstream_proxies_test.ts.
  */
 import assert from "node:assert/strict";
 import { credentialRelay } from "../upstream/proxy_relay.ts";
+import { askTunnel, muteProxy } from "./mute_proxy.ts";
+
+Deno.test("a tunnel whose https proxy never finishes connecting gives its place back", async () => {
+  await using mute = muteProxy();
+  const relay = credentialRelay(
+    `https://user:pw@127.0.0.1:${mute.port}`,
+    () => true,
+    { tunnels: 1, connectMs: 300 },
+  )!;
+  try {
+    assert.equal(await askTunnel(relay.url), "", "closed once the proxy did not connect in time");
+    // Its place was given back (probe DR: 256 such connects refused every tunnel after, with 503).
+    assert.equal(await askTunnel(relay.url), "");
+  } finally {
+    relay.close();
+  }
+});
 
 Deno.test("a tunnel refused because its https proxy never speaks TLS leaves no socket open to the proxy", async () => {
-  // Takes the TCP connection and never answers; tells when our side closes it.
-  const mute = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const closedByUs: Promise<void>[] = [];
-  const held: Deno.Conn[] = [];
-  (async () => {
-    for await (const c of mute) {
-      held.push(c);
-      closedByUs.push((async () => {
-        const buf = new Uint8Array(4096);
-        while ((await c.read(buf).catch(() => null)) !== null) { /* the ClientHello */ }
-      })());
-    }
-  })().catch(() => {});
+  await using mute = muteProxy();
   const relay = credentialRelay(
-    `https://user:pw@127.0.0.1:${mute.addr.port}`,
+    `https://user:pw@127.0.0.1:${mute.port}`,
     () => true,
     { connectMs: 200 },
   )!;
-  const port = Number(new URL(relay.url).port);
-  const ask = async () => {
-    const c = await Deno.connect({ hostname: "127.0.0.1", port });
-    await c.write(new TextEncoder().encode("CONNECT www.amazon.com:443 HTTP/1.1\r\n\r\n"));
-    const n = await c.read(new Uint8Array(256)).catch(() => null);
-    c.close();
-    return n;
-  };
   try {
-    for (let i = 0; i < 3; i++) assert.equal(await ask(), null, "refused by closing");
-    assert.equal(closedByUs.length, 3);
+    for (let i = 0; i < 3; i++) assert.equal(await askTunnel(relay.url), "", "refused by closing");
+    assert.equal(mute.closedByUs.length, 3);
     // Our side's close reaches the proxy at once; with the socket kept, it never would.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
-      Promise.all(closedByUs).then(() => "closed"),
+      Promise.all(mute.closedByUs).then(() => "closed"),
       new Promise((r) => timer = setTimeout(() => r("still open after 5 s"), 5_000)),
     ]);
     clearTimeout(timer);
     assert.equal(outcome, "closed");
   } finally {
     relay.close();
-    mute.close();
-    for (const c of held) {
-      try {
-        c.close();
-      } catch { /* closed */ }
-    }
   }
 });
 

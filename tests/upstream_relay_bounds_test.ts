@@ -12,6 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { credentialRelay, type ProxyRelay } from "../upstream/proxy_relay.ts";
+import { muteProxy } from "./mute_proxy.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -282,13 +283,8 @@ Deno.test("a connection that sends only part of a CONNECT head is closed when th
 });
 
 Deno.test("the connect bound given to the relay is the one it keeps to: a proxy that never finishes connecting is given up on then", async () => {
-  // Takes the TCP connection and never speaks TLS.
-  const mute = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const c of mute) held.push(c);
-  })().catch(() => {});
-  const relay = credentialRelay(`https://u:p@127.0.0.1:${mute.addr.port}`, () => true, {
+  await using mute = muteProxy();
+  const relay = credentialRelay(`https://u:p@127.0.0.1:${mute.port}`, () => true, {
     connectMs: 200,
   })!;
   try {
@@ -303,9 +299,6 @@ Deno.test("the connect bound given to the relay is the one it keeps to: a proxy 
     }
   } finally {
     relay.close();
-    mute.close();
-    await accepting;
-    for (const c of held) closeQuietly(c);
   }
 });
 
