@@ -209,7 +209,11 @@ export class UpstreamSource implements DataSource {
             "The marketplace's page marks no result as Prime, so prime_only cannot be applied.",
           );
         }
-        if (!shown) assertListing(kind, read);
+        // Every page, not only the first: a further page that pages through another kind of
+        // listing (a storefront's, which names no search words) was merged into the answer and
+        // charged (probe HW). Thrown here, it is given back and ends the answer, as another
+        // search's page does.
+        assertListing(kind, read);
         shown ??= read;
         if (read.has_next_page) this.#ahead.sawFullPage(owner, listing, read.results.length);
         return read;
