@@ -5,6 +5,7 @@
  * what revoked them. A real server on loopback with a manual clock.
  */
 import assert from "node:assert/strict";
+import { adminApi } from "./admin_calls.ts";
 import { ManualClock, startServer } from "./test_server.ts";
 import { KEPT_REVOKED_KEYS } from "../metering/accounts.ts";
 import { PERIOD_MS } from "../metering/account_state.ts";
@@ -12,14 +13,7 @@ import { PERIOD_MS } from "../metering/account_state.ts";
 const TOKEN = "accounts-rules-test-token-0123456789";
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 
-async function admin(s: { url: string }, method: string, path: string, body?: unknown) {
-  const r = await fetch(s.url + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: r.status, body: await r.json() };
-}
+const admin = adminApi(TOKEN);
 
 /** A plain address of `length` characters: a local part of 64, and labels of at most 63. */
 function addressOf(length: number): string {

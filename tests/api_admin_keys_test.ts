@@ -5,20 +5,14 @@
  * stored and shown prefix is exactly `shelf_live_`/`shelf_test_` plus four characters.
  */
 import assert from "node:assert/strict";
+import { adminApi } from "./admin_calls.ts";
 import { startServer } from "./test_server.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { KEPT_REVOKED_KEYS } from "../metering/accounts.ts";
 
 const TOKEN = "admin-keys-test-token-0123456789";
 
-async function admin(s: { url: string }, method: string, path: string, body?: unknown) {
-  const r = await fetch(s.url + path, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: r.status, body: await r.json() };
-}
+const admin = adminApi(TOKEN);
 
 async function recordBytes(kv: Deno.Kv, id: string): Promise<number> {
   const v = (await kv.get(KV.account(id))).value;

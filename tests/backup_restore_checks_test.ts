@@ -6,6 +6,7 @@
  * changes while its check pass reads it. Real KV files; the functions and the admin CLI.
  */
 import assert from "node:assert/strict";
+import { ADMIN, ROOT } from "./admin_calls.ts";
 import { backup, restore } from "../cli/backup.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
@@ -219,17 +220,6 @@ Deno.test("of lines one commit holds, the first that cannot be written is the on
       assert.doesNotMatch(got.error!, /not JSON/, "the earlier line is named, not the later");
     }
   }));
-
-const ROOT = new URL("..", import.meta.url).pathname;
-/** The admin task's own command line (deno.json), run directly so a signal reaches it. */
-const ADMIN = [
-  "run",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "cli/admin.ts",
-];
 
 /** Where process `pid` is reading `file` (the offset of its descriptor), or null if it is not. */
 function offsetIn(pid: number, file: string): number | null {

@@ -6,6 +6,7 @@
  * admin command will use. The real CLI and server on a real KV file.
  */
 import assert from "node:assert/strict";
+import { ADMIN, ROOT } from "./admin_calls.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { runToEnd } from "./proof/shelf_process.ts";
 import { KV } from "../metering/kv_layout.ts";
@@ -16,16 +17,6 @@ import { systemClock } from "../metering/clock.ts";
 import { unfinishedRestore } from "../metering/unfinished_restore.ts";
 
 const ENTRIES = 60_000;
-const ROOT = new URL("..", import.meta.url).pathname;
-/** The admin task's own command line (deno.json), run directly so a signal reaches it. */
-const ADMIN = [
-  "run",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-net",
-  "cli/admin.ts",
-];
 
 function admin(kvPath: string, ...args: string[]) {
   return new Deno.Command(Deno.execPath(), {
