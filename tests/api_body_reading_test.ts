@@ -6,10 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { statusWithin, type Unfinished, unfinished } from "./unfinished_body.ts";
+import { FORM, heldForms, statusWithin, type Unfinished, unfinished } from "./unfinished_body.ts";
 
 const TOKEN = "body-reading-test-admin-token-0123456789";
-const FORM = "Content-Type: application/x-www-form-urlencoded";
 
 Deno.test("a body no route reads is not read: an unfinished POST is answered at once, a wrong token refused", async () => {
   const lines: Record<string, unknown>[] = [];
@@ -93,16 +92,8 @@ Deno.test("past half the reading slots, a client's share is exactly perClient: i
     trustProxy: 1,
     bodyReading: { seconds: 30, max: 8, perClient: 2 },
   });
-  const held: Unfinished[] = [];
-  // A body being read gets no answer while it is held open (30 s here); a refused one is answered
-  // at once, waited for here as long as a slow machine may need.
-  const send = async (ip: string, expectRefusal: boolean) => {
-    const u = await unfinished(s.url, "/dashboard/signin", [FORM, `X-Forwarded-For: ${ip}`]);
-    const status = await statusWithin(u, expectRefusal ? 5_000 : 400);
-    if (status === null) held.push(u);
-    else u.close();
-    return status;
-  };
+  // Bodies are held open for 30 s here.
+  const { held, send } = heldForms(s.url, 400);
   try {
     // Below half (4): A and B take two each, A's share exactly.
     for (const ip of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"]) {

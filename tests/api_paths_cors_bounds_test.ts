@@ -6,10 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
-import { statusWithin, type Unfinished, unfinished } from "./unfinished_body.ts";
+import { FORM, heldForms } from "./unfinished_body.ts";
 
 const APP = "https://app.example";
-const FORM = "Content-Type: application/x-www-form-urlencoded";
 
 Deno.test("a path one level below a watch is a 404, not a 405 offering DELETE", async () => {
   await using s = await startServer();
@@ -100,16 +99,8 @@ Deno.test("when one of a client's bodies ends, the rest still count toward its s
     bodyReading: { seconds: 30, max: 8, perClient: 2 },
     accessLog: (l) => lines.push(l),
   });
-  const held: Unfinished[] = [];
-  // A body being read gets no answer while it is held open (30 s here); a refused one is answered
-  // at once, waited for here as long as a slow machine may need.
-  const send = async (ip: string, expectRefusal: boolean) => {
-    const u = await unfinished(s.url, "/dashboard/signin", [FORM, `X-Forwarded-For: ${ip}`]);
-    const status = await statusWithin(u, expectRefusal ? 5_000 : 1_000);
-    if (status === null) held.push(u);
-    else u.close();
-    return status;
-  };
+  // Bodies are held open for 30 s here.
+  const { held, send } = heldForms(s.url, 1_000);
   try {
     for (const ip of ["10.0.0.1", "10.0.0.1", "10.0.0.2", "10.0.0.2"]) {
       assert.equal(await send(ip, false), null, ip);

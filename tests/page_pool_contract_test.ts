@@ -169,18 +169,16 @@ Deno.test("PARSE_WORKERS=0 reads inline: no pool and no worker thread", async ()
 
 Deno.test("a shutdown answers a page at a worker with 503 unavailable, so its caller is not left waiting", async () => {
   const pool = new PagePool({ size: 1, workerUrl: FAULTY });
-  let closed = false;
   try {
     await pool.read(job(PLAIN), body());
     const read = pool.read(job("https://www.amazon.com/dp/PAUSE00001"), body());
     assert.ok(await until(() => pool.queued === 0), "the job reached the worker");
     pool.close();
-    closed = true;
     const e = apiError(await settledWithin(read, 2_000));
     assert.equal(e.status, 503);
     assert.equal(e.code, "unavailable");
   } finally {
-    if (!closed) pool.close();
+    pool.close(); // a second close does nothing
   }
 });
 
@@ -188,7 +186,6 @@ Deno.test("a shutdown answers a page waiting for a draining worker with 503 unav
   // The timed-out SLOW parse keeps its thread busy for 3 s: the slot drains, and the next page
   // waits in the pool's own queue for it (timeoutMs 1 s, as page_workers_test.ts gives reasons).
   const pool = new PagePool({ size: 1, workerUrl: FAULTY, timeoutMs: 1_000, drainMs: 10_000 });
-  let closed = false;
   try {
     await pool.read(job(PLAIN), body());
     await assert.rejects(
@@ -200,12 +197,11 @@ Deno.test("a shutdown answers a page waiting for a draining worker with 503 unav
     await wait(50);
     assert.equal(pool.queued, 1);
     pool.close();
-    closed = true;
     const e = apiError(await settledWithin(read, 2_000));
     assert.equal(e.status, 503);
     assert.equal(e.code, "unavailable");
   } finally {
-    if (!closed) pool.close();
+    pool.close(); // a second close does nothing
   }
 });
 
@@ -213,7 +209,6 @@ Deno.test("a body already handed to a worker is refused at once with a 502, not 
   // The second read of `page` is decided before the shutdown that follows it at once: waiting
   // for its turn behind the job that holds the buffer, it would meet the shutdown (503) instead.
   const pool = new PagePool({ size: 1, workerUrl: FAULTY });
-  let closed = false;
   try {
     await pool.read(job(PLAIN), body());
     const page = body();
@@ -223,12 +218,11 @@ Deno.test("a body already handed to a worker is refused at once with a 502, not 
     const second = pool.read(job(PLAIN), page);
     second.catch(() => {});
     pool.close();
-    closed = true;
     const e = apiError(await settledWithin(second, 2_000));
     assert.equal(e.status, 502);
     assert.equal(e.code, "upstream_error");
   } finally {
-    if (!closed) pool.close();
+    pool.close(); // a second close does nothing
   }
 });
 

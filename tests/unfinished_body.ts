@@ -44,3 +44,24 @@ export async function statusWithin(u: Unfinished, ms: number): Promise<number | 
   clearTimeout(timer);
   return got;
 }
+
+/** The dashboard's sign-in form's content type, whose bodies the server reads under its bounds. */
+export const FORM = "Content-Type: application/x-www-form-urlencoded";
+
+/**
+ * Sign-in forms whose bodies never end, each from client address `ip` (behind one trusted proxy).
+ * A body being read gets no answer while it is held open: after `heldMs` without one it is taken
+ * as read and kept in `held`. A refused one is answered at once, and is waited for as long as a
+ * slow machine may need. `send` gives the status, or null for a body held.
+ */
+export function heldForms(url: string, heldMs: number) {
+  const held: Unfinished[] = [];
+  const send = async (ip: string, expectRefusal: boolean) => {
+    const u = await unfinished(url, "/dashboard/signin", [FORM, `X-Forwarded-For: ${ip}`]);
+    const status = await statusWithin(u, expectRefusal ? 5_000 : heldMs);
+    if (status === null) held.push(u);
+    else u.close();
+    return status;
+  };
+  return { held, send };
+}
