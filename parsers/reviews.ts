@@ -206,10 +206,17 @@ function pageAsin(parts: ReviewsParts): string {
   return asinFromUrl(attr(top, "href"));
 }
 
+/**
+ * A product page answered for its reviews holds no review pagination, but may hold a carousel's
+ * hidden one, whose "next" is a script link (`javascript:void(0)`, class
+ * carousel-prevnext-disabled): read as a next page of reviews, it sent clients paging on.
+ */
 function hasNextPage(pagination: Element | null): boolean {
   if (!pagination) return false;
   const last = one(pagination, "li.a-last");
-  return !!last && !/\ba-disabled\b/.test(attr(last, "class")) && !!one(last, "a[href]");
+  const link = last && one(last, "a[href]");
+  return !!link && !/\ba-disabled\b|\bcarousel-prevnext-disabled\b/.test(attr(last, "class")) &&
+    !/^\s*javascript:/i.test(attr(link, "href"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -279,7 +286,11 @@ function rowPercent(row: Element): number | null {
 export function readReview(el: Element, host: string): Review | null {
   const id = reviewId(el);
   if (!id) return null;
-  const profile = one(el, "a.a-profile, [data-hook=genome-widget] a[href*=profile]");
+  // Older pages (2012–2019) name the author in a "By <a data-hook=review-author>" byline.
+  const profile = one(
+    el,
+    "a.a-profile, [data-hook=genome-widget] a[href*=profile], a[data-hook=review-author]",
+  );
   const { country, date } = splitDateLine(visibleText(one(el, "[data-hook=review-date]")));
   return {
     id,
@@ -287,11 +298,11 @@ export function readReview(el: Element, host: string): Review | null {
     body: reviewBody(el),
     date,
     title: reviewTitle(el),
-    author: visibleText(one(el, ".a-profile-name")) || null,
+    author: visibleText(one(el, ".a-profile-name, a[data-hook=review-author]")) || null,
     images: reviewImages(el),
     rating: reviewRating(el),
     country,
-    variant: formatStrip(one(el, "[data-hook=format-strip]")),
+    variant: formatStrip(one(el, "[data-hook=format-strip], [data-hook=format-strip-linkless]")),
     author_id: profileId(attr(profile, "href")),
     helpful_votes: helpfulVotes(visibleText(one(el, "[data-hook=helpful-vote-statement]"))),
     verified_purchase: one(el, "[data-hook=avp-badge], [data-hook=avp-badge-linkless]") !== null,
@@ -337,7 +348,9 @@ function reviewBody(el: Element): string {
 function reviewImages(el: Element): string[] {
   const urls: string[] = [];
   for (const img of all(el, "img[data-hook=review-image-tile], img.review-image-tile")) {
-    const src = imageUrl(attr(img, "src"));
+    // Product pages load the tiles lazily: `src` is a grey pixel, the image is in `data-src`
+    // (16 reviews on 8 corpus pages answered the pixel, their images folded into one).
+    const src = imageUrl(attr(img, "data-src")) || imageUrl(attr(img, "src"));
     if (src && !urls.includes(src)) urls.push(src);
   }
   return urls;
@@ -403,6 +416,6 @@ export function splitDateLine(line: string): { country: string; date: string } {
     const m = re.exec(line);
     if (m) return { country: m[c].trim(), date: m[d].trim() };
   }
-  // Older pages print only the date ("14 novembre 2018").
-  return { country: "", date: line };
+  // Older pages print only the date ("14 novembre 2018"), in English after the byline's "on".
+  return { country: "", date: line.replace(/^on\s+(?=\S)/i, "") };
 }
