@@ -90,3 +90,19 @@ Deno.test("the reviews endpoint answers a product page's review images and its e
     "https://images-na.ssl-images-amazon.com/images/I/71mIQ0bBUsL._SY88.jpg",
   ]);
 });
+
+Deno.test("a review showing no author answers null, and one image shown twice is answered once", () => {
+  // The 2012 byline's author is now read besides .a-profile-name; neither present is no author.
+  const tile = '<img data-hook="review-image-tile" src="https://images-na.ssl-images-amazon.com' +
+    '/images/G/01/x-locale/common/grey-pixel.gif" data-src="https://images-na.ssl-images-amazon' +
+    '.com/images/I/71FjPm7y6+L._SY88.jpg">';
+  const html = '<html><body><div id="cm_cr-review_list"><div id="R1ABCDEFGHIJK" ' +
+    'data-hook="review"><span data-hook="review-body">Fine.</span>' + tile + tile +
+    "</div></div></body></html>";
+  const [r] = parseReviews(html, { marketplace: "US" }).reviews;
+  assert.equal(r.author, null);
+  assert.equal(r.author_id, null);
+  assert.deepEqual(r.images, [
+    "https://images-na.ssl-images-amazon.com/images/I/71FjPm7y6+L._SY88.jpg",
+  ]);
+});
