@@ -1,0 +1,87 @@
+/**
+ * detectPage() on corpus pages that lack the detail it usually names them by (their page-type
+ * token, a form's name): the name decides which parser reads the page and what it is charged as,
+ * or whether it is a block that pauses the marketplace.
+ */
+import assert from "node:assert/strict";
+import { detectPage } from "../parsers/detect.ts";
+import { fixture } from "./fixture.ts";
+
+const STOREFRONT = "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html";
+const PRODUCT = "product/amazon.de__epic-B0BG6843GX.html";
+const SIGNIN_WALL = "blocked/amazon.de__epic-reviews-signin-wall.html";
+const HOME = "categories/amazon.ca__amzorders-homepage-searchdropdown.html";
+
+/** `page` with its page-type tokens renamed, as in a fragment that carries none. */
+function withoutToken(page: string): string {
+  return page.replace(/\bue_pty\b/g, "ue_ptx").replace(/\bpageType\b/g, "pageKind");
+}
+
+/** `page` with `text` inserted just before `</head>`. */
+function inHead(page: string, text: string): string {
+  const at = page.indexOf("</head>");
+  assert.ok(at > 0);
+  return page.slice(0, at) + text + page.slice(at);
+}
+
+Deno.test("detectPage() names a storefront without its page-type token seller_products, not search", async () => {
+  // Named search, a storefront would be parsed and charged as a search.
+  const page = await fixture(STOREFRONT);
+  const bare = withoutToken(page);
+  assert.ok(!/\bue_pty\b|\bpageType\b/.test(bare));
+  assert.ok(bare.includes('<input type="hidden" name="me" value="A2DP2EEPU3VU45"/>'));
+  assert.deepEqual(detectPage(bare), { kind: "page", type: "seller_products" });
+  // Its result cards alone name a search: the merchant's `me` input and the location modal's
+  // storeContext=merchant-items are what make it a store.
+  const noMerchant = bare.replace('name="me" value="A2DP2EEPU3VU45"', 'name="k" value=""')
+    .replaceAll("storeContext&#x3D;merchant-items", "storeContext&#x3D;");
+  assert.deepEqual(detectPage(noMerchant), { kind: "page", type: "search" });
+});
+
+Deno.test("detectPage() names a sign-in wall by its form's /ap/signin action when the form has no name", async () => {
+  // The corpus's walls all name their form signIn (or id ap_login_form); the action posting to
+  // /ap/signin is the third sign, read in the form tag only.
+  const page = await fixture(SIGNIN_WALL);
+  const form =
+    '<form name="signIn" method="post" novalidate action="https://www.amazon.de/ap/signin"';
+  assert.ok(page.includes(form));
+  const unnamed = page.replace('<form name="signIn" method="post"', '<form method="post"');
+  // The page's script still says form[name="signIn"]: only the form's own tag counts.
+  assert.ok(unnamed.includes('form[name="signIn"]'));
+  assert.deepEqual(detectPage(unnamed), { kind: "blocked", reason: "signin_wall" });
+  const elsewhere = unnamed.replace(
+    'action="https://www.amazon.de/ap/signin"',
+    'action="/ax/claim"',
+  );
+  assert.deepEqual(detectPage(elsewhere), { kind: "unknown" });
+});
+
+Deno.test("detectPage() reads a promotion's canonical link whatever the case of its rel", async () => {
+  // rel values are case-insensitive in HTML: rel="Canonical" is the same link.
+  const page = await fixture(HOME);
+  assert.deepEqual(detectPage(page), { kind: "unknown" });
+  for (const rel of ["canonical", "Canonical", "CANONICAL"]) {
+    const promotion = inHead(
+      page,
+      `<link rel="${rel}" href="https://www.amazon.ca/promotion/psp/A2U0CQXJULUZFI">`,
+    );
+    assert.deepEqual(detectPage(promotion), { kind: "page", type: "promotion" }, rel);
+  }
+});
+
+Deno.test("detectPage() reads the location modal's pageType&#61;Detail, the decimal spelling of &#x3D;", async () => {
+  // A product page whose only token is the one in its location modal's data-a-modal link, which
+  // the corpus spells `&#x3D;` and PAGE_TOKEN also reads as `&#61;`.
+  const page = await fixture(PRODUCT);
+  const modalOnly = page.replace(/\bue_pty\b/g, "ue_ptx").replace(
+    /\bpageType(?=\s*:|=)/g,
+    "pageKind",
+  );
+  assert.ok(modalOnly.includes("pageType&#x3D;Detail"));
+  assert.deepEqual(detectPage(modalOnly), { kind: "page", type: "product" });
+  const decimal = modalOnly.replaceAll("pageType&#x3D;", "pageType&#61;");
+  assert.notEqual(decimal, modalOnly);
+  assert.deepEqual(detectPage(decimal), { kind: "page", type: "product" });
+  // The token is what names it: the page's markup alone does not say product.
+  assert.notDeepEqual(detectPage(withoutToken(decimal)), { kind: "page", type: "product" });
+});
