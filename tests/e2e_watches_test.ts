@@ -365,6 +365,9 @@ Deno.test("watches: a refresh cut by a stop is refunded and due again at once, n
   const stop = new AbortController();
   const source = new HangingSource();
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  // Declared before the servers, so removed after both have closed it (it was left in the
+  // temporary folder by every run).
+  await using _files = { [Symbol.asyncDispose]: () => removeKvFiles(kvPath) };
   await using s = await startServer({
     kvPath,
     source,
