@@ -88,8 +88,12 @@ function hasPromotionCanonical(html: string): boolean {
 }
 
 // Pages and fragments without a page-type token, in an order where no earlier marker can occur
-// on a later type's page (seller, promotion and deal pages embed product links and cards).
+// on a later type's page (seller, promotion and deal pages embed product links and cards). The
+// product page comes first: it embeds the offers popover's container and its top reviews, and
+// no other page carries its title's id (stripped of its token, nearly every corpus product page
+// was named offers or reviews; probe IB).
 const MARKUP: [RegExp | ((html: string) => boolean), PageType][] = [
+  [/id=["']productTitle["']|id=["']dp-container["']/, "product"],
   [
     /id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/,
     "offers",
@@ -108,7 +112,6 @@ const MARKUP: [RegExp | ((html: string) => boolean), PageType][] = [
     "deals",
   ],
   [/id=["']cm_cr-review_list["']|data-hook=["']review["']/, "reviews"],
-  [/id=["']productTitle["']|id=["']dp-container["']/, "product"],
   [/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/, "search"],
   [/id=["']zg_banner_text["']|id=["']gridItemRoot["']/, "bestsellers"],
 ];

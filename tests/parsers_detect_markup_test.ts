@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { detectPage } from "../parsers/detect.ts";
-import { fixture } from "./fixture.ts";
+import { fixture, fixtureNames } from "./fixture.ts";
 
 const STOREFRONT = "seller_products/amazon.com__app-storefront-A2DP2EEPU3VU45.html";
 const PRODUCT = "product/amazon.de__epic-B0BG6843GX.html";
@@ -71,8 +71,12 @@ Deno.test("detectPage() reads a promotion's canonical link whatever the case of 
 
 Deno.test("detectPage() reads the location modal's pageType&#61;Detail, the decimal spelling of &#x3D;", async () => {
   // A product page whose only token is the one in its location modal's data-a-modal link, which
-  // the corpus spells `&#x3D;` and PAGE_TOKEN also reads as `&#61;`.
-  const page = await fixture(PRODUCT);
+  // the corpus spells `&#x3D;` and PAGE_TOKEN also reads as `&#61;`. Its title's ids are renamed
+  // too, so that the markup rules (which name a product page by them) cannot stand in for it.
+  const page = (await fixture(PRODUCT)).replace(
+    /id=(["'])(productTitle|dp-container)\1/g,
+    "id=$1x-$2$1",
+  );
   const modalOnly = page.replace(/\bue_pty\b/g, "ue_ptx").replace(
     /\bpageType(?=\s*:|=)/g,
     "pageKind",
@@ -84,4 +88,18 @@ Deno.test("detectPage() reads the location modal's pageType&#61;Detail, the deci
   assert.deepEqual(detectPage(decimal), { kind: "page", type: "product" });
   // The token is what names it: the page's markup alone does not say product.
   assert.notDeepEqual(detectPage(withoutToken(decimal)), { kind: "page", type: "product" });
+});
+
+Deno.test("detectPage() names a product page without its page-type token a product, not the offers or reviews it embeds", async () => {
+  // Product pages carry the offers popover's container and their top reviews; only they carry the
+  // title's id. Before the product rule led the markup rules, 31 of 35 were named offers or reviews.
+  let pages = 0;
+  for (const name of await fixtureNames("product")) {
+    const page = await fixture(name);
+    if (!/id=["'](?:productTitle|dp-container)["']/.test(page)) continue;
+    pages++;
+    assert.deepEqual(detectPage(page), { kind: "page", type: "product" }, name);
+    assert.deepEqual(detectPage(withoutToken(page)), { kind: "page", type: "product" }, name);
+  }
+  assert.equal(pages, 35);
 });
