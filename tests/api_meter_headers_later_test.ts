@@ -6,7 +6,7 @@
  * Real server on loopback, with the tests' clock and data source.
  */
 import assert from "node:assert/strict";
-import { ManualClock, startServer } from "./test_server.ts";
+import { ManualClock, meterHeadersOf, startServer } from "./test_server.ts";
 import { parsePlans } from "../metering/plans.ts";
 import { PERIOD_MS } from "../metering/account_state.ts";
 import { ApiError } from "../core/api_error.ts";
@@ -16,26 +16,14 @@ const plans = parsePlans(JSON.stringify({
 }));
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 
-async function headersOf(r: Promise<Response>) {
-  const res = await r;
-  await res.body?.cancel();
-  return {
-    status: res.status,
-    cost: res.headers.get("x-credits-cost"),
-    remaining: res.headers.get("x-credits-remaining"),
-    reset: res.headers.get("x-credits-reset"),
-    rate: res.headers.get("ratelimit"),
-  };
-}
-
 Deno.test("a search with further pages tells the key's window its call took, and the next call follows on", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12, 0, 0, 0)); // a whole second
   await using s = await startServer({ clock, plans });
   const { key } = await s.account("three");
   s.source.searchPages = 3;
-  const search = await headersOf(s.get("/v1/products/search?query=usb&limit=60", key));
+  const search = await meterHeadersOf(s.get("/v1/products/search?query=usb&limit=60", key));
   assert.deepEqual([search.status, search.cost, search.rate], [200, "3", '"per-key";r=2;t=1']);
-  const next = await headersOf(s.get(OFFERS, key));
+  const next = await meterHeadersOf(s.get(OFFERS, key));
   assert.deepEqual([next.status, next.rate], [200, '"per-key";r=1;t=1']);
 });
 
@@ -46,13 +34,13 @@ Deno.test("a call admitted as its period ends and answered in the next tells the
   const end = (await s.accounts.get(id)).period_start + PERIOD_MS;
   const newEnd = new Date(end + PERIOD_MS).toISOString();
   clock.set(end - 5_000);
-  for (let i = 0; i < 3; i++) assert.equal((await headersOf(s.get(OFFERS, key))).status, 200);
+  for (let i = 0; i < 3; i++) assert.equal((await meterHeadersOf(s.get(OFFERS, key))).status, 200);
 
   // A failure: its refund is addressed to the ended period and dropped, so nothing comes back.
   clock.set(end - 1_000);
   s.source.delayMs = 300;
   s.source.failWith = new ApiError(502, "upstream_error", "the marketplace failed");
-  const failing = headersOf(s.get(OFFERS, key));
+  const failing = meterHeadersOf(s.get(OFFERS, key));
   await new Promise((r) => setTimeout(r, 100));
   clock.set(end + 500);
   assert.deepEqual(await failing, {
@@ -66,7 +54,7 @@ Deno.test("a call admitted as its period ends and answered in the next tells the
   // A success answered after the next rollover: its credit is the ended period's.
   s.source.failWith = null;
   clock.set(end + PERIOD_MS - 1_000);
-  const answered = headersOf(s.get(OFFERS, key));
+  const answered = meterHeadersOf(s.get(OFFERS, key));
   await new Promise((r) => setTimeout(r, 100));
   clock.set(end + PERIOD_MS + 500);
   assert.deepEqual(await answered, {

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { ControlledSource, ManualClock, startServer } from "./test_server.ts";
+import { ControlledSource, ManualClock, meterHeadersOf, startServer } from "./test_server.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { Meter, type RefundResult } from "../metering/meter.ts";
 import { CallCharges } from "../routes/call_charges.ts";
@@ -25,17 +25,6 @@ const plans = parsePlans(JSON.stringify({
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const NOT_APPLIED = "not applied before the stop";
 const UNDER_WAY = "still under way at the stop";
-
-async function headersOf(r: Promise<Response>) {
-  const res = await r;
-  await res.body?.cancel();
-  return {
-    status: res.status,
-    cost: res.headers.get("x-credits-cost"),
-    remaining: res.headers.get("x-credits-remaining"),
-    reset: res.headers.get("x-credits-reset"),
-  };
-}
 
 /** Answers only once let go, so that the clock can be moved while the call is under way. */
 class HeldSource extends ControlledSource {
@@ -101,7 +90,7 @@ Deno.test("a failed call's answer tells the credits as its refund left them, its
   await using s = await startServer({ clock, plans });
   const { id, key } = await s.account("three");
   s.source.failWith = new ApiError(502, "upstream_error", "the marketplace failed");
-  const failed = await headersOf(s.get(OFFERS, key));
+  const failed = await meterHeadersOf(s.get(OFFERS, key));
   assert.deepEqual([failed.status, failed.cost, failed.remaining], [502, "0", "100"]);
   assert.equal((await s.accounts.get(id)).used, 0);
 });
@@ -113,7 +102,7 @@ Deno.test("a call answered at the very millisecond its period ends tells the new
   const { id, key } = await s.account("three");
   const end = (await s.accounts.get(id)).period_start + PERIOD_MS;
   clock.set(end - 1_000);
-  const answer = headersOf(s.get(OFFERS, key));
+  const answer = meterHeadersOf(s.get(OFFERS, key));
   await source.started.promise; // admitted and charged in the period about to end
   clock.set(end);
   source.go.resolve();
@@ -122,6 +111,7 @@ Deno.test("a call answered at the very millisecond its period ends tells the new
     cost: "1",
     remaining: "100",
     reset: new Date(end + PERIOD_MS).toISOString(),
+    rate: '"per-key";r=3;t=1', // a new second: the key's whole window
   });
 });
 

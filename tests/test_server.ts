@@ -185,3 +185,16 @@ export async function failingCallUnderWay(
   await new Promise((r) => setTimeout(r, delayMs / 3));
   return { answer };
 }
+
+/** An answer's status and metering headers (its body dropped), for comparing whole. */
+export async function meterHeadersOf(r: Promise<Response>) {
+  const res = await r;
+  await res.body?.cancel();
+  return {
+    status: res.status,
+    cost: res.headers.get("x-credits-cost"),
+    remaining: res.headers.get("x-credits-remaining"),
+    reset: res.headers.get("x-credits-reset"),
+    rate: res.headers.get("ratelimit"),
+  };
+}
