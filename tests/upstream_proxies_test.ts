@@ -9,6 +9,7 @@ import { startRig } from "./upstream_harness.ts";
 import { credentialRelay } from "../upstream/proxy_relay.ts";
 import { BrowserTransport } from "../upstream/browser_transport.ts";
 import { fixture, onSite } from "./fixture.ts";
+import { countingProxies } from "./counting_proxies.ts";
 
 /**
  * Two proxies on loopback: one that takes connections and requests and answers nothing, and a
@@ -314,37 +315,27 @@ Deno.test("calls that time out together on one proxy are one stall, and a proxy 
 
 Deno.test("a scrape that times out does not pass its proxy over: a new session still starts on it (probe FO)", async () => {
   // Two forward proxies that both answer, counting the requests each takes.
-  const taken = [0, 0];
-  const proxies = taken.map((_, i) =>
-    Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
-      taken[i]++;
-      return fetch(req.url, { headers: req.headers, redirect: "manual" })
-        .catch(() => new Response(null, { status: 502 })); // the marketplace gone by then
-    })
-  );
-  try {
-    await using rig = await startRig({
-      env: { UPSTREAM_PROXIES: proxies.map((p) => `http://127.0.0.1:${p.addr.port}`).join(",") },
-      browser: { timeoutMs: 500, deadlineMs: 5_000, backoffMs: 5 },
-    });
-    const page = "product/amazon.com__app-B07H57DNVV.html";
-    rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
-    rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", {
-      html: onSite(await fixture(page), "DE"),
-    });
-    // The page the client chose is slow, past the exchange timeout: the proxy is not to blame.
-    rig.fake.slowMs = 1_200;
-    rig.fake.fail("slow", 1, "/dp/B07H57DNVV");
-    const url = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV");
-    const scraped = await rig.call(`/v1/scrape?url=${url}`);
-    assert.equal(scraped.status, 504, JSON.stringify(scraped.body).slice(0, 200));
-    assert.equal(scraped.headers.get("x-credits-cost"), "0");
-    assert.deepEqual(taken, [1, 0], "the scrape went through the first proxy");
-    // Another marketplace's first session starts on the proxy the scrape timed out on.
-    const de = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
-    assert.equal(de.status, 200, JSON.stringify(de.body).slice(0, 200));
-    assert.deepEqual(taken, [2, 0], "the new session's request went through the first proxy");
-  } finally {
-    for (const p of proxies) await p.shutdown();
-  }
+  await using proxies = countingProxies(2);
+  const { taken } = proxies;
+  await using rig = await startRig({
+    env: { UPSTREAM_PROXIES: proxies.setting },
+    browser: { timeoutMs: 500, deadlineMs: 5_000, backoffMs: 5 },
+  });
+  const page = "product/amazon.com__app-B07H57DNVV.html";
+  rig.fake.page("https://www.amazon.com/dp/B07H57DNVV", page);
+  rig.fake.page("https://www.amazon.de/dp/B07H57DNVV", {
+    html: onSite(await fixture(page), "DE"),
+  });
+  // The page the client chose is slow, past the exchange timeout: the proxy is not to blame.
+  rig.fake.slowMs = 1_200;
+  rig.fake.fail("slow", 1, "/dp/B07H57DNVV");
+  const url = encodeURIComponent("https://www.amazon.com/dp/B07H57DNVV");
+  const scraped = await rig.call(`/v1/scrape?url=${url}`);
+  assert.equal(scraped.status, 504, JSON.stringify(scraped.body).slice(0, 200));
+  assert.equal(scraped.headers.get("x-credits-cost"), "0");
+  assert.deepEqual(taken, [1, 0], "the scrape went through the first proxy");
+  // Another marketplace's first session starts on the proxy the scrape timed out on.
+  const de = await rig.call("/v1/products/details?asin=B07H57DNVV&marketplace=DE");
+  assert.equal(de.status, 200, JSON.stringify(de.body).slice(0, 200));
+  assert.deepEqual(taken, [2, 0], "the new session's request went through the first proxy");
 });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startRig } from "./upstream_harness.ts";
 import { fixture, onSite } from "./fixture.ts";
+import { countingProxies } from "./counting_proxies.ts";
 import { BLOCKED_CALLS } from "../upstream/browser_transport.ts";
 
 const PAGE = "https://www.amazon.com/dp/B07H57DNVV";
@@ -24,25 +25,6 @@ async function visitorsPage(): Promise<string> {
   const html = await fixture("reviews/amazon.com__metaagent-dawn-B0BBPNPZTC.html");
   assert.ok(html.includes('data-csa-c-content-id="nav_ya_signin"'));
   return html;
-}
-
-/** Forward proxies on loopback, each counting the requests it takes. */
-function countingProxies(n: number) {
-  const taken = Array.from({ length: n }, () => 0);
-  const servers = taken.map((_, i) =>
-    Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
-      taken[i]++;
-      return fetch(req.url, { headers: req.headers, redirect: "manual" })
-        .catch(() => new Response(null, { status: 502 })); // the marketplace gone by then
-    })
-  );
-  return {
-    taken,
-    setting: servers.map((s) => `http://127.0.0.1:${s.addr.port}`).join(","),
-    async [Symbol.asyncDispose]() {
-      for (const s of servers) await s.shutdown();
-    },
-  };
 }
 
 /**
