@@ -213,6 +213,43 @@ Deno.test("a used box's seller is not the merchant beside a new offer's buy butt
   assert.equal(p.merchant, "");
 });
 
+Deno.test("beside a new offer's buy button, the used box's price is not the price even when the new offer's is not read", async () => {
+  // amazon.de K&R paperback: "Neu kaufen EUR 39,43" (#buyNewSection, add-to-cart-button), a
+  // used box "Gebraucht kaufen EUR 23,15" (#usedBuySection, add-to-cart-button-ubb) and the
+  // selected format swatch "Taschenbuch EUR 39,43". Changed: the new-offer section's id renamed,
+  // as a layout the reader does not know would name it; the swatch then gives the price.
+  const name = "amazon.de__app-book-0131103628.html";
+  assert.equal((await read(name)).price?.amount, 39.43);
+  const p = await read(name, (page) => once(page, 'id="buyNewSection"', 'id="buyNewSectionX"'));
+  assert.equal(p.price?.amount, 39.43);
+  assert.equal(p.price?.currency, "EUR");
+});
+
+Deno.test("a tabular buy box whose labels and values do not pair up names no seller", async () => {
+  // amazon.com VTech: the tabular buy box's rows "Ships from | Amazon.com" and "Sold by |
+  // Amazon.com" (each label and value written twice, full and truncated). Changed: the seller
+  // link's id renamed, so the table is read; then the "Ships from" labels lose their class (a
+  // row labelled some other way) and its values read "Amazon Fulfillment". Paired by position,
+  // "Sold by" would take the first value, the ships-from one.
+  const tableOnly = (page: string) =>
+    page.replaceAll('id="sellerProfileTriggerId"', 'id="sellerX"');
+  const changed = (whole: string) => {
+    const page = tableOnly(whole);
+    const at = page.indexOf('id="tabular-buybox"');
+    const label = '<span class="a-color-tertiary tabular-buybox-label">Ships from</span>';
+    const value = '<span class="tabular-buybox-text">Amazon.com</span>';
+    const other = '<span class="tabular-buybox-text">Amazon Fulfillment</span>';
+    let box = page.slice(at);
+    assert.equal(count(box, label), 2);
+    box = replaceFirst(replaceFirst(box, value, other), value, other);
+    return page.slice(0, at) +
+      box.replaceAll(label, '<span class="a-color-tertiary">Ships from</span>');
+  };
+  // amazon.com VTech (VTECH below).
+  assert.equal((await read(VTECH, tableOnly)).merchant, "Amazon.com");
+  assert.equal((await read(VTECH, changed)).merchant, "");
+});
+
 // ---- bullets ----
 
 /** amazon.com VTech: a hidden fitment bullet, then six bullets. */

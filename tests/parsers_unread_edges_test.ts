@@ -71,3 +71,31 @@ Deno.test("captureSections() reads a widget holding <plaintext> as the tokenizer
     assert.deepEqual(keptText(whole), "[]", inner);
   }
 });
+
+/**
+ * Whether the widget holding the marker `m` was left out: `m` is deliberately not in `needed`, so
+ * it is seen only when the widget is read.
+ */
+function widgetLeftOut(html: string): boolean {
+  const c = captureSections(html, {
+    ids: new Set(["kept"]),
+    markers: new Set(["m"]),
+    unread: { starts: /_feature_div/ },
+  });
+  return !c.seen.has("m");
+}
+
+Deno.test("captureSections() leaves out a div widget inside an open list item or link: a div's start tag closes only an open p", () => {
+  // htmlparser2 closes an open p at a div, and nothing else: inside an li or an a the cut
+  // changes nothing but the widget's absence, so the widget is left out there.
+  for (const open of ["<ul><li>", "<a href=/x>", "<table><tr><td>", "<h2>"]) {
+    const html = `${open}<div id="a_feature_div"><i id="m"></i></div><span id="kept">K</span>`;
+    assert.equal(widgetLeftOut(html), true, open);
+    const { cut, whole } = cutAndWhole(html);
+    assert.deepEqual(cut, whole, open);
+  }
+  // Inside an open p the div would close it, so the widget is read.
+  assert.equal(widgetLeftOut('<p><div id="a_feature_div"><i id="m"></i></div>'), false);
+  // A widget whose own start tag closes the open element (an li in an li) is read too.
+  assert.equal(widgetLeftOut('<ul><li><li id="a_feature_div"><i id="m"></i></li></ul>'), false);
+});
