@@ -91,9 +91,12 @@ function hasPromotionCanonical(html: string): boolean {
 // on a later type's page (seller, promotion and deal pages embed product links and cards). The
 // product page comes first: it embeds the offers popover's container and its top reviews, and
 // no other page carries its title's id (stripped of its token, nearly every corpus product page
-// was named offers or reviews; probe IB).
+// was named offers or reviews; probe IB). The search page next: it embeds the popover's empty
+// shell too (13 of 20 corpus search pages and the category page were named offers), and of the
+// saved pages only searches, categories and storefronts carry its result cards.
 const MARKUP: [RegExp | ((html: string) => boolean), PageType][] = [
   [/id=["']productTitle["']|id=["']dp-container["']/, "product"],
+  [/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/, "search"],
   [
     /id=["'](?:aod-container|all-offers-display|aod-offer|aod-pinned-offer|olpOfferList)["']/,
     "offers",
@@ -112,7 +115,6 @@ const MARKUP: [RegExp | ((html: string) => boolean), PageType][] = [
     "deals",
   ],
   [/id=["']cm_cr-review_list["']|data-hook=["']review["']/, "reviews"],
-  [/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/, "search"],
   [/id=["']zg_banner_text["']|id=["']gridItemRoot["']/, "bestsellers"],
 ];
 

@@ -103,3 +103,31 @@ Deno.test("detectPage() names a product page without its page-type token a produ
   }
   assert.equal(pages, 35);
 });
+
+Deno.test("detectPage() names a search, category or storefront page without its page-type token by its result cards, not the offers shell it embeds", async () => {
+  // Listing pages carry the offers popover's empty container (all-offers-display); before the
+  // search rule came ahead of the offers rule, 13 of 20 search pages and the category page were
+  // named offers. A storefront stays seller_products and a category page is read as a search.
+  const expected: Record<string, string> = {
+    search: "search",
+    category: "search",
+    seller_products: "seller_products",
+  };
+  let pages = 0;
+  let withShell = 0;
+  for (const folder of Object.keys(expected)) {
+    for (const name of await fixtureNames(folder)) {
+      const bare = withoutToken(await fixture(name));
+      assert.ok(!/\bue_pty\b|\bpageType\b/.test(bare), name);
+      // An empty results shell (amazon.in) shows no card to name it by.
+      if (!/data-component-type=["']s-search-result["']|id=["']s-results-list-atf["']/.test(bare)) {
+        continue;
+      }
+      pages++;
+      if (/id=["']all-offers-display["']/.test(bare)) withShell++;
+      assert.deepEqual(detectPage(bare), { kind: "page", type: expected[folder] }, name);
+    }
+  }
+  assert.equal(pages, 21);
+  assert.ok(withShell >= 14, `${withShell} pages with the offers shell`);
+});
