@@ -23,6 +23,7 @@ import type { DealProductsPage } from "../schemas/pages.ts";
 import type { DealProductItem, PriceWithList } from "../schemas/resources.ts";
 import {
   asinFromHref,
+  dealIdFromHref,
   guardParse,
   isAsin,
   originOf,
@@ -35,9 +36,6 @@ import { startTagWhere } from "./page_text.ts";
 const ITEM = ".octopus-dlp-asin-section, #octopus-dlp-asin-stream li[data-asin]";
 const STRIKE =
   ".octopus-widget-strike-through-price, .a-price.a-text-price .a-offscreen, .a-text-strike";
-// As the deal_id parameter is written (schemas/endpoints.ts): cut at a "-", the page's own id
-// named another deal (probe ED).
-const DEAL_ID = /\/deal\/([A-Za-z0-9_-]+)/;
 
 export function parseDealProducts(html: string, opts: ParseOptions): DealProductsPage {
   return guardParse("deal page", html, opts, () => {
@@ -100,5 +98,5 @@ function priceOf(section: Element, marketplace: string): PriceWithList | null {
  */
 function dealIdOf(html: string, url?: string): string {
   const canonical = startTagWhere(html, "link", /rel=["']?canonical["']?/i);
-  return DEAL_ID.exec(canonical)?.[1] ?? DEAL_ID.exec(url ?? "")?.[1] ?? "";
+  return dealIdFromHref(canonical) || dealIdFromHref(url ?? "");
 }

@@ -13,6 +13,7 @@ import type { DealsPage } from "../schemas/pages.ts";
 import type { DealItem } from "../schemas/resources.ts";
 import {
   asinFromHref,
+  dealIdFromHref,
   guardParse,
   isAsin,
   originOf,
@@ -31,7 +32,6 @@ const DISCOUNT =
   '[data-testid="deal-percent-off"], [class*="savingsPercentage"], [class*="BadgeAutomated-module__badgeOneLineContainer"] > span:first-child';
 const PERCENT_OFF =
   /-?\d{1,3}\s?%(?:\s?(?:off|Rabatt|de réduction|di sconto|de descuento|de desconto))?/i;
-const DEAL_LINK = /\/deal\/([A-Za-z0-9]+)/;
 
 export function parseDeals(html: string, opts: ParseOptions): DealsPage {
   return guardParse("deals page", html, opts, () => {
@@ -58,7 +58,7 @@ function readCard(card: Element, origin: string, marketplace: string): DealItem 
   const dealLink = one(card, 'a[href*="/deal/"]');
   const asin = cardAsin(card, attr(link, "href"));
   const dealId = attr(card, "data-deal-id") || attr(one(card, "[data-deal-id]"), "data-deal-id") ||
-    (DEAL_LINK.exec(attr(dealLink, "href"))?.[1] ?? "");
+    dealIdFromHref(attr(dealLink, "href"));
   // A multi-product deal links to its deal page instead of a product.
   const url = asin
     ? productUrl(origin, asin)

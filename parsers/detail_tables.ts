@@ -47,7 +47,8 @@ export function readDetailFacts(sections: Element[]): Record<string, string> {
   // section: 120 nested copies of the ids around 45,000 empty rows (410 KB) took 6 s (probe AZ).
   for (const section of outermost(sections)) {
     for (const [label, value] of rowsOf(section)) {
-      if (!(label in facts)) facts[label] = value;
+      // `in` would find Object's own members: a row labelled "constructor" was never read.
+      if (!Object.hasOwn(facts, label)) facts[label] = value;
     }
   }
   return facts;

@@ -65,6 +65,15 @@ export function asinFromHref(href: string): string {
   return ASIN_IN_PATH.exec(href)?.[1] ?? "";
 }
 
+// As the deal_id parameter is written (schemas/endpoints.ts): cut at a "-", the page's own id
+// named another deal (probe ED), and a deals card's link did the same (probe IC).
+const DEAL_IN_PATH = /\/deal\/([A-Za-z0-9_-]+)/;
+
+/** The deal id a `/deal/<id>` link or address names, or "" when it names none. */
+export function dealIdFromHref(href: string): string {
+  return DEAL_IN_PATH.exec(href)?.[1] ?? "";
+}
+
 /**
  * A merchant token as the `seller_id` parameter takes it, or null: a page's link may carry any
  * text there, and offers answered `../../admin` or markup as a seller's id (probe EW).

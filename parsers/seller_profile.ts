@@ -173,6 +173,7 @@ function nearestMet(row: Element, met: Map<AnyNode, boolean>): boolean | undefin
 
 function addLine(details: Record<string, string>, key: string, line: string) {
   if (!key) return;
-  const prev = details[key] ?? "";
+  // A label is page text: "constructor" or "toString" would otherwise read Object's own member.
+  const prev = Object.hasOwn(details, key) ? details[key] : "";
   details[key] = prev && line ? `${prev}, ${line}` : prev || line;
 }

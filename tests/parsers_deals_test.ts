@@ -78,3 +78,13 @@ Deno.test("parseDeals() takes the discount from the card's copy when its percent
   assert.equal(results[0].discount, "22% off");
   assert.equal(results[0].badge, "Limited time deal");
 });
+
+Deno.test("parseDeals() reads a card's deal id from its /deal/ link whole, with - and _ as deal_id takes them (probe IC)", () => {
+  // Cut at the "-", the id named another deal than the card's link; deal_products reads it whole.
+  const page = DEALS_PAGE.replace('data-deal-id="e5f6a7b8" ', "")
+    .replace("/deal/e5f6a7b8?", "/deal/ab-cd_12?");
+  assert.equal(page.includes("e5f6a7b8"), false);
+  const card = parseDeals(page, { marketplace: "US" }).results[1];
+  assert.equal(card.url, "https://www.amazon.com/deal/ab-cd_12");
+  assert.equal(card.deal_id, "ab-cd_12");
+});

@@ -95,3 +95,16 @@ Deno.test("parseSellerProfile() reads an about text of paragraphs, line breaks a
     "ACME Direct sells hardware and tools. We ship within one business day. Returns: 30 days free",
   );
 });
+
+Deno.test("parseSellerProfile() keeps a business-details label named like a member of every object to its own value (probe IC)", () => {
+  // The label is the seller's text: "constructor" read Object's own function and answered its
+  // source before the value.
+  for (const label of ["constructor", "toString", "hasOwnProperty"]) {
+    const html =
+      `<html><body><h1 id="seller-name">S</h1><div id="page-section-detail-seller-info">` +
+      `<div class="a-row"><span class="a-text-bold">${label}:</span><span>ACME LLC</span></div>` +
+      `<div class="a-row indent-left"><span>Springfield</span></div></div></body></html>`;
+    const page = parseSellerProfile(html, { marketplace: "US" });
+    assert.deepEqual(page.business_details, { [label]: "ACME LLC, Springfield" }, label);
+  }
+});

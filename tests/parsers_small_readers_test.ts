@@ -90,6 +90,17 @@ Deno.test("product_facts: #prodDetails wins a label it shares with #tech, whiche
   assert.deepEqual(facts(prod + tech), expected);
 });
 
+Deno.test("product_facts: a label named like a member of every object is read as any other (probe IC)", () => {
+  assert.deepEqual(
+    facts(
+      `<div id="prodDetails"><table><tr><th>constructor</th><td>ACME</td></tr>` +
+        `<tr><th>toString</th><td>yes</td></tr><tr><th>Colour</th><td>Black</td></tr>` +
+        `<tr><th>constructor</th><td>second</td></tr></table></div>`,
+    ),
+    { constructor: "ACME", toString: "yes", Colour: "Black" },
+  );
+});
+
 Deno.test("parseBestsellers(): a page is known as best sellers by its gridItemRoot cards alone", () => {
   // One card as the amazon.com zgbs grid writes it, its badge with one class more and without the
   // page's banner and list markup.
