@@ -72,10 +72,22 @@ export function parseSellerProfile(html: string, opts: ParseOptions): SellerProf
 
 /** The expanded "About Seller" text when the page carries it, else the visible part. */
 function aboutOf(doc: Document): string {
-  const box = one(doc, "#spp-expander-about-seller, #page-section-about-seller");
+  // The expander first: a selector list gives the first match in page order, which was the
+  // section around it, and the section's own text opens with its "About Seller" heading.
+  const expander = one(doc, "#spp-expander-about-seller");
+  const box = expander ?? one(doc, "#page-section-about-seller");
   if (!box) return "";
   return text(one(box, ".spp-expander-more-content")) ||
-    text(one(box, ".spp-expander-less-content")) || text(box);
+    text(one(box, ".spp-expander-less-content")) ||
+    (expander ? text(box) : textBesideHeadings(box));
+}
+
+const HEADING = /^h[1-6]$/;
+
+/** The text of `box` without its headings (a section's title is no part of what it says). */
+function textBesideHeadings(box: Element): string {
+  return box.children.filter((c) => !(c.type === "tag" && HEADING.test((c as Element).name)))
+    .map(text).filter(Boolean).join(" ");
 }
 
 /** "(1,234 ratings)" in the summary, else the twelve-month count of the ratings table. */

@@ -108,3 +108,22 @@ Deno.test("parseSellerProfile() keeps a business-details label named like a memb
     assert.deepEqual(page.business_details, { [label]: "ACME LLC, Springfield" }, label);
   }
 });
+
+Deno.test("parseSellerProfile() reads an about text without its section's heading, with or without the expander (probe IC)", () => {
+  // The expander without its more/less parts: the section around it, heading and all, was read.
+  const plain = SELLER_PROFILE_PAGE.replace(
+    /<div class="spp-expander-less-content">[\s\S]*?<\/div>\s*<div class="spp-expander-more-content">[\s\S]*?<\/div>/,
+    "<p>Family business since 1990.</p>",
+  );
+  assert.ok(plain.includes("<h3>About Seller</h3>") && !plain.includes("spp-expander-less"));
+  assert.equal(
+    parseSellerProfile(plain, { marketplace: "US" }).about,
+    "Family business since 1990.",
+  );
+  // No expander at all: the section's text beside its heading.
+  const section = plain.replace('<div id="spp-expander-about-seller">', "<div>");
+  assert.equal(
+    parseSellerProfile(section, { marketplace: "US" }).about,
+    "Family business since 1990.",
+  );
+});
