@@ -6,15 +6,12 @@ import { parsePromotion } from "../parsers/promotion.ts";
 import { PromotionPage } from "../schemas/pages.ts";
 import { fixture } from "./fixture.ts";
 import { PROMOTION_PAGE } from "./handbuilt_pages.ts";
+import { changedPage } from "./page_edit.ts";
 
 const US = { marketplace: "US" };
 
-/** PROMOTION_PAGE with `from` replaced by `to`; fails when `from` is not on the page. */
-function changed(from: string | RegExp, to: string, page = PROMOTION_PAGE): string {
-  const out = page.replace(from, to);
-  assert.notEqual(out, page, `not on the page: ${from}`);
-  return out;
-}
+const changed = (from: string | RegExp, to: string, page = PROMOTION_PAGE) =>
+  changedPage(page, from, to);
 
 Deno.test("parsePromotion() takes the title from the title box's heading, not from the rest of the box", () => {
   // Change: a line after the heading inside #promotionTitle.

@@ -4,15 +4,11 @@
 import assert from "node:assert/strict";
 import { parseSellerProfile } from "../parsers/seller_profile.ts";
 import { SELLER_PROFILE_PAGE } from "./handbuilt_pages.ts";
+import { changedPage } from "./page_edit.ts";
 
 const US = { marketplace: "US" };
 
-/** SELLER_PROFILE_PAGE with `from` replaced by `to`; fails when `from` is not on the page. */
-function changed(from: string | RegExp, to: string): string {
-  const page = SELLER_PROFILE_PAGE.replace(from, to);
-  assert.notEqual(page, SELLER_PROFILE_PAGE, `not on the page: ${from}`);
-  return page;
-}
+const changed = (from: string | RegExp, to: string) => changedPage(SELLER_PROFILE_PAGE, from, to);
 
 Deno.test("parseSellerProfile() keeps the address it was read at when that address names no seller", () => {
   const url = "https://www.amazon.com/sp?ie=UTF8&marketplaceID=ATVPDKIKX0DER";

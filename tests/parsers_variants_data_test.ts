@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { parseProduct } from "../parsers/product.ts";
 import type { Variant } from "../parsers/variants.ts";
 import { fixture, fixtureMarketplace } from "./fixture.ts";
+import { changedPage } from "./page_edit.ts";
 
 async function page(file: string): Promise<string> {
   return await fixture(`product/${file}`);
@@ -17,11 +18,7 @@ function variants(file: string, html: string): Variant[] {
   return parseProduct(html, { marketplace: fixtureMarketplace(`product/${file}`) }).variants ?? [];
 }
 
-/** The page with `from`, which it holds exactly once, written as `to`. */
-function edited(html: string, from: string, to: string): string {
-  assert.equal(html.split(from).length, 2, `the page holds ${from} once`);
-  return html.replace(from, () => to);
-}
+const edited = changedPage;
 
 // ---- where the dimension names come from -------------------------------------------------------
 
