@@ -15,6 +15,16 @@ interface Stream {
 }
 
 const encoder = new TextEncoder();
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The bytes `text` and its newline take once written. Counted as UTF-16 units, a line of
+ * three-byte characters (a logged path is decoded, so any client can send one) held three times
+ * the bound (probe ID); nearly every line is ASCII, whose length is its size.
+ */
+function lineBytes(text: string): number {
+  return (NON_ASCII.test(text) ? encoder.encode(text).length : text.length) + 1;
+}
 
 export class LineWriter {
   #pending: string[] = [];
@@ -55,12 +65,13 @@ export class LineWriter {
   #flush(): void {
     this.#scheduled = false;
     for (const text of this.#pending) {
-      if (this.#backlogBytes + text.length + 1 > MAX_BACKLOG_BYTES) {
+      const bytes = lineBytes(text);
+      if (this.#backlogBytes + bytes > MAX_BACKLOG_BYTES) {
         this.#dropped++;
         continue;
       }
       this.#backlog.push(text);
-      this.#backlogBytes += text.length + 1;
+      this.#backlogBytes += bytes;
     }
     this.#pending = [];
     if (!this.#writing && (this.#backlog.length || this.#dropped)) {

@@ -102,7 +102,10 @@ export function requestLog(
         try {
           res.headers.set("x-request-id", id);
         } catch { // a response with immutable headers: copy it once
-          res = c.res = new Response(res.body, res);
+          // Hono's setter copies what it is given, so the header goes on what it then holds: set
+          // on the response handed to it, it never left (probe ID).
+          c.res = new Response(res.body, res);
+          res = c.res;
           res.headers.set("x-request-id", id);
         }
       }

@@ -166,6 +166,25 @@ Deno.test("log lines behind a stalled reader wait within 8 MiB; the rest are dro
   assert.equal(Number(kept.at(-1)), fit - 1, "the first lines are kept, the later ones dropped");
 });
 
+Deno.test("the 8 MiB a stalled reader's backlog holds are bytes: lines of three-byte characters fill it three times sooner", async () => {
+  const stream = heldStream();
+  const writer = new LineWriter(stream, (n) => `dropped ${n}`);
+  writer.line("first");
+  await new Promise((r) => setTimeout(r, 10)); // written, and the reader stalls on it
+  // 341 characters of three bytes and a newline: 1,024 bytes a line, 8,192 lines fill 8 MiB.
+  const line = (i: number) => String(i).padStart(4, "0") + "語".repeat(339) + "é";
+  assert.equal(new TextEncoder().encode(line(0) + "\n").length, 1_024);
+  const fit = 8 * 1024 * 1024 / 1024;
+  for (let i = 0; i < fit + 500; i++) writer.line(line(i));
+  await new Promise((r) => setTimeout(r, 10));
+  stream.release();
+  await writer.settle(5_000);
+  const lines = stream.lines();
+  assert.equal(lines[1], "dropped 500");
+  assert.equal(lines.length - 2, fit, "8 MiB of lines kept, no more");
+  assert.equal(lines.at(-1), line(fit - 1));
+});
+
 Deno.test("a stream that takes part of each write still gets every log line whole", async () => {
   // A pipe with little room takes a part of each write; the rest must follow, not be lost.
   const stream = heldStream(1_000);
