@@ -15,7 +15,7 @@ interface Stream {
 }
 
 const encoder = new TextEncoder();
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The bytes `text` and its newline take once written. Counted as UTF-16 units, a line of
