@@ -65,9 +65,10 @@ export function asinFromHref(href: string): string {
   return ASIN_IN_PATH.exec(href)?.[1] ?? "";
 }
 
-// As the deal_id parameter is written (schemas/endpoints.ts): cut at a "-", the page's own id
-// named another deal (probe ED), and a deals card's link did the same (probe IC).
-const DEAL_IN_PATH = /\/deal\/([A-Za-z0-9_-]+)/;
+// As the deal_id parameter is written (schemas/endpoints.ts), at most 64 characters: cut at a "-",
+// the page's own id named another deal (probe ED), and a deals card's link did the same (probe
+// IC); a longer one is no id a client could send back, and is none.
+const DEAL_IN_PATH = /\/deal\/([A-Za-z0-9_-]{1,64})(?![A-Za-z0-9_-])/;
 
 /** The deal id a `/deal/<id>` link or address names, or "" when it names none. */
 export function dealIdFromHref(href: string): string {

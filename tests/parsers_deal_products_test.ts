@@ -43,6 +43,18 @@ Deno.test("parseDealProducts() names the deal its canonical link shows, else the
   assert.equal(parseDealProducts(uncanonical, { marketplace: "US", url }).deal_id, "ffff0000");
 });
 
+Deno.test("parseDealProducts() answers a deal id only as the parameter takes it: 64 characters, not 65", () => {
+  const url = "https://www.amazon.com/deal/ffff0000";
+  const named = (id: string) =>
+    parseDealProducts(DEAL_PRODUCTS_PAGE.replace("/deal/e5f6a7b8", `/deal/${id}`), {
+      marketplace: "US",
+      url,
+    }).deal_id;
+  assert.equal(named("a".repeat(64)), "a".repeat(64));
+  // A canonical link naming a longer one names none: the requested URL's is answered.
+  assert.equal(named("a".repeat(65)), "ffff0000");
+});
+
 Deno.test("parseDealProducts() reads a deal id written with - and _, as the parameter takes it (probe ED)", () => {
   const page = DEAL_PRODUCTS_PAGE.replace(/\/deal\/e5f6a7b8/, "/deal/ab-cd_12");
   assert.equal(parseDealProducts(page, { marketplace: "US" }).deal_id, "ab-cd_12");
