@@ -6,6 +6,7 @@
  * 1.5 ms to 385 ms while another client flooded the log, one that stopped reading stopped the
  * server, and under systemd stdout and stderr share that one pipe.
  */
+import { utf8Bytes } from "./utf8_bytes.ts";
 
 /** Bytes of lines waiting for the stream before further lines are dropped. */
 export const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
@@ -23,7 +24,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * the bound (probe ID); nearly every line is ASCII, whose length is its size.
  */
 function lineBytes(text: string): number {
-  return (NON_ASCII.test(text) ? encoder.encode(text).length : text.length) + 1;
+  return (NON_ASCII.test(text) ? utf8Bytes(text) : text.length) + 1;
 }
 
 export class LineWriter {

@@ -10,6 +10,7 @@
 import { ApiError } from "../core/api_error.ts";
 import type { Endpoint } from "../schemas/endpoints.ts";
 import { MAX_ANSWER_CHARS } from "./page_read.ts";
+import { utf8Bytes } from "../core/utf8_bytes.ts";
 
 /** The answer as the schema reads it, and its JSON. */
 export function checkedAnswer(
@@ -44,12 +45,5 @@ export function checkedAnswer(
 function moreBytesThan(s: string, max: number): boolean {
   if (s.length > max) return true;
   if (s.length * 3 <= max) return false;
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    // A surrogate pair is one four-byte character: two units, two bytes each.
-    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c < 0xe000) ? 2 : 3;
-    if (n > max) return true;
-  }
-  return false;
+  return utf8Bytes(s, max) > max;
 }
