@@ -51,7 +51,7 @@ export async function benchUpstream(): Promise<void> {
   fake.page("https://www.amazon.com/dp/B07H57DNVV", "product/amazon.com__app-B07H57DNVV.html");
   const transport = new BrowserTransport({ origin: fake.origin });
   // Pages are read as a deployment reads them: on PARSE_WORKERS workers, the cores unless set.
-  const workers = loadConfig({ get: (name) => Deno.env.get(name) }).parseWorkers;
+  const workers = loadConfig().parseWorkers;
   const reader = pageReaderFor(workers);
   const source = new UpstreamSource(transport, reader);
   await timed(source, "/v1/products/search?query=warmup&marketplace=DE&limit=200"); // JIT, fixtures, connections
