@@ -70,6 +70,8 @@ function dimensionNames(html: string): string[] {
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([\da-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const BYTE_RUN = /[\u0080-\u00ff]/;
+const BYTE_RUNS = /[\u0080-\u00ff]+/g;
 
 /**
  * A value as the page shows it: the script data holds some values HTML-escaped, and some as the
@@ -83,9 +85,14 @@ function shownText(value: string): string {
     const code = dec ? parseInt(dec, 10) : parseInt(hex, 16);
     return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
   });
-  if (!/[\u0080-\u00ff]/.test(decoded) || /[^\t\n\r -\u00ff]/.test(decoded)) return decoded;
+  if (!BYTE_RUN.test(decoded)) return decoded;
+  // Run by run: a character beyond Latin-1 written as its own entity ("&#x2122;") can sit beside
+  // the bytes, and a UTF-8 sequence never spans an ASCII character.
   try {
-    return utf8.decode(Uint8Array.from(decoded, (c) => c.charCodeAt(0)));
+    return decoded.replace(
+      BYTE_RUNS,
+      (run) => utf8.decode(Uint8Array.from(run, (c) => c.charCodeAt(0))),
+    );
   } catch {
     return decoded; // Latin-1 text that is not UTF-8 bytes ("Größe"): as it is
   }

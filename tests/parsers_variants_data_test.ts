@@ -185,3 +185,28 @@ Deno.test("variants: a character beyond Latin-1 beside UTF-8 byte entities is ke
   assert.ok(color.endsWith(" + Schwarz\u2122"), JSON.stringify(color));
   assert.ok(!color.includes('"'), JSON.stringify(color));
 });
+
+Deno.test("variants: UTF-8 byte entities beside a character beyond Latin-1 are read as UTF-8", async () => {
+  // The DE page's own colour "Wei&#xc3;&#x9f; + Schwarz" with a "&#x2122;" (™) after it: the
+  // bytes still name "ß", whatever else the value holds.
+  const file = "amazon.de__app-B01LW7X0JJ.html";
+  const html = edited(
+    await page(file),
+    '"B01LW7X0JJ":["Wei&#xc3;&#x9f; + Schwarz"]',
+    '"B01LW7X0JJ":["Wei&#xc3;&#x9f; + Schwarz&#x2122;"]',
+  );
+  const color = variants(file, html).find((v) => v.asin === "B01LW7X0JJ")?.dimensions.Farbe;
+  assert.equal(color, "Wei\u00df + Schwarz\u2122");
+});
+
+Deno.test("variants: Latin-1 text beside a character beyond it is kept as written", async () => {
+  // Edit: "Größe" written one entity a character (not UTF-8 bytes), and a ™ after it.
+  const file = "amazon.de__app-B01LW7X0JJ.html";
+  const html = edited(
+    await page(file),
+    '"B01LW7X0JJ":["Wei&#xc3;&#x9f; + Schwarz"]',
+    '"B01LW7X0JJ":["Gr&#xf6;&#xdf;e&#x2122;"]',
+  );
+  const color = variants(file, html).find((v) => v.asin === "B01LW7X0JJ")?.dimensions.Farbe;
+  assert.equal(color, "Gr\u00f6\u00dfe\u2122");
+});
