@@ -65,7 +65,8 @@ function parseArgs(argv: string[]): Args {
       }
       args.marketplace = m;
     } else if (flag === "--help" || flag === "-h") {
-      fail(0, USAGE);
+      console.log(USAGE); // asked for: the answer, on stdout as the admin CLI's help is
+      Deno.exit(0);
     } else if (a.startsWith("--") || args.file) {
       fail(2, `unexpected argument ${a}; ${USAGE}`);
     } else {
