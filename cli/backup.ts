@@ -38,6 +38,7 @@ import type { AccountState } from "../metering/account_state.ts";
 import { bytesHex, sha256Words } from "../metering/sha256.ts";
 import { isStoreFile, pathExists, removeKvFiles, removeKvFilesSync } from "../core/kv_files.ts";
 import { markRestoreFinished, markRestoreStarted } from "../metering/unfinished_restore.ts";
+import { randomHex } from "../metering/api_key.ts";
 import { holdsNothing } from "../metering/store_layout.ts";
 
 /** Prefixes that are not state: a restored deployment rebuilds them on its own. */
@@ -242,18 +243,27 @@ async function withTempFile<T>(
   prefix: string,
   work: (path: string) => Promise<T>,
 ): Promise<T> {
-  // The folder named: the runtime's own error named only "tmpfile" (probe EZ).
-  const path = await Deno.makeTempFile({ dir, prefix }).catch((e) => {
-    throw new Error(`Cannot back up: cannot write in ${dir}: ${(e as Error).name}`);
-  });
+  // Named and listened for before the file exists, and forgotten only once it is gone: a signal
+  // between making the file and listening, or between forgetting and removing it, left it behind
+  // (probe IH; the runtime's default for SIGINT ends the process at once).
+  const path = `${dir.endsWith("/") ? dir : `${dir}/`}${prefix}${randomHex(16)}`;
   if (temps.size === 0) { for (const s of SIGNALS) Deno.addSignalListener(s, stopped); }
   temps.add(path);
   try {
+    // Exclusive and owner-only, as Deno.makeTempFile makes it; the folder named: the runtime's
+    // own error named only the file (probe EZ).
+    await Deno.open(path, { createNew: true, write: true, mode: 0o600 }).then(
+      (f) => f.close(),
+      (e) => {
+        temps.delete(path); // not ours to remove
+        throw new Error(`Cannot back up: cannot write in ${dir}: ${(e as Error).name}`);
+      },
+    );
     return await work(path);
   } finally {
+    if (temps.has(path)) await removeKvFiles(path);
     temps.delete(path);
     if (temps.size === 0) { for (const s of SIGNALS) Deno.removeSignalListener(s, stopped); }
-    await removeKvFiles(path);
   }
 }
 
