@@ -8,55 +8,9 @@
  * restore the admin CLI runs.
  */
 import assert from "node:assert/strict";
-import { backup, restore } from "../cli/backup.ts";
-import { Accounts } from "../metering/accounts.ts";
-import { builtinPlans } from "../metering/plans.ts";
-import { systemClock } from "../metering/clock.ts";
+import { restore } from "../cli/backup.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
-
-type Line = { key: Record<string, unknown>[]; value: { t: string; v: unknown } };
-type Real = { accountId: string; keyId: string; revokedId: string; lines: Line[] };
-
-/** A real store's backup: one account, an active key and a revoked one. */
-async function realBackup(dir: string): Promise<Real> {
-  const kv = await Deno.openKv(`${dir}/source.kv`);
-  try {
-    const accounts = new Accounts(kv, builtinPlans(), systemClock);
-    const account = await accounts.create("entry-checks@example.com", "starter");
-    const { key } = await accounts.createKey(account.id);
-    const { key: revoked } = await accounts.createKey(account.id);
-    await accounts.revokeKey(revoked.id);
-    await backup(kv, `${dir}/backup.jsonl`);
-    const [, ...lines] = (await Deno.readTextFile(`${dir}/backup.jsonl`)).trimEnd().split("\n");
-    return {
-      accountId: account.id,
-      keyId: key.id,
-      revokedId: revoked.id,
-      lines: lines.map((l) => JSON.parse(l) as Line),
-    };
-  } finally {
-    kv.close();
-  }
-}
-
-/** The index of the line whose key starts with `prefix` and has `id` as one of its parts. */
-function lineOf(lines: Line[], prefix: string, id: string): number {
-  const at = lines.findIndex((l) => l.key[0].s === prefix && l.key.some((p) => p.s === id));
-  assert.ok(at >= 0, `a ${prefix} line for ${id}`);
-  return at;
-}
-
-/** The `key_hash` line that leads to key `keyId`. */
-function digestLineOf(lines: Line[], keyId: string): number {
-  const at = lines.findIndex((l) =>
-    l.key[0].s === "key_hash" && (l.value.v as { key_id: string }).key_id === keyId
-  );
-  assert.ok(at >= 0, `a key_hash line for ${keyId}`);
-  return at;
-}
-
-/** In place of a line, so that the header's count still holds: an entry nothing reads. */
-const filler = (n: number): Line => ({ key: [{ s: "junk" }, { n }], value: { t: "json", v: n } });
+import { digestLineOf, filler, inDir, type Line, lineOf, realBackup } from "./backup_lines.ts";
 
 /**
  * Restores a file of `header` and `lines` into a new store: what restore threw (null: it
@@ -83,15 +37,6 @@ async function restored(
   }
 }
 
-async function inDir(test: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await test(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /** The refusal of an edited file: the file and the line named, why, and nothing written. */
 function assertRefused(
   got: { error: string | null; held: number; file: string },
@@ -106,7 +51,7 @@ function assertRefused(
 
 Deno.test("a key index digest holding 64 hex digits and more (65 digits, or a trailing letter) is refused", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "entry-checks@example.com");
     // Without the revoked key's digest entry, its index entry is the only place the digest is.
     const base = structuredClone(real.lines);
     base[digestLineOf(base, real.revokedId)] = filler(1);
@@ -125,7 +70,7 @@ Deno.test("a key index digest holding 64 hex digits and more (65 digits, or a tr
 
 Deno.test("a key digest entry whose account id is empty is refused: the digest would lead to no account", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "entry-checks@example.com");
     const orphan: Line = {
       key: [{ s: "key_hash" }, { s: "c".repeat(64) }],
       value: { t: "json", v: { account_id: "", key_id: "key_nobody" } },
@@ -140,7 +85,7 @@ Deno.test("a key digest entry whose account id is empty is refused: the digest w
 
 Deno.test("a revoked key's digest entry naming another account is refused, though no account record holds the key any more", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "entry-checks@example.com");
     const lines = structuredClone(real.lines);
     const digest = digestLineOf(lines, real.revokedId);
     // Only the key's index entry still says whose it is: revoked keys moved out of the record.

@@ -7,61 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { ADMIN, ROOT } from "./admin_calls.ts";
-import { backup, restore } from "../cli/backup.ts";
+import { restore } from "../cli/backup.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { unfinishedRestore } from "../metering/unfinished_restore.ts";
 import { pathExists, removeKvFiles } from "../core/kv_files.ts";
-
-type Line = { key: Record<string, unknown>[]; value: { t: string; v: unknown } };
-type Real = { accountId: string; keyId: string; revokedId: string; lines: Line[] };
-
-/** A real store's backup: one account, an active key and a revoked one. */
-async function realBackup(dir: string): Promise<Real> {
-  const kv = await Deno.openKv(`${dir}/source.kv`);
-  try {
-    const accounts = new Accounts(kv, builtinPlans(), systemClock);
-    const account = await accounts.create("checks@example.com", "starter");
-    const { key } = await accounts.createKey(account.id);
-    const { key: revoked } = await accounts.createKey(account.id);
-    await accounts.revokeKey(revoked.id);
-    await backup(kv, `${dir}/backup.jsonl`);
-    const [, ...lines] = (await Deno.readTextFile(`${dir}/backup.jsonl`)).trimEnd().split("\n");
-    return {
-      accountId: account.id,
-      keyId: key.id,
-      revokedId: revoked.id,
-      lines: lines.map((l) => JSON.parse(l) as Line),
-    };
-  } finally {
-    kv.close();
-  }
-}
-
-/** The index of the line whose key starts with `prefix` and has `id` as one of its parts. */
-function lineOf(lines: Line[], prefix: string, id?: string): number {
-  const at = lines.findIndex((l) =>
-    l.key[0].s === prefix && (id === undefined || l.key.some((p) => p.s === id))
-  );
-  assert.ok(at >= 0, `a ${prefix} line for ${id}`);
-  return at;
-}
-
-/** The `key_hash` line that leads to key `keyId`. */
-function digestLineOf(lines: Line[], keyId: string): number {
-  const at = lines.findIndex((l) =>
-    l.key[0].s === "key_hash" && (l.value.v as { key_id: string }).key_id === keyId
-  );
-  assert.ok(at >= 0, `a key_hash line for ${keyId}`);
-  return at;
-}
-
-/** In place of a line, so that the header's count still holds: an entry nothing reads. */
-const filler = (n: number): Line => ({
-  key: [{ s: "junk" }, { n }],
-  value: { t: "json", v: n },
-});
+import { digestLineOf, filler, inDir, type Line, lineOf, realBackup } from "./backup_lines.ts";
 
 async function write(file: string, lines: (Line | string)[]): Promise<void> {
   const text = lines.map((l) => typeof l === "string" ? l : JSON.stringify(l));
@@ -90,15 +42,6 @@ async function restored(dir: string, lines: (Line | string)[]) {
   }
 }
 
-async function inDir(test: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  try {
-    await test(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /** The refusal of an edited file: the line named, why, and nothing written. */
 function assertRefused(
   got: { error: string | null; held: number },
@@ -113,7 +56,7 @@ function assertRefused(
 
 Deno.test("the unedited backup of a store with an active and a revoked key restores, both keys listed as they were", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "checks@example.com");
     const got = await restored(dir, real.lines);
     assert.equal(got.error, null);
     const status = Object.fromEntries(got.keys.map((k) => [k.id, k.status]));
@@ -122,7 +65,7 @@ Deno.test("the unedited backup of a store with an active and a revoked key resto
 
 Deno.test("a revoked key's audit entry is refused when it holds another key's id, or a key that is not revoked", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "checks@example.com");
     const audit = lineOf(real.lines, "revoked_key", real.revokedId);
     const edits: [string, (v: Record<string, unknown>) => void, RegExp][] = [
       // Listed under its own id, it would show the active key's id a second time.
@@ -139,7 +82,7 @@ Deno.test("a revoked key's audit entry is refused when it holds another key's id
 
 Deno.test("a key index entry whose digest is not 64 lower-case hex digits is refused, even with no digest entry to compare it with", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "checks@example.com");
     const index = lineOf(real.lines, "key_id", real.revokedId);
     const digest = digestLineOf(real.lines, real.revokedId);
     // A revoked key whose digest entry is gone restores: only its index entry is left to check.
@@ -155,7 +98,7 @@ Deno.test("a key index entry whose digest is not 64 lower-case hex digits is ref
 
 Deno.test("a second digest entry for one key is refused: it would be a second value that opens the key", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "checks@example.com");
     // The key index entry as versions before layout 2 wrote it, the bare account id: no digest
     // of its own to compare a digest entry with.
     const legacy = structuredClone(real.lines);
@@ -172,7 +115,7 @@ Deno.test("a second digest entry for one key is refused: it would be a second va
 
 Deno.test("an account record from before revoked keys moved out, holding a revoked key with no digest entry, restores", () =>
   inDir(async (dir) => {
-    const real = await realBackup(dir);
+    const real = await realBackup(dir, "checks@example.com");
     const lines = structuredClone(real.lines);
     const audit = lineOf(lines, "revoked_key", real.revokedId);
     const record = lines[lineOf(lines, "account")].value.v as { keys: Record<string, unknown> };
