@@ -16,6 +16,7 @@ import { hashKey } from "../metering/api_key.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
 import { OFFERS } from "./bulk_plan.ts";
 import { withCommits } from "./counted_kv.ts";
+import { editRecord } from "./meter_store.ts";
 
 const TOKEN = "store-consistency-token-0123456789";
 const admin = adminApi(TOKEN);
@@ -69,10 +70,9 @@ Deno.test("a record written by an earlier version: revoking a key moves its othe
   // Earlier versions left revoked keys in the record; the record must come to hold active keys
   // only, or it grows towards KV's value limit with every key ever revoked.
   const revokedAt = Date.UTC(2025, 11, 24, 18, 30, 0);
-  const e = await s.kv.get<AccountState>(KV.account(id));
-  const legacy = e.value!;
-  legacy.keys[old.id] = { ...legacy.keys[old.id], status: "revoked", revoked_at: revokedAt };
-  assert.ok((await s.kv.atomic().check(e).set(KV.account(id), legacy).commit()).ok);
+  await editRecord(s.kv, id, (legacy) => {
+    legacy.keys[old.id] = { ...legacy.keys[old.id], status: "revoked", revoked_at: revokedAt };
+  });
 
   assert.equal((await admin(s, "DELETE", `/admin/keys/${cur.id}`)).status, 200);
   const record = (await s.kv.get<AccountState>(KV.account(id))).value!;

@@ -8,9 +8,10 @@
 import assert from "node:assert/strict";
 import { ManualClock, startServer, type TestServer } from "./test_server.ts";
 import { browser } from "./dashboard_client.ts";
-import { type AccountState, FOLDED_KEYS, PERIOD_MS } from "../metering/account_state.ts";
+import { FOLDED_KEYS, PERIOD_MS } from "../metering/account_state.ts";
 import type { Alert } from "../metering/alerts.ts";
 import { KV } from "../metering/kv_layout.ts";
+import { editRecord } from "./meter_store.ts";
 
 const PASSWORD = "correct horse battery";
 const DAY = 86_400_000;
@@ -27,15 +28,6 @@ async function signedUp(s: TestServer, email: string) {
   const id = (await s.accounts.idByEmail(email))!;
   assert.ok(id);
   return { b, id };
-}
-
-/** Changes the stored account record in place. */
-async function editRecord(s: TestServer, id: string, edit: (a: AccountState) => void) {
-  const e = await s.kv.get<AccountState>(KV.account(id));
-  assert.ok(e.value);
-  edit(e.value);
-  const ok = await s.kv.atomic().check(e).set(KV.account(id), e.value).commit();
-  assert.ok(ok.ok);
 }
 
 function alert(id: string, n: number, to: string, createdAt: number): Alert {
@@ -68,7 +60,7 @@ Deno.test("usage page: usage past the allowance fills the progress bar to its ma
   const clock = new ManualClock(START);
   await using s = await startServer({ signup: "open", clock });
   const { b, id } = await signedUp(s, "over-bar@example.com");
-  await editRecord(s, id, (a) => void (a.used = 65)); // free plan: 50 credits
+  await editRecord(s.kv, id, (a) => void (a.used = 65)); // free plan: 50 credits
   const html = (await b.send("/dashboard/usage")).text;
   assert.match(html, /<strong id="used">65<\/strong> of <strong>50<\/strong>/);
   const progress = /<progress[^>]*id="credits"[^>]*>/.exec(html)?.[0] ?? "";
@@ -92,7 +84,7 @@ Deno.test("usage page: folded revoked keys are named as such, and rows of zero c
   await using s = await startServer({ signup: "open", clock });
   const { b, id } = await signedUp(s, "folded@example.com");
   const k = await s.accounts.createKey(id, { name: "kept" });
-  await editRecord(s, id, (a) => {
+  await editRecord(s.kv, id, (a) => {
     a.used = 9;
     a.by_key = { [k.key.id]: 2, [FOLDED_KEYS]: 7, key_gone: 0 };
     a.by_endpoint = { "/v1/products/offers": 9, "/v1/deals": 0 };

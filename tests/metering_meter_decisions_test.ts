@@ -11,26 +11,14 @@ import { startRig } from "./upstream_harness.ts";
 import { asResultsPage, fixture } from "./fixture.ts";
 import { adminApi } from "./admin_calls.ts";
 import { withTinyPlan } from "./tiny_plan.ts";
-import { Accounts } from "../metering/accounts.ts";
-import { Meter } from "../metering/meter.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
-import type { AccountState } from "../metering/account_state.ts";
-import { KV } from "../metering/kv_layout.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { editRecord, meterStore } from "./meter_store.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 const TOKEN = "admin-secret-token";
 const admin = adminApi(TOKEN);
 const DAY = 86_400_000;
-
-/** Rewrites an account record in place, as a record left by an earlier version would read. */
-async function rewriteRecord(kv: Deno.Kv, id: string, edit: (s: AccountState) => void) {
-  const entry = await kv.get<AccountState>(KV.account(id));
-  assert.ok(entry.value, `no record for ${id}`);
-  edit(entry.value);
-  const r = await kv.atomic().check(entry).set(KV.account(id), entry.value).commit();
-  assert.ok(r.ok, "the record was rewritten");
-}
 
 async function statusAndCode(r: Promise<Response>) {
   const res = await r;
@@ -44,7 +32,7 @@ Deno.test("a key that a record of the earlier layout still holds as revoked is r
   const { id, key, keyId } = await s.account("growth");
   // Before revoked keys moved out of the record (KV.revokedKey), revoking only marked the key
   // revoked where it was, and its digest entry still led to it.
-  await rewriteRecord(s.kv, id, (st) => {
+  await editRecord(s.kv, id, (st) => {
     st.keys[keyId].status = "revoked";
     st.keys[keyId].revoked_at = clock.now() - DAY;
   });
@@ -163,38 +151,25 @@ Deno.test("after a downgrade below the usage so far, X-Credits-Remaining is 0, n
 
 Deno.test("a refund of a call charged in the oldest period a legacy record carried from still lands", async () => {
   // Store-level: only a record of the earlier layout holds more than one carried period.
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const kv = await Deno.openKv(kvPath);
-  await using _store = {
-    async [Symbol.asyncDispose]() {
-      kv.close();
-      await removeKvFiles(kvPath);
-    },
-  };
   const t0 = Date.UTC(2026, 0, 1, 12, 0, 0, 0);
-  const clock = new ManualClock(t0 + 26 * DAY);
-  const plans = new Plans(BUILTIN_PLANS);
-  const accounts = new Accounts(kv, plans, clock);
-  const meter = new Meter(kv, plans, clock);
-  const acc = await accounts.create("carried@example.com", "starter");
-  const { key } = await accounts.createKey(acc.id);
+  await using s = await meterStore(new ManualClock(t0 + 26 * DAY), "starter");
   // Versions before probe CK kept the start of each of the last four periods plan changes
   // carried usage from: here plan changes on days 10, 20 and 25, three credits still counted.
-  await rewriteRecord(kv, acc.id, (st) => {
+  await editRecord(s.kv, s.id, (st) => {
     st.plan_started_at = t0 + 25 * DAY;
     st.period_start = t0 + 25 * DAY;
     st.carried_from = [t0, t0 + 10 * DAY, t0 + 20 * DAY];
     st.used = 3;
   });
-  const tag = { keyId: key.id, endpoint: "/v1/products/offers" };
+  const tag = { keyId: s.keyId, endpoint: "/v1/products/offers" };
   // A call charged on day 5, in the first plan's period, failed and gives its credit back now.
-  const oldest = await meter.refund(acc.id, t0, 1, tag, t0 + 5 * DAY);
+  const oldest = await s.meter.refund(s.id, t0, 1, tag, t0 + 5 * DAY);
   assert.equal(oldest?.applied, true);
   assert.equal(oldest?.snapshot.remaining, 5_000 - 2);
-  const middle = await meter.refund(acc.id, t0 + 10 * DAY, 1, tag, t0 + 15 * DAY);
+  const middle = await s.meter.refund(s.id, t0 + 10 * DAY, 1, tag, t0 + 15 * DAY);
   assert.equal(middle?.applied, true);
   // A period before the chain began paid nothing that is counted now.
-  const before = await meter.refund(acc.id, t0 - 30 * DAY, 1, tag, t0 - 20 * DAY);
+  const before = await s.meter.refund(s.id, t0 - 30 * DAY, 1, tag, t0 - 20 * DAY);
   assert.equal(before?.applied, false);
-  assert.equal((await accounts.get(acc.id)).used, 1);
+  assert.equal((await s.accounts.get(s.id)).used, 1);
 });

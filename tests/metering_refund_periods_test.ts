@@ -6,40 +6,17 @@
  * after a period rollover stayed charged, and a refund after midnight left the old day's charge.
  */
 import assert from "node:assert/strict";
-import { Accounts } from "../metering/accounts.ts";
-import { Meter } from "../metering/meter.ts";
-import { builtinPlans } from "../metering/plans.ts";
 import { ManualClock } from "../metering/clock.ts";
 import { dayOf, PERIOD_MS } from "../metering/account_state.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
 import { CallCharges } from "../routes/call_charges.ts";
 import { failingCallUnderWay, startServer } from "./test_server.ts";
+import { meterStore } from "./meter_store.ts";
 
 const TAG = { keyId: "", endpoint: "/v1/products/search" };
 
-async function store(clock: ManualClock) {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const kv = await Deno.openKv(path);
-  const plans = builtinPlans();
-  const accounts = new Accounts(kv, plans, clock);
-  const meter = new Meter(kv, plans, clock);
-  const a = await accounts.create(`p${crypto.randomUUID()}@example.com`, "growth");
-  const { key } = await accounts.createKey(a.id);
-  return {
-    accounts,
-    meter,
-    id: a.id,
-    keyId: key.id,
-    [Symbol.asyncDispose]: async () => {
-      kv.close();
-      await removeKvFiles(path);
-    },
-  };
-}
-
 Deno.test("pages charged after a period rollover are refunded into the period that paid them", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
-  await using s = await store(clock);
+  await using s = await meterStore(clock);
   const plan = (await s.accounts.get(s.id)).plan_started_at;
   clock.set(plan + PERIOD_MS - 5_000); // five seconds before the period ends
   const tag = { ...TAG, keyId: s.keyId };
@@ -61,7 +38,7 @@ Deno.test("pages charged after a period rollover are refunded into the period th
 
 Deno.test("a refund after midnight comes off the day its charge was counted on", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 23, 59, 59));
-  await using s = await store(clock);
+  await using s = await meterStore(clock);
   const charges = new CallCharges(s.meter, s.id, { ...TAG, keyId: s.keyId }, () => {});
   const admitted = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });
   charges.add(admitted.snapshot!, admitted.charged);
@@ -89,7 +66,7 @@ Deno.test("a call that fails after its account changed plan is refunded: usage c
 Deno.test("a further page is not charged once the call would be refused: key revoked, account inactive, group gone", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
   for (const refuse of ["revoke", "inactive", "downgrade"] as const) {
-    await using s = await store(clock);
+    await using s = await meterStore(clock);
     const tag = { ...TAG, keyId: s.keyId };
     const admitted = await s.meter.call(s.id, s.keyId, { group: "scrape", cost: 1, valid: true });
     assert.equal(admitted.outcome, "admitted");
@@ -105,7 +82,7 @@ Deno.test("a further page is not charged once the call would be refused: key rev
 
 Deno.test("a call's refund lands after any number of plan changes during it, and not after a rollover", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 12));
-  await using s = await store(clock);
+  await using s = await meterStore(clock);
   const tag = { ...TAG, keyId: s.keyId };
   const charges = new CallCharges(s.meter, s.id, tag, () => {});
   const admitted = await s.meter.call(s.id, s.keyId, { group: "products", cost: 1, valid: true });

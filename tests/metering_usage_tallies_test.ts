@@ -6,17 +6,9 @@
 import assert from "node:assert/strict";
 import { ManualClock, startServer } from "./test_server.ts";
 import { listAlerts } from "../metering/alerts.ts";
-import {
-  type AccountState,
-  FOLDED_KEYS,
-  MAX_KEY_TALLIES,
-  PERIOD_MS,
-} from "../metering/account_state.ts";
-import { Accounts } from "../metering/accounts.ts";
-import { Meter } from "../metering/meter.ts";
+import { FOLDED_KEYS, MAX_KEY_TALLIES, PERIOD_MS } from "../metering/account_state.ts";
 import { BUILTIN_PLANS, Plans } from "../metering/plans.ts";
-import { KV } from "../metering/kv_layout.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
+import { editRecord, meterStore } from "./meter_store.ts";
 
 const OFFERS = "/v1/products/offers?asin=B07H57DNVV";
 
@@ -74,36 +66,24 @@ Deno.test("no more than MAX_KEY_TALLIES keys are counted apart: the next new key
 });
 
 Deno.test("a refund on a record written before the tallies existed leaves no negative tally", async () => {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const kv = await Deno.openKv(kvPath);
-  await using _store = {
-    async [Symbol.asyncDispose]() {
-      kv.close();
-      await removeKvFiles(kvPath);
-    },
-  };
   const now = Date.UTC(2026, 0, 10, 12, 0, 0, 0);
-  const clock = new ManualClock(now);
-  const plans = new Plans(BUILTIN_PLANS);
-  const accounts = new Accounts(kv, plans, clock);
-  const meter = new Meter(kv, plans, clock);
-  const acc = await accounts.create("before-tallies@example.com", "starter");
-  const { key } = await accounts.createKey(acc.id);
+  await using s = await meterStore(new ManualClock(now), "starter");
   // Records of versions before the usage tallies (daily for the chart; by_key and by_endpoint
   // for the usage page, issue 14.11) had none of them: two credits charged then, in `used` only.
-  const entry = await kv.get<AccountState>(KV.account(acc.id));
-  const legacy = { ...entry.value! };
-  delete legacy.daily;
-  delete legacy.by_key;
-  delete legacy.by_endpoint;
-  legacy.used = 2;
-  assert.ok((await kv.atomic().check(entry).set(KV.account(acc.id), legacy).commit()).ok);
+  let period = 0;
+  await editRecord(s.kv, s.id, (legacy) => {
+    delete legacy.daily;
+    delete legacy.by_key;
+    delete legacy.by_endpoint;
+    legacy.used = 2;
+    period = legacy.period_start;
+  });
 
   // One of those calls failed and gives its credit back under the current version.
-  const tag = { keyId: key.id, endpoint: "/v1/products/offers" };
-  const r = await meter.refund(acc.id, legacy.period_start, 1, tag, now - 60_000);
+  const tag = { keyId: s.keyId, endpoint: "/v1/products/offers" };
+  const r = await s.meter.refund(s.id, period, 1, tag, now - 60_000);
   assert.equal(r?.applied, true);
-  const after = await accounts.get(acc.id);
+  const after = await s.accounts.get(s.id);
   assert.equal(after.used, 1);
   // The usage page draws these: a -1 bar or a key with -1 credits is nonsense to the customer.
   assert.deepEqual(after.daily ?? {}, {});
