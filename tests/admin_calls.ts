@@ -1,8 +1,9 @@
 /**
  * The operator's two ways in, as tests drive them: the admin API over HTTP with its bearer token,
- * and the admin CLI run directly as a child process (not through `deno task`, so that a signal
- * sent to the child reaches the command itself).
+ * and the admin CLI as a child process, through `deno task admin` as an operator types it, or
+ * run directly (ADMIN) so that a signal sent to the child reaches the command itself.
  */
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /** The repository's root, where the admin CLI runs. */
 export const ROOT = new URL("..", import.meta.url).pathname;
@@ -27,4 +28,30 @@ export function adminApi(token: string) {
     });
     return { status: r.status, body: await r.json() };
   };
+}
+
+/** `deno task admin ARGS` on the store at `kvPath`: its exit code and what it printed. */
+export async function adminTask(kvPath: string, ...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "-q", "admin", ...args],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+/** Runs `use` on a new store file, removed afterwards with its SQLite side files. */
+export async function withStore(use: (kvPath: string) => Promise<void>): Promise<void> {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    await use(kvPath);
+  } finally {
+    await removeKvFiles(kvPath);
+  }
 }

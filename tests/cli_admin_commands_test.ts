@@ -4,49 +4,24 @@
  * `account list --cursor` goes on to the next page.
  */
 import assert from "node:assert/strict";
-import { ROOT } from "./admin_calls.ts";
-import { removeKvFiles } from "../core/kv_files.ts";
+import { adminTask, withStore } from "./admin_calls.ts";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
-
-async function cli(kvPath: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "admin", ...args],
-    cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
-
-async function withStore(use: (kvPath: string) => Promise<void>): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await use(kvPath);
-  } finally {
-    await removeKvFiles(kvPath);
-  }
-}
 
 Deno.test("deno task admin with no arguments prints the general help, as --help does, and exits 0 without opening a store", async () => {
   const dir = await Deno.makeTempDir();
   try {
     // A store path nothing exists at yet: printing the help must not make one.
     const kvPath = `${dir}/none/shelf.kv`;
-    const bare = await cli(kvPath);
+    const bare = await adminTask(kvPath);
     assert.equal(bare.code, 0, bare.stderr);
     assert.equal(bare.stderr, "");
     assert.match(bare.stdout, /^usage: deno task admin COMMAND/);
     for (const cmd of ["account create", "account list", "key revoke", "backup", "restore"]) {
       assert.ok(bare.stdout.includes(cmd), cmd);
     }
-    const help = await cli(kvPath, "--help");
+    const help = await adminTask(kvPath, "--help");
     assert.equal(help.code, 0, help.stderr);
     assert.equal(bare.stdout, help.stdout);
     assert.deepEqual([...Deno.readDirSync(dir)], [], "no store, no folder");
@@ -58,7 +33,7 @@ Deno.test("deno task admin with no arguments prints the general help, as --help 
 Deno.test("deno task admin account create names the first key 'default' unless --name is given; key create without a name leaves it empty", () =>
   withStore(async (kvPath) => {
     // README: the CLI's first key is `default`, any other key made without a name is "".
-    const made = await cli(
+    const made = await adminTask(
       kvPath,
       "account",
       "create",
@@ -73,16 +48,17 @@ Deno.test("deno task admin account create names the first key 'default' unless -
     const id = created.account.id as string;
 
     const named = JSON.parse(
-      (await cli(kvPath, "account", "create", "--email", "m@example.com", "--name", "ci")).stdout,
+      (await adminTask(kvPath, "account", "create", "--email", "m@example.com", "--name", "ci"))
+        .stdout,
     );
     assert.equal(named.key.name, "ci");
 
-    const other = await cli(kvPath, "key", "create", id);
+    const other = await adminTask(kvPath, "key", "create", id);
     assert.equal(other.code, 0, other.stderr);
     assert.equal(JSON.parse(other.stdout).name, "");
 
     // The name is the stored one, not only the one printed.
-    const listed = JSON.parse((await cli(kvPath, "key", "list", id)).stdout);
+    const listed = JSON.parse((await adminTask(kvPath, "key", "list", id)).stdout);
     assert.deepEqual(
       listed.keys.map((k: { id: string; name: string }) => [k.id, k.name]).sort(),
       [[created.key.id, "default"], [JSON.parse(other.stdout).id, ""]].sort(),
@@ -100,13 +76,13 @@ Deno.test("deno task admin account list --cursor gives the page after the one th
     } finally {
       kv.close();
     }
-    const first = await cli(kvPath, "account", "list");
+    const first = await adminTask(kvPath, "account", "list");
     assert.equal(first.code, 0, first.stderr);
     const one = JSON.parse(first.stdout);
     assert.equal(one.accounts.length, 100);
     assert.equal(typeof one.next_cursor, "string");
 
-    const second = await cli(kvPath, "account", "list", "--cursor", one.next_cursor);
+    const second = await adminTask(kvPath, "account", "list", "--cursor", one.next_cursor);
     assert.equal(second.code, 0, second.stderr);
     const two = JSON.parse(second.stdout);
     assert.equal(two.accounts.length, 1);

@@ -13,22 +13,9 @@ import { systemClock } from "../metering/clock.ts";
 import type { AccountState } from "../metering/account_state.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { STORE_LAYOUT } from "../metering/store_layout.ts";
+import { adminTask } from "./admin_calls.ts";
 
 const TOKEN = "cli-ops-test-admin-token-0123456789";
-
-async function cli(kvPath: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "admin", ...args],
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
 
 Deno.test("GET /admin/accounts pages through every account once; ?email= finds one or none", async () => {
   await using s = await startServer({ adminToken: TOKEN });
@@ -78,7 +65,7 @@ Deno.test("GET /admin/accounts pages through every account once; ?email= finds o
 Deno.test("admin CLI: --help for every command, account list, and errors as one line with exit code 1", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   try {
-    const general = await cli(kvPath, "--help");
+    const general = await adminTask(kvPath, "--help");
     assert.equal(general.code, 0);
     for (
       const cmd of [
@@ -94,15 +81,15 @@ Deno.test("admin CLI: --help for every command, account list, and errors as one 
       ]
     ) {
       assert.ok(general.stdout.includes(cmd), cmd);
-      const h = await cli(kvPath, ...cmd.split(" "), "--help");
+      const h = await adminTask(kvPath, ...cmd.split(" "), "--help");
       assert.equal(h.code, 0, `${cmd} --help: ${h.stderr}`);
       assert.match(h.stdout, new RegExp(`^usage: deno task admin ${cmd}`));
       assert.doesNotMatch(h.stdout + h.stderr, /TypeError|at file:/);
     }
     const created = JSON.parse(
-      (await cli(kvPath, "account", "create", "--email", "one@example.com")).stdout,
+      (await adminTask(kvPath, "account", "create", "--email", "one@example.com")).stdout,
     );
-    const listed = await cli(kvPath, "account", "list", "--email", "one@example.com");
+    const listed = await adminTask(kvPath, "account", "list", "--email", "one@example.com");
     assert.equal(listed.code, 0);
     assert.deepEqual(JSON.parse(listed.stdout).accounts.map((a: { id: string }) => a.id), [
       created.account.id,
@@ -118,7 +105,7 @@ Deno.test("admin CLI: --help for every command, account list, and errors as one 
         ["restore", "/nonexistent/backup.jsonl"],
       ]
     ) {
-      const r = await cli(kvPath, ...args);
+      const r = await adminTask(kvPath, ...args);
       assert.equal(r.code, 1, args.join(" "));
       assert.equal(
         r.stderr.trim().split("\n").length,
@@ -156,14 +143,14 @@ Deno.test("backup, then restore into an empty store: every key works with the sa
     remaining = (await (await s.get("/v1/usage", key)).json()).requests_remaining;
   }
   assert.equal(remaining, 4997);
-  const backedUp = await cli(a, "backup", file);
+  const backedUp = await adminTask(a, "backup", file);
   assert.equal(backedUp.code, 0, backedUp.stderr);
   const lines = (await Deno.readTextFile(file)).trim().split("\n");
   assert.match(lines[0], /"format":"shelf-backup\/2"/);
   assert.ok(!lines.join("\n").includes(key), "the backup holds key digests, never key values");
-  const restored = await cli(b, "restore", file);
+  const restored = await adminTask(b, "restore", file);
   assert.equal(restored.code, 0, restored.stderr);
-  const again = await cli(b, "restore", file);
+  const again = await adminTask(b, "restore", file);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /not empty/);
   {
@@ -192,7 +179,7 @@ Deno.test("restore beside another process committing to the same file waits its 
     await using s = await startServer({ kvPath: a });
     for (let i = 0; i < 150; i++) keys.push((await s.account("starter")).key);
   }
-  assert.equal((await cli(a, "backup", file)).code, 0);
+  assert.equal((await adminTask(a, "backup", file)).code, 0);
   (await Deno.openKv(b)).close(); // the new, empty store the service also has open
   // Another process writing the same file, a commit every millisecond or so: a commit of the
   // restore whose read snapshot another commit has overtaken is refused at once ("database is
@@ -209,7 +196,7 @@ Deno.test("restore beside another process committing to the same file waits its 
   })();
   let restored;
   try {
-    restored = await cli(b, "restore", file);
+    restored = await adminTask(b, "restore", file);
   } finally {
     writing = false;
     await writes;
@@ -456,7 +443,7 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
     for (const [name, [lines, pattern]] of Object.entries(files)) {
       const file = `${dir}/${name}.jsonl`;
       await Deno.writeTextFile(file, lines.join("\n") + "\n");
-      const r = await cli(kvPath, "restore", file);
+      const r = await adminTask(kvPath, "restore", file);
       assert.equal(r.code, 1, `${name}: ${r.stdout}`);
       assert.equal(r.stderr.trim().split("\n").length, 1, `${name}: ${r.stderr}`);
       assert.match(r.stderr, /^admin: Cannot restore: /, name);
@@ -508,7 +495,7 @@ Deno.test("restore checks the whole file first: a bad line is named and nothing 
       [header(7), junk(1), junk(2), junk(3), point, skewed, index, digest].join("\n") + "\n",
     );
     const restoredAt = Date.now();
-    const ok = await cli(kvPath, "restore", good);
+    const ok = await adminTask(kvPath, "restore", good);
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(JSON.parse(ok.stdout).entries, 7);
     // Brought to the restore's time (probe GU: the key's window ahead held it at 429, and the
@@ -574,7 +561,7 @@ Deno.test("backup while another process writes without pause: it succeeds, and t
     reader.releaseLock();
     for (let n = 0; n < 3; n++) {
       const file = `${dir}/backup-${n}.jsonl`;
-      const r = await cli(kvPath, "backup", file);
+      const r = await adminTask(kvPath, "backup", file);
       assert.equal(r.code, 0, `backup ${n}: ${r.stderr}`);
       const pair = new Map<string, unknown>();
       for (const line of (await Deno.readTextFile(file)).trim().split("\n").slice(1)) {
@@ -596,25 +583,25 @@ Deno.test("backup never writes over the store it reads, nor over an existing fil
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/shelf.kv`;
   try {
-    const created = await cli(kvPath, "account", "create", "--email", "keep@example.com");
+    const created = await adminTask(kvPath, "account", "create", "--email", "keep@example.com");
     assert.equal(created.code, 0, created.stderr);
     await Deno.symlink(kvPath, `${dir}/link.kv`);
     for (const target of [kvPath, `${kvPath}-wal`, `${dir}/link.kv`, `${dir}/./shelf.kv`]) {
-      const r = await cli(kvPath, "backup", target, "--force");
+      const r = await adminTask(kvPath, "backup", target, "--force");
       assert.equal(r.code, 1, target);
       assert.match(r.stderr, /^admin: Cannot back up into .*: it is the store itself/);
     }
-    const listed = await cli(kvPath, "account", "list");
+    const listed = await adminTask(kvPath, "account", "list");
     assert.equal(listed.code, 0, `the store still opens: ${listed.stderr}`);
     assert.equal(JSON.parse(listed.stdout).accounts.length, 1);
 
     const file = `${dir}/backup.jsonl`;
     await Deno.writeTextFile(file, "an older backup\n");
-    const refused = await cli(kvPath, "backup", file);
+    const refused = await adminTask(kvPath, "backup", file);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /exists.*--force/);
     assert.equal(await Deno.readTextFile(file), "an older backup\n");
-    const forced = await cli(kvPath, "backup", file, "--force");
+    const forced = await adminTask(kvPath, "backup", file, "--force");
     assert.equal(forced.code, 0, forced.stderr);
     assert.match(await Deno.readTextFile(file), /shelf-backup\/2/);
     assert.deepEqual(
@@ -625,13 +612,13 @@ Deno.test("backup never writes over the store it reads, nor over an existing fil
     // A FILE.partial planted as a link to the store is not written through.
     const planted = `${dir}/planted.jsonl`;
     await Deno.symlink(kvPath, `${planted}.partial`);
-    const through = await cli(kvPath, "backup", planted);
+    const through = await adminTask(kvPath, "backup", planted);
     assert.equal(through.code, 0, through.stderr);
     assert.match(await Deno.readTextFile(planted), /shelf-backup\/2/);
-    const still = await cli(kvPath, "account", "list");
+    const still = await adminTask(kvPath, "account", "list");
     assert.equal(still.code, 0, `the store still opens: ${still.stderr}`);
     // Into a folder that does not exist: the folder is named (probe EZ: "tmpfile").
-    const nowhere = await cli(kvPath, "backup", `${dir}/nodir/x.jsonl`);
+    const nowhere = await adminTask(kvPath, "backup", `${dir}/nodir/x.jsonl`);
     assert.equal(nowhere.code, 1);
     assert.match(nowhere.stderr, /^admin: Cannot back up: cannot write in .*\/nodir: NotFound/);
   } finally {
@@ -642,7 +629,7 @@ Deno.test("backup never writes over the store it reads, nor over an existing fil
 Deno.test("admin CLI: a refused key mode leaves no account behind; a command named like an Object property is unknown", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
   try {
-    const bad = await cli(
+    const bad = await adminTask(
       kvPath,
       "account",
       "create",
@@ -653,9 +640,9 @@ Deno.test("admin CLI: a refused key mode leaves no account behind; a command nam
     );
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /invalid_mode/);
-    const retry = await cli(kvPath, "account", "create", "--email", "half@example.com");
+    const retry = await adminTask(kvPath, "account", "create", "--email", "half@example.com");
     assert.equal(retry.code, 0, `the address is still free: ${retry.stderr}`);
-    const help = await cli(kvPath, "constructor", "--help");
+    const help = await adminTask(kvPath, "constructor", "--help");
     assert.equal(help.code, 0);
     assert.doesNotMatch(help.stdout, /undefined/);
     assert.match(help.stdout, /^usage: deno task admin COMMAND/);
@@ -668,10 +655,10 @@ Deno.test("a new store, its directory and a backup are readable by their owner o
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/private/shelf.kv`;
   try {
-    const created = await cli(kvPath, "account", "create", "--email", "mode@example.com");
+    const created = await adminTask(kvPath, "account", "create", "--email", "mode@example.com");
     assert.equal(created.code, 0, created.stderr);
     const file = `${dir}/backup.jsonl`;
-    assert.equal((await cli(kvPath, "backup", file)).code, 0);
+    assert.equal((await adminTask(kvPath, "backup", file)).code, 0);
     const mode = async (p: string) => ((await Deno.stat(p)).mode ?? 0) & 0o777;
     assert.equal((await mode(`${dir}/private`)).toString(8), "700");
     assert.equal((await mode(kvPath)).toString(8), "600");
@@ -688,7 +675,7 @@ Deno.test("a restore refused before it writes leaves no store where there was no
     await Deno.writeTextFile(garbage, "not a backup\n");
     for (const file of [`${dir}/missing.jsonl`, garbage]) {
       const kvPath = `${dir}/new/shelf.kv`;
-      const r = await cli(kvPath, "restore", file);
+      const r = await adminTask(kvPath, "restore", file);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /^admin: Cannot restore/);
       assert.deepEqual(
@@ -698,15 +685,18 @@ Deno.test("a restore refused before it writes leaves no store where there was no
     }
     // A folder that was there stays, and so does a store that was there, empty or not.
     const kvPath = `${dir}/shelf.kv`;
-    assert.equal((await cli(kvPath, "account", "list")).code, 0);
-    assert.equal((await cli(kvPath, "restore", garbage)).code, 1);
+    assert.equal((await adminTask(kvPath, "account", "list")).code, 0);
+    assert.equal((await adminTask(kvPath, "restore", garbage)).code, 1);
     assert.ok(
       await Deno.stat(kvPath).then(() => true, () => false),
       "the existing empty store stays",
     );
-    assert.equal((await cli(kvPath, "account", "create", "--email", "kept@example.com")).code, 0);
-    assert.equal((await cli(kvPath, "restore", garbage)).code, 1);
-    const list = await cli(kvPath, "account", "list");
+    assert.equal(
+      (await adminTask(kvPath, "account", "create", "--email", "kept@example.com")).code,
+      0,
+    );
+    assert.equal((await adminTask(kvPath, "restore", garbage)).code, 1);
+    const list = await adminTask(kvPath, "account", "list");
     assert.match(list.stdout, /kept@example\.com/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -718,7 +708,7 @@ Deno.test("admin CLI: control characters an argument carries into an error line 
   try {
     const hostile = "acc_\x1b]0;owned\x07\x1b[2J";
     for (const args of [["account", "show", hostile], [`bogus${hostile}`]]) {
-      const r = await cli(`${dir}/s.kv`, ...args);
+      const r = await adminTask(`${dir}/s.kv`, ...args);
       assert.equal(r.code, 1);
       // deno-lint-ignore no-control-regex
       assert.doesNotMatch(r.stderr, /[\x07\x1b]/, JSON.stringify(r.stderr));

@@ -5,17 +5,11 @@ import { DatabaseSync } from "node:sqlite";
 import { Accounts } from "../metering/accounts.ts";
 import { builtinPlans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
+import { adminTask, withStore } from "./admin_calls.ts";
 
 async function admin(kvPath: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "admin", ...args],
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
-  return { code: out.code, json: stdout.trim() ? JSON.parse(stdout) : null, stderr };
+  const { code, stdout, stderr } = await adminTask(kvPath, ...args);
+  return { code, json: stdout.trim() ? JSON.parse(stdout) : null, stderr };
 }
 
 Deno.test("deno task admin: create, show, set, key create/list/revoke on the same store", async () => {
@@ -199,15 +193,6 @@ function holdStore(kvPath: string): () => void {
     lock.exec("ROLLBACK");
     lock.close();
   };
-}
-
-async function withStore(use: (kvPath: string) => Promise<void>): Promise<void> {
-  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  try {
-    await use(kvPath);
-  } finally {
-    await removeKvFiles(kvPath);
-  }
 }
 
 Deno.test("admin CLI: a signal while a full blocking pipe holds the new key's value ends the wait, revokes the key and says so (probe GC)", () =>
