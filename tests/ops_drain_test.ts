@@ -9,6 +9,7 @@ import { FakeMarketplace } from "./fake_marketplace.ts";
 import { spawnShelf } from "./proof/shelf_process.ts";
 import { createAccount } from "./proof/admin_client.ts";
 import { report } from "./proof/figures.ts";
+import { sendUnendingBody, spawnHoldingCredits } from "./stop_cases.ts";
 
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
 const TOKEN = `drain-${crypto.randomUUID()}`;
@@ -208,15 +209,8 @@ Deno.test("SIGTERM while a request body is still arriving: the client is answere
   });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(shelf.url).port) });
   try {
-    // A sign-in form whose body never comes, on a connection the client keeps open (probe BL:
-    // the stop waited for it until forced, which skips settling the refunds put off).
-    await conn.write(
-      new TextEncoder().encode(
-        "POST /dashboard/signin HTTP/1.1\r\nHost: a\r\n" +
-          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=",
-      ),
-    );
-    await new Promise((r) => setTimeout(r, 300)); // the route is reading it
+    // The stop waited for it until forced, which skips settling the refunds put off (probe BL).
+    await sendUnendingBody(conn);
     const answer = (async () => {
       const buf = new Uint8Array(4096);
       const n = await conn.read(buf);
@@ -242,11 +236,7 @@ Deno.test("SIGTERM while a request body is still arriving: the client is answere
 
 Deno.test("a stop names the credits of every call still open after the drain, by account (probe CH)", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  const shelf = await spawnShelf({
-    KV_PATH: kvPath,
-    UPSTREAM: "origin:http://127.0.0.1:9",
-    DRAIN_SECONDS: "1",
-  }, { preload: new URL("./held_credits_trigger.ts", import.meta.url).pathname });
+  const shelf = await spawnHoldingCredits(kvPath, "1");
   try {
     assert.equal(await shelf.stop("SIGTERM"), 0);
     assert.match(

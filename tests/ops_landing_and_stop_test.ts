@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { spawnShelf } from "./proof/shelf_process.ts";
+import { sendUnendingBody, spawnHoldingCredits } from "./stop_cases.ts";
 
 /** The CSP's directives by name: `frame-ancestors` → ["'none'"]. */
 function directives(csp: string): Record<string, string[]> {
@@ -83,25 +84,15 @@ Deno.test("SIGTERM: after a drain that completes, the store is closed before the
 
 Deno.test("SIGTERM with DRAIN_SECONDS=3 and a request that never ends: the stop gives up on it, names the credits still held, and stops unforced (exit 0)", async () => {
   const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
-  // Credits held as by a call no abort reaches (probe CH), and a request whose body never comes
-  // on a connection its client keeps open: the server's shutdown never completes (probe BL).
-  const shelf = await spawnShelf({
-    KV_PATH: kvPath,
-    UPSTREAM: "origin:http://127.0.0.1:9",
-    DRAIN_SECONDS: "3",
-  }, { preload: new URL("./held_credits_trigger.ts", import.meta.url).pathname });
+  // Credits held as by a call no abort reaches, and a request whose body never comes on a
+  // connection its client keeps open: the server's shutdown never completes.
+  const shelf = await spawnHoldingCredits(kvPath, "3");
   const conn = await Deno.connect({
     hostname: "127.0.0.1",
     port: Number(new URL(shelf.url).port),
   });
   try {
-    await conn.write(
-      new TextEncoder().encode(
-        "POST /dashboard/signin HTTP/1.1\r\nHost: a\r\n" +
-          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=",
-      ),
-    );
-    await new Promise((r) => setTimeout(r, 300)); // the route is reading it
+    await sendUnendingBody(conn);
     assert.equal(await shelf.stop("SIGTERM"), 0, shelf.logs());
     const logs = shelf.logs();
     // Forced, the stop skips this reckoning: the operator never learns what stayed charged.
