@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { FAST_WATCHES, startRig } from "./upstream_harness.ts";
-import { receiver, until } from "./webhook_receiver.ts";
-import { WatchCreated, WatchList } from "../schemas/watches.ts";
+import { createdWatch, receiver, until } from "./webhook_receiver.ts";
+import { WatchList } from "../schemas/watches.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -26,18 +26,7 @@ Deno.test("watches: a watch created while the scheduler waits out a long poll is
   await new Promise((r) => setTimeout(r, 1_000));
   assert.equal(rig.fake.pageRequests("/dp/"), 0);
 
-  const created = await fetch(`${base}/v1/watches`, {
-    method: "POST",
-    headers: { "x-api-key": rig.key, "content-type": "application/json" },
-    body: JSON.stringify({
-      asin: "B07H57DNVV",
-      every_seconds: 3600,
-      webhook_url: hook.url,
-      on: ["price"],
-    }),
-  });
-  assert.equal(created.status, 201);
-  const watch = WatchCreated.parse(await created.json());
+  const watch = await createdWatch(base, rig.key, hook.url, 3600);
 
   // Hourly: waiting for the poll, a new watch's values were first recorded up to POLL_MS late
   // (5 s in production), and a change in that time was never reported.

@@ -180,19 +180,7 @@ Deno.test("watch refresh: a watch made for a postcode refreshes the page at that
   await using rig = await startRig({ watches: FAST_WATCHES, plan: "scale" });
   await using hook = receiver();
   rig.fake.page(DP, PAGE);
-  const r = await fetch(`${rig.server.url}/v1/watches`, {
-    method: "POST",
-    headers: { "x-api-key": rig.key, "content-type": "application/json" },
-    body: JSON.stringify({
-      asin: "B07H57DNVV",
-      every_seconds: 3600,
-      webhook_url: hook.url,
-      on: ["price"],
-      zip: "10001",
-    }),
-  });
-  assert.equal(r.status, 201, await r.clone().text());
-  const { id } = await r.json();
+  const { id } = await createdWatch(rig.server.url, rig.key, hook.url, 3600, { zip: "10001" });
   const w = await until("the first refresh", async () => {
     const w = (await watchList(rig.server.url, rig.key)).find((w) => w.id === id);
     return w && (w.refreshes >= 1 || w.last_error) ? w : undefined;

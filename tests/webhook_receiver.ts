@@ -76,8 +76,17 @@ export function hourlyWatch(accountId: string, keyId: string): Watch {
   }, Date.now());
 }
 
-/** POSTs a price watch of B07H57DNVV to the server at `url` with `key`; the raw answer. */
-export function postWatch(url: string, key: string, webhook: string, every = 1) {
+/**
+ * POSTs a price watch of B07H57DNVV to the server at `url` with `key`, with any further `fields`
+ * (a `zip`, say); the raw answer.
+ */
+export function postWatch(
+  url: string,
+  key: string,
+  webhook: string,
+  every = 1,
+  fields: Record<string, unknown> = {},
+) {
   return fetch(`${url}/v1/watches`, {
     method: "POST",
     headers: { "x-api-key": key, "content-type": "application/json" },
@@ -86,13 +95,20 @@ export function postWatch(url: string, key: string, webhook: string, every = 1) 
       every_seconds: every,
       webhook_url: webhook,
       on: ["price"],
+      ...fields,
     }),
   });
 }
 
 /** As postWatch, answered 201: the watch created. */
-export async function createdWatch(url: string, key: string, webhook: string, every = 1) {
-  const r = await postWatch(url, key, webhook, every);
+export async function createdWatch(
+  url: string,
+  key: string,
+  webhook: string,
+  every = 1,
+  fields: Record<string, unknown> = {},
+) {
+  const r = await postWatch(url, key, webhook, every, fields);
   assert.equal(r.status, 201);
   return WatchCreated.parse(await r.json());
 }
