@@ -31,11 +31,26 @@ export function adminApi(token: string) {
 }
 
 /** `deno task admin ARGS` on the store at `kvPath`: its exit code and what it printed. */
-export async function adminTask(kvPath: string, ...args: string[]) {
+export function adminTask(kvPath: string, ...args: string[]) {
+  return adminTaskEnv(kvPath, {}, ...args);
+}
+
+/** `deno task admin ARGS` on `kvPath` with `env` on top of this process's; null unsets a name. */
+export async function adminTaskEnv(
+  kvPath: string,
+  env: Record<string, string | null>,
+  ...args: string[]
+) {
+  const vars: Record<string, string> = { ...Deno.env.toObject(), KV_PATH: kvPath, NO_COLOR: "1" };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === null) delete vars[name];
+    else vars[name] = value;
+  }
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "admin", ...args],
     cwd: ROOT,
-    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+    env: vars,
+    clearEnv: true,
     stdout: "piped",
     stderr: "piped",
   }).output();

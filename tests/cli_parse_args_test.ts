@@ -5,22 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { fixture, fixtureBytes } from "./fixture.ts";
+import { parseTask as parse } from "./parse_task.ts";
 
-const root = new URL("../", import.meta.url);
 const USAGE_LINE = "usage: deno task parse [--type T] [--marketplace M] FILE";
-
-/** `deno task parse` with exactly these arguments (the task's own command line). */
-async function parse(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "cli/parse.ts", ...args],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-}
 
 /** A temp folder holding `files` (name → bytes), removed after `fn`. */
 async function withFiles(

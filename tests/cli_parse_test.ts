@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
 import { fixtureBytes } from "./fixture.ts";
+import { parseBytes, parseTask as parseArgs } from "./parse_task.ts";
 
 const root = new URL("../", import.meta.url);
 
 async function runParse(name: string, ...flags: string[]) {
   return await parseBytes(await fixtureBytes(name), ".html", ...flags);
-}
-
-/** `deno task parse` of a file holding `bytes`, named with `suffix`. */
-async function parseBytes(bytes: Uint8Array, suffix: string, ...flags: string[]) {
-  const file = await Deno.makeTempFile({ suffix });
-  try {
-    await Deno.writeFile(file, bytes);
-    return await parseArgs(...flags, file);
-  } finally {
-    await Deno.remove(file);
-  }
 }
 
 Deno.test("deno task parse prints the detected page's JSON and exits 0", async () => {
@@ -191,18 +181,6 @@ Deno.test("deno task parse takes the marketplace a page names in its head, befor
   assert.equal(out.code, 0, out.stderr);
   assert.equal(JSON.parse(out.stdout).url, "https://www.amazon.de/dp/B008TLGFW4");
 });
-
-/** `deno task parse` with exactly these arguments. */
-async function parseArgs(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "parse", ...args],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
-}
 
 const USAGE_LINE = "usage: deno task parse [--type T] [--marketplace M] FILE";
 
