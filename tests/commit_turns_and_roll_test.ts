@@ -18,6 +18,7 @@ import { KV } from "../metering/kv_layout.ts";
 import { readAccount, transact } from "../metering/transact.ts";
 import { InstanceRoll } from "../metering/instance_roll.ts";
 import { handClock, realClearTimeout, realSetTimeout } from "./hand_clock.ts";
+import { replacing } from "./counted_kv.ts";
 
 /** Taken before any test replaces it, so the tests' own waits always run on real time. */
 const wait = (ms: number) => new Promise<void>((r) => realSetTimeout(r, ms));
@@ -62,19 +63,11 @@ Deno.test("a charge that lost two commits to another process reads and commits i
     // Each read of the record: was the turn held while it was read? After each of the first
     // two reads the other connection writes the record, so that commit conflicts.
     const heldAtRead: boolean[] = [];
-    const watched = new Proxy(real, {
-      get(target, prop) {
-        if (prop === "get") {
-          return async (key: Deno.KvKey) => {
-            heldAtRead.push(await lockedForOthers(lockPath));
-            const entry = await target.get(key);
-            if (heldAtRead.length <= 2) await other.set(key, entry.value);
-            return entry;
-          };
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
+    const watched = replacing(real, "get", (target) => async (key: Deno.KvKey) => {
+      heldAtRead.push(await lockedForOthers(lockPath));
+      const entry = await target.get(key);
+      if (heldAtRead.length <= 2) await other.set(key, entry.value);
+      return entry;
     });
     const kv = takeTurns(watched, await sharedTurns(lockPath));
     const { result } = await transact(kv, account, null, (s) => {

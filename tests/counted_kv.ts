@@ -14,16 +14,35 @@ export function withCommits(
   kv: Deno.Kv,
   commit: (real: () => Promise<CommitResult>) => Promise<CommitResult>,
 ): Deno.Kv {
+  return replacing(kv, "atomic", (target) => () => {
+    const op = target.atomic();
+    const real = op.commit.bind(op);
+    op.commit = () => commit(real);
+    return op;
+  });
+}
+
+/** `kv` with `seen` told the selector of each list before the real store runs it. */
+export function withLists(kv: Deno.Kv, seen: (selector: Deno.KvListSelector) => void): Deno.Kv {
+  return replacing(
+    kv,
+    "list",
+    (target) => (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+      seen(selector);
+      return target.list(selector, options);
+    },
+  );
+}
+
+/** `kv` with its member `name` made by `make` from the real store; every other call goes to it. */
+export function replacing(
+  kv: Deno.Kv,
+  name: keyof Deno.Kv,
+  make: (real: Deno.Kv) => unknown,
+): Deno.Kv {
   return new Proxy(kv, {
     get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const real = op.commit.bind(op);
-          op.commit = () => commit(real);
-          return op;
-        };
-      }
+      if (prop === name) return make(target);
       const v = Reflect.get(target, prop, target);
       return typeof v === "function" ? v.bind(target) : v;
     },

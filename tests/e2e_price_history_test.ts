@@ -15,6 +15,7 @@ import { envelope } from "../upstream/envelopes.ts";
 import { DATA_ENDPOINTS } from "../schemas/endpoints.ts";
 import { KV } from "../metering/kv_layout.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { replacing } from "./counted_kv.ts";
 
 const DP = "https://www.amazon.com/dp/B07H57DNVV";
 const PAGE = "product/amazon.com__app-B07H57DNVV.html";
@@ -249,18 +250,10 @@ Deno.test("a reading whose history write failed does not drop the next identical
   try {
     let failNext = false;
     // The store refusing one write, as a held lock does.
-    const kv = new Proxy(real, {
-      get(t, p) {
-        if (p === "set") {
-          return (...a: Parameters<Deno.Kv["set"]>) => {
-            if (!failNext) return t.set(...a);
-            failNext = false;
-            return Promise.reject(new Error("database is locked"));
-          };
-        }
-        const v = Reflect.get(t, p);
-        return typeof v === "function" ? v.bind(t) : v;
-      },
+    const kv = replacing(real, "set", (t) => (...a: Parameters<Deno.Kv["set"]>) => {
+      if (!failNext) return t.set(...a);
+      failNext = false;
+      return Promise.reject(new Error("database is locked"));
     });
     const good = await detailsAnswer();
     let amount = 10;

@@ -17,7 +17,7 @@ import { removeKvFiles } from "../core/kv_files.ts";
 import { StoreWriteFailed, transact } from "../metering/transact.ts";
 import { GroupCommit } from "../metering/group_commit.ts";
 import { LOCKED_TRIES } from "../core/lock_backoff.ts";
-import { withCommits } from "./counted_kv.ts";
+import { replacing, withCommits } from "./counted_kv.ts";
 
 const CALL = { group: "products" as const, cost: 1, valid: true };
 
@@ -164,31 +164,23 @@ function gated(real: Deno.Kv) {
   let open!: () => void;
   const gate = new Promise<void>((r) => open = r);
   const seen = { inFlight: 0, most: 0, checks: [] as number[] };
-  const kv = new Proxy(real, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          let checks = 0;
-          const check = op.check.bind(op);
-          op.check = (...c: Deno.AtomicCheck[]) => (checks += c.length, check(...c));
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            seen.checks.push(checks);
-            seen.most = Math.max(seen.most, ++seen.inFlight);
-            try {
-              await gate;
-              return await commit();
-            } finally {
-              seen.inFlight--;
-            }
-          };
-          return op;
-        };
+  const kv = replacing(real, "atomic", (target) => () => {
+    const op = target.atomic();
+    let checks = 0;
+    const check = op.check.bind(op);
+    op.check = (...c: Deno.AtomicCheck[]) => (checks += c.length, check(...c));
+    const commit = op.commit.bind(op);
+    op.commit = async () => {
+      seen.checks.push(checks);
+      seen.most = Math.max(seen.most, ++seen.inFlight);
+      try {
+        await gate;
+        return await commit();
+      } finally {
+        seen.inFlight--;
       }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+    };
+    return op;
   });
   return { kv, seen, open };
 }

@@ -10,6 +10,7 @@ import { Meter } from "../metering/meter.ts";
 import { Plans } from "../metering/plans.ts";
 import { systemClock } from "../metering/clock.ts";
 import { removeKvFiles } from "../core/kv_files.ts";
+import { replacing } from "./counted_kv.ts";
 
 const plans = (credits: number) =>
   new Plans([{
@@ -26,17 +27,9 @@ async function setup(credits: number, n: number) {
   const kv = await Deno.openKv(path);
   let atomics = 0;
   // Counts the atomic operations the meter starts; everything else is the real store.
-  const counted = new Proxy(kv, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          atomics++;
-          return target.atomic();
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+  const counted = replacing(kv, "atomic", (target) => () => {
+    atomics++;
+    return target.atomic();
   });
   const accounts = new Accounts(kv, plans(credits), systemClock);
   const ids: { account: string; key: string }[] = [];
