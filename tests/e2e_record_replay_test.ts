@@ -124,7 +124,10 @@ Deno.test("a recording stops at UPSTREAM_RECORD_MAX_MB, says so once, and calls 
   }
   const size = (await Deno.stat(warc)).size;
   assert.ok(size > 0 && size <= 1024 * 1024, `${size} bytes`);
-  assert.equal(lines.filter((l) => l.event === "record_full").length, 1, JSON.stringify(lines));
+  const full = lines.filter((l) => l.event === "record_full");
+  assert.equal(full.length, 1, JSON.stringify(lines));
+  // MiB, as README says: the operator sizes the disk by this number (10^6 would be another cap).
+  assert.equal(full[0].max_bytes, 1024 * 1024);
   await Deno.remove(warc);
 });
 

@@ -4,7 +4,7 @@
  * one line on stderr and exit code 1, never a stack trace or a served 503.
  */
 import assert from "node:assert/strict";
-import { freePort, spawnShelf } from "./proof/shelf_process.ts";
+import { freePort, spawnShelf, startFails } from "./proof/shelf_process.ts";
 import { createAccount } from "./proof/admin_client.ts";
 import { FakeMarketplace } from "./fake_marketplace.ts";
 import { receiver } from "./webhook_receiver.ts";
@@ -13,29 +13,6 @@ import { openStore, StoreError } from "../config.ts";
 import { DatabaseSync } from "node:sqlite";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-async function startFails(
-  env: Record<string, string>,
-): Promise<{ code: number; stderr: string; stdout: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN],
-    env: {
-      PORT: String(freePort()),
-      HOST: "127.0.0.1",
-      UPSTREAM: "origin:http://127.0.0.1:9",
-      NO_COLOR: "1",
-      ...env,
-    },
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).output();
-  return {
-    code: out.code,
-    stderr: new TextDecoder().decode(out.stderr),
-    stdout: new TextDecoder().decode(out.stdout),
-  };
-}
 
 function oneLine(r: { code: number; stderr: string; stdout: string }, pattern: RegExp) {
   assert.equal(r.code, 1, r.stderr + r.stdout);

@@ -4,9 +4,7 @@
  * whose message runs over several lines is printed as its first line only.
  */
 import assert from "node:assert/strict";
-import { freePort, spawnShelf } from "./proof/shelf_process.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+import { spawnShelf, startFails } from "./proof/shelf_process.ts";
 
 Deno.test("TRUST_PROXY on HOST 127.0.0.2 gives no warning: every 127/8 address is loopback", async () => {
   const dir = await Deno.makeTempDir();
@@ -31,21 +29,11 @@ Deno.test("a start-up error whose message has a line break prints one `shelf:` l
   try {
     // new URL() drops the line break, so the value is refused for its path; the message quotes
     // the value as given.
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--allow-all", MAIN],
-      env: {
-        KV_PATH: `${dir}/s.kv`,
-        PORT: String(freePort()),
-        HOST: "127.0.0.1",
-        UPSTREAM: "origin:http://127.0.0.1:9",
-        NO_COLOR: "1",
-        PUBLIC_URL: "https://shelf.example/\nsecond-line-of-the-value",
-      },
-      stdout: "piped",
-      stderr: "piped",
-      signal: AbortSignal.timeout(30_000),
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
+    const out = await startFails({
+      KV_PATH: `${dir}/s.kv`,
+      PUBLIC_URL: "https://shelf.example/\nsecond-line-of-the-value",
+    });
+    const stderr = out.stderr;
     assert.equal(out.code, 1, stderr);
     const lines = stderr.split("\n").filter((l) => l.trim());
     assert.equal(lines.length, 1, stderr);

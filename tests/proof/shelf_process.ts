@@ -156,24 +156,35 @@ async function spawnOnce(
  * `deno run` of main.ts or the admin CLI (`script`, from the checkout's root) on a store, expected
  * to end by itself (a refused start, a CLI command): its exit code and output.
  */
-export async function runToEnd(
+export function runToEnd(
   script: "main.ts" | "cli/admin.ts",
   kvPath: string,
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runScript(script, { KV_PATH: kvPath }, args);
+}
+
+/** main.ts started on settings it must refuse (`vars` over loopback ones): its exit and output. */
+export function startFails(
+  vars: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runScript("main.ts", vars, []);
+}
+
+async function runScript(script: string, vars: Record<string, string>, args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", script, ...args],
     cwd: new URL("../..", import.meta.url).pathname,
     env: {
-      KV_PATH: kvPath,
       PORT: String(freePort()),
       HOST: "127.0.0.1",
       UPSTREAM: "origin:http://127.0.0.1:9",
       NO_COLOR: "1",
+      ...vars,
     },
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(60_000),
   }).output();
   const text = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
