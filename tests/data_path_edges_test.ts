@@ -10,7 +10,7 @@
  *   endpoints are.
  */
 import assert from "node:assert/strict";
-import { startRig } from "./upstream_harness.ts";
+import { PATIENT, startRig, usedCredits } from "./upstream_harness.ts";
 import { fixture } from "./fixture.ts";
 import { changedPage } from "./page_edit.ts";
 import { NOT_FOUND_PAGE } from "./handbuilt_pages.ts";
@@ -19,12 +19,6 @@ import { ManualClock } from "../metering/clock.ts";
 
 const CD = "product/amazon.com__app-B07H57DNVV.html"; // shows "33 customer reviews"
 const CHARGER = "product/amazon.com__msheraz-B0G6KD54ZK.html"; // lists UPC 753747482348 only
-// A loaded 2-core box: no page may time out for being slow.
-const PATIENT = { browser: { timeoutMs: 30_000 } };
-
-function usedCredits(rig: Awaited<ReturnType<typeof startRig>>): Promise<number> {
-  return rig.call("/v1/usage").then((u) => (u.body as { requests_used: number }).requests_used);
-}
 
 Deno.test("the marketplace's 'page not found' served with HTTP 200 is an uncharged 404, not a 502 to retry", async () => {
   await using rig = await startRig(PATIENT);

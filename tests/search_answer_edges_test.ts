@@ -10,7 +10,7 @@
  *   none such, so HTTP cannot show it).
  */
 import assert from "node:assert/strict";
-import { startRig } from "./upstream_harness.ts";
+import { PATIENT, startRig, usedCredits } from "./upstream_harness.ts";
 import { asResultsPage, fixture } from "./fixture.ts";
 import { changedPage } from "./page_edit.ts";
 import { parseSearch } from "../parsers/search.ts";
@@ -21,12 +21,6 @@ import type { ProductItem } from "../schemas/resources.ts";
 // 16 results a page, none of them an ad, "1-16 of 950 results", sorted "relevanceblender", a next
 // page linked and page 20 named as the last.
 const IPADS = "search/amazon.com__pavel-ipad-pro.html";
-// A loaded 2-core box: no page may time out for being slow (FAST's 1.5 s would end the search early).
-const PATIENT = { browser: { timeoutMs: 30_000 } };
-
-function usedCredits(rig: Awaited<ReturnType<typeof startRig>>): Promise<number> {
-  return rig.call("/v1/usage").then((u) => (u.body as { requests_used: number }).requests_used);
-}
 
 // ---- the answer is labelled by its first page ----
 

@@ -27,6 +27,9 @@ export class PassThroughSource extends ControlledSource {
 
 export const FAST: BrowserOptions = { timeoutMs: 1_500, retries: 2, backoffMs: 5 };
 
+/** Rig options for a test whose pages must not time out on a loaded machine (FAST's 1.5 s can). */
+export const PATIENT = { browser: { timeoutMs: 30_000 } };
+
 /** Watch loops fast enough for a test: refreshes every second, polls every 50 ms. */
 export const FAST_WATCHES = {
   minSeconds: 1,
@@ -44,6 +47,11 @@ export interface Rig extends AsyncDisposable {
   accountId: string;
   /** GET with the rig's key; returns status, JSON body and headers. */
   call(path: string): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }>;
+}
+
+/** The credits the rig's account has used, as /v1/usage answers them. */
+export function usedCredits(rig: Rig): Promise<number> {
+  return rig.call("/v1/usage").then((u) => (u.body as { requests_used: number }).requests_used);
 }
 
 export async function startRig(opts: {
