@@ -10,6 +10,7 @@ import { spawnShelf } from "./proof/shelf_process.ts";
 import { createAccount } from "./proof/admin_client.ts";
 import { report } from "./proof/figures.ts";
 import { sendUnendingBody, spawnHoldingCredits } from "./stop_cases.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 const FIXTURE = "product/amazon.com__app-B07H57DNVV.html";
 const TOKEN = `drain-${crypto.randomUUID()}`;
@@ -196,6 +197,7 @@ Deno.test("SIGTERM while usage alerts are being sent to a mail server that never
     relay.close();
     for (const c of held) c.close();
     await accepting;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
 
@@ -231,6 +233,7 @@ Deno.test("SIGTERM while a request body is still arriving: the client is answere
   } finally {
     conn.close();
     await shelf.stop().catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
 
@@ -245,6 +248,6 @@ Deno.test("a stop names the credits of every call still open after the drain, by
     );
   } finally {
     await shelf.stop("SIGKILL");
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
