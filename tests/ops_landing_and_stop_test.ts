@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { startServer } from "./test_server.ts";
 import { spawnShelf } from "./proof/shelf_process.ts";
 import { sendUnendingBody, spawnHoldingCredits } from "./stop_cases.ts";
+import { removeKvFiles } from "../core/kv_files.ts";
 
 /** The CSP's directives by name: `frame-ancestors` → ["'none'"]. */
 function directives(csp: string): Record<string, string[]> {
@@ -113,6 +114,6 @@ Deno.test("SIGTERM with DRAIN_SECONDS=3 and a request that never ends: the stop 
   } finally {
     conn.close();
     await shelf.stop("SIGKILL");
-    await Deno.remove(kvPath).catch(() => {});
+    await removeKvFiles(kvPath);
   }
 });
